@@ -1,0 +1,35 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "hlscap",
+    products: [
+        .executable(name: "hlscap", targets: ["hlscap"]),
+        .library(name: "HLSKit", targets: ["HLSKit"]),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CFFmpeg",
+            pkgConfig: "libavformat",
+            providers: [.apt(["libavcodec-dev", "libavformat-dev", "libavdevice-dev",
+                              "libavutil-dev", "libswscale-dev", "libswresample-dev"])]
+        ),
+        .target(name: "HLSKit"),
+        .target(
+            name: "HLSMedia",
+            dependencies: ["CFFmpeg", "HLSKit"],
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
+        .executableTarget(
+            name: "hlscap",
+            dependencies: ["HLSKit", "HLSMedia"],
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
+        .target(name: "HLSTestSupport", dependencies: ["HLSKit"], path: "Tests/HLSTestSupport"),
+        .testTarget(name: "HLSKitTests", dependencies: ["HLSKit", "HLSTestSupport"]),
+        .testTarget(name: "HLSMediaTests", dependencies: ["HLSMedia", "HLSKit", "HLSTestSupport"],
+                    swiftSettings: [.swiftLanguageMode(.v5)]),
+        .testTarget(name: "hlscapTests", dependencies: ["HLSKit", "HLSTestSupport"],
+                    swiftSettings: [.swiftLanguageMode(.v5)]),
+    ]
+)

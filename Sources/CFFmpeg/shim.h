@@ -1,0 +1,28 @@
+#ifndef HLSCAP_CFFMPEG_SHIM_H
+#define HLSCAP_CFFMPEG_SHIM_H
+
+#include <libavformat/avformat.h>
+#include <libavcodec/avcodec.h>
+#include <libavcodec/bsf.h>
+#include <libavdevice/avdevice.h>
+#include <libavutil/avutil.h>
+#include <libavutil/audio_fifo.h>
+#include <libavutil/channel_layout.h>
+#include <libavutil/display.h>
+#include <libavutil/error.h>
+#include <libavutil/imgutils.h>
+#include <libavutil/opt.h>
+#include <libavutil/samplefmt.h>
+#include <libswscale/swscale.h>
+#include <libswresample/swresample.h>
+
+// Macros Swift cannot import, as functions.
+static inline int hlscap_averror(int posixError) { return AVERROR(posixError); }
+static inline int hlscap_averror_eof(void) { return AVERROR_EOF; }
+static inline int hlscap_averror_eagain(void) { return AVERROR(EAGAIN); }
+static inline int hlscap_averror_invaliddata(void) { return AVERROR_INVALIDDATA; }
+static inline int hlscap_averror_decoder_not_found(void) { return AVERROR_DECODER_NOT_FOUND; }
+static inline int64_t hlscap_nopts_value(void) { return AV_NOPTS_VALUE; }
+static inline AVRational hlscap_time_base_q(void) { return AV_TIME_BASE_Q; }
+
+#endif
