@@ -1,0 +1,24 @@
+/// A finished media segment: one fragment's worth of samples for every track.
+public struct Segment: Sendable, Equatable {
+    /// 1-based, never reused; also the media sequence number and the file name's number.
+    public var sequenceNumber: Int
+    /// One entry per track that has samples in this segment, in track order.
+    public var tracks: [FragmentTrack]
+    /// Presentation time of the segment's first lead-track sample, in the lead track's timescale.
+    public var startTicks: Int64
+    /// Sum of the lead track's sample durations.
+    public var durationTicks: Int64
+    /// Timescale of `startTicks` and `durationTicks`.
+    public var timescale: UInt32
+
+    public init(sequenceNumber: Int, tracks: [FragmentTrack], startTicks: Int64,
+                durationTicks: Int64, timescale: UInt32) {
+        self.sequenceNumber = sequenceNumber
+        self.tracks = tracks
+        self.startTicks = startTicks
+        self.durationTicks = durationTicks
+        self.timescale = timescale
+    }
+
+    public var durationSeconds: Double { Double(durationTicks) / Double(timescale) }
+}

@@ -1,0 +1,247 @@
+/// Cuts a stream of encoded samples into IDR-aligned segments.
+///
+/// A pure state machine: samples go in (decode order per track, tracks roughly interleaved), finished
+/// segments come out; no clocks, threads or files.
+///
+/// - The lead track (the first video track, else the first track) decides the cuts: a segment starts at
+///   the first lead sync sample whose presentation time is at or after `start + k·T`.
+/// - One delta, fixed by the first lead sync sample, puts that sample's presentation at `startOffset`
+///   (10 s); the same delta, rescaled, applies to every other track, so the source's A/V offset and an
+///   input's audio priming (decode times before the first frame) are kept without an edit list.
+/// - Other tracks' samples go to the segment whose time range holds their decode time; a segment is
+///   emitted only once every track has moved past its end, so the last durations are known.
+/// - A sample's duration is the next sample's decode time minus its own, so `tfdt` is continuous.
+public struct Segmenter: Sendable {
+    public struct Track: Sendable, Equatable {
+        public var timescale: UInt32
+        public var isVideo: Bool
+
+        public init(timescale: UInt32, isVideo: Bool) {
+            self.timescale = timescale
+            self.isVideo = isVideo
+        }
+    }
+
+    public struct Configuration: Sendable, Equatable {
+        public var tracks: [Track]
+        public var segmentMilliseconds: Int64
+        public var startOffsetSeconds: Int64
+        public var firstSequenceNumber: Int
+
+        public init(tracks: [Track], segmentMilliseconds: Int64 = 2000, startOffsetSeconds: Int64 = 10,
+                    firstSequenceNumber: Int = 1) {
+            self.tracks = tracks
+            self.segmentMilliseconds = segmentMilliseconds
+            self.startOffsetSeconds = startOffsetSeconds
+            self.firstSequenceNumber = firstSequenceNumber
+        }
+    }
+
+    /// Samples the segmenter had to leave out, for the caller's summary.
+    public struct Discarded: Sendable, Equatable {
+        /// Lead samples before the first sync sample (nothing can decode them).
+        public var beforeFirstSync = 0
+        /// Samples that would land before time zero.
+        public var beforeTimeZero = 0
+    }
+
+    private struct Cut {
+        var leadDecodeTime: Int64
+        var leadPresentationTime: Int64
+    }
+
+    public let configuration: Configuration
+    public let leadTrack: Int
+    public private(set) var discarded = Discarded()
+
+    private var deltas: [Int64]?
+    private var waiting: [EncodedSample] = []
+    private var held: [EncodedSample?]
+    private var lastDurations: [Int64?]
+    private var ended: [Bool]
+    private var finished: [[TimedSample]]
+    private var cuts: [Cut] = []
+    private var segmentStart: Int64?
+    private var nextBoundaryIndex: Int64 = 1
+    private var nextSequenceNumber: Int
+
+    public init(configuration: Configuration) {
+        precondition(!configuration.tracks.isEmpty, "a stream needs at least one track")
+        precondition(configuration.segmentMilliseconds > 0, "segments need a positive duration")
+        self.configuration = configuration
+        leadTrack = configuration.tracks.firstIndex(where: \.isVideo) ?? 0
+        let count = configuration.tracks.count
+        held = Array(repeating: nil, count: count)
+        lastDurations = Array(repeating: nil, count: count)
+        ended = Array(repeating: false, count: count)
+        finished = Array(repeating: [], count: count)
+        nextSequenceNumber = configuration.firstSequenceNumber
+    }
+
+    private var leadTimescale: Int64 { Int64(configuration.tracks[leadTrack].timescale) }
+    private var startTicks: Int64 { configuration.startOffsetSeconds * leadTimescale }
+
+    /// The presentation time (lead ticks) of the `index`-th boundary after the start.
+    private func boundary(_ index: Int64) -> Int64 {
+        startTicks + index * configuration.segmentMilliseconds * leadTimescale / 1000
+    }
+
+    /// Whether a lead sync sample at `presentationTime` (lead ticks, after the delta) starts a new segment.
+    /// Encoders call this to decide where to force an IDR.
+    public func startsSegment(atPresentationTime presentationTime: Int64) -> Bool {
+        segmentStart != nil && presentationTime >= boundary(nextBoundaryIndex)
+    }
+
+    /// The delta that maps the lead track's source time to output time, once the first sync sample fixed it.
+    public var leadDelta: Int64? { deltas?[leadTrack] }
+
+    public mutating func append(_ input: EncodedSample) -> [Segment] {
+        precondition(configuration.tracks.indices.contains(input.track), "unknown track \(input.track)")
+        precondition(!ended[input.track], "track \(input.track) already ended")
+        var sample = input
+        // Every audio sample is a random-access point.
+        if !configuration.tracks[sample.track].isVideo { sample.isSync = true }
+        guard deltas != nil else {
+            waitForFirstSync(sample)
+            return drain()
+        }
+        place(sample)
+        return drain()
+    }
+
+    /// Ends the stream: every held sample is placed and the last segment (never an empty one) is emitted.
+    public mutating func finish() -> [Segment] {
+        for track in configuration.tracks.indices {
+            if let last = held[track] {
+                let duration = last.durationHint.flatMap { $0 > 0 ? $0 : nil }
+                    ?? lastDurations[track] ?? fallbackDuration(track)
+                finished[track].append(timed(last, duration: duration))
+                held[track] = nil
+            }
+            ended[track] = true
+        }
+        var segments = drain()
+        if finished.contains(where: { !$0.isEmpty }), let start = segmentStart {
+            let all = finished.map { $0.count }
+            segments.append(makeSegment(start: start, counts: all))
+            segmentStart = nil
+        }
+        return segments
+    }
+
+    private mutating func waitForFirstSync(_ sample: EncodedSample) {
+        guard sample.track == leadTrack else {
+            waiting.append(sample)
+            return
+        }
+        guard sample.isSync else {
+            discarded.beforeFirstSync += 1
+            return
+        }
+        let leadDelta = startTicks - sample.presentationTime
+        deltas = configuration.tracks.map { track in
+            rescale(leadDelta, from: leadTimescale, to: Int64(track.timescale))
+        }
+        segmentStart = startTicks
+        place(sample)
+        let early = waiting
+        waiting = []
+        for other in early { place(other) }
+    }
+
+    private mutating func place(_ source: EncodedSample) {
+        let track = source.track
+        var sample = source
+        sample.decodeTime += deltas![track]
+        guard sample.decodeTime >= 0 else {
+            discarded.beforeTimeZero += 1
+            return
+        }
+        if let previous = held[track] {
+            // Decode times must increase for durations to be positive; a repeated time moves one tick on.
+            sample.decodeTime = max(sample.decodeTime, previous.decodeTime + 1)
+            let duration = sample.decodeTime - previous.decodeTime
+            finished[track].append(timed(previous, duration: duration))
+            lastDurations[track] = duration
+            if track == leadTrack, sample.isSync, startsSegment(atPresentationTime: sample.presentationTime) {
+                cuts.append(Cut(leadDecodeTime: sample.decodeTime, leadPresentationTime: sample.presentationTime))
+                nextBoundaryIndex = boundaryIndex(after: sample.presentationTime)
+            }
+        }
+        held[track] = sample
+    }
+
+    private func boundaryIndex(after presentationTime: Int64) -> Int64 {
+        let segmentTicks = configuration.segmentMilliseconds * leadTimescale
+        return (presentationTime - startTicks) * 1000 / segmentTicks + 1
+    }
+
+    /// Emits every segment whose end is known on all tracks.
+    private mutating func drain() -> [Segment] {
+        var segments: [Segment] = []
+        while let cut = cuts.first, let start = segmentStart, isReady(cut) {
+            let counts = configuration.tracks.indices.map { track in
+                track == leadTrack
+                    ? finished[track].prefix { $0.decodeTime < cut.leadDecodeTime }.count
+                    : finished[track].prefix { isBefore($0.decodeTime, track: track, cut: cut) }.count
+            }
+            segments.append(makeSegment(start: start, counts: counts))
+            segmentStart = cut.leadPresentationTime
+            cuts.removeFirst()
+        }
+        return segments
+    }
+
+    /// A segment can close once every other track holds a sample at or past the cut (or has ended),
+    /// which means all of its samples before the cut have their durations.
+    private func isReady(_ cut: Cut) -> Bool {
+        configuration.tracks.indices.allSatisfy { track in
+            if track == leadTrack || ended[track] { return true }
+            guard let next = held[track] else { return false }
+            return !isBefore(next.decodeTime, track: track, cut: cut)
+        }
+    }
+
+    private func isBefore(_ decodeTime: Int64, track: Int, cut: Cut) -> Bool {
+        decodeTime * leadTimescale < cut.leadPresentationTime * Int64(configuration.tracks[track].timescale)
+    }
+
+    private mutating func makeSegment(start: Int64, counts: [Int]) -> Segment {
+        var tracks: [FragmentTrack] = []
+        for (track, count) in counts.enumerated() where count > 0 {
+            let samples = Array(finished[track].prefix(count))
+            finished[track].removeFirst(count)
+            tracks.append(FragmentTrack(trackID: UInt32(track + 1),
+                                        baseDecodeTime: UInt64(samples[0].decodeTime), samples: samples))
+        }
+        let timing = tracks.first { $0.trackID == UInt32(leadTrack + 1) } ?? tracks[0]
+        let timingScale = configuration.tracks[Int(timing.trackID) - 1].timescale
+        let durationTicks = timing.samples.reduce(Int64(0)) { $0 + Int64($1.durationTicks) }
+        defer { nextSequenceNumber += 1 }
+        return Segment(sequenceNumber: nextSequenceNumber, tracks: tracks,
+                       startTicks: rescale(start, from: leadTimescale, to: Int64(timingScale)),
+                       durationTicks: durationTicks, timescale: timingScale)
+    }
+
+    private func timed(_ sample: EncodedSample, duration: Int64) -> TimedSample {
+        TimedSample(decodeTime: sample.decodeTime, durationTicks: UInt32(clamping: duration),
+                    compositionOffset: sample.compositionOffset,
+                    isSync: configuration.tracks[sample.track].isVideo ? sample.isSync : true,
+                    data: sample.data)
+    }
+
+    /// A last sample with no duration from the source lasts one 30 fps frame (video) or one AAC frame (audio).
+    private func fallbackDuration(_ track: Int) -> Int64 {
+        let description = configuration.tracks[track]
+        return description.isVideo ? Int64(description.timescale) / 30 : 1024
+    }
+}
+
+/// `value · to / from`, rounded to the nearest integer (halves away from zero).
+func rescale(_ value: Int64, from: Int64, to: Int64) -> Int64 {
+    if from == to { return value }
+    let product = Int128(value) * Int128(to)
+    let half = Int128(from) / 2
+    let rounded = product >= 0 ? (product + half) / Int128(from) : (product - half) / Int128(from)
+    return Int64(rounded)
+}

@@ -1,0 +1,155 @@
+import Testing
+@testable import HLSKit
+
+/// Builds interleaved sample streams the way a demuxer hands them over.
+private struct StreamBuilder {
+    static let video = Segmenter.Track(timescale: 90_000, isVideo: true)
+    static let audio48k = Segmenter.Track(timescale: 48_000, isVideo: false)
+
+    /// Video frames in decode order: `frameTicks` apart, a sync frame every `gop` frames, decode times
+    /// starting at `firstDecodeTime` with a constant composition offset (B-frame delay).
+    static func videoFrames(count: Int, frameTicks: Int64, gop: Int, firstDecodeTime: Int64 = 0,
+                            compositionOffset: Int32 = 0, track: Int = 0) -> [EncodedSample] {
+        (0..<count).map { index in
+            EncodedSample(track: track, decodeTime: firstDecodeTime + Int64(index) * frameTicks,
+                          compositionOffset: compositionOffset, durationHint: frameTicks,
+                          isSync: index % gop == 0, data: [UInt8(index & 0xFF)])
+        }
+    }
+
+    static func audioFrames(count: Int, firstDecodeTime: Int64 = 0, track: Int = 1) -> [EncodedSample] {
+        (0..<count).map { index in
+            EncodedSample(track: track, decodeTime: firstDecodeTime + Int64(index) * 1024,
+                          durationHint: 1024, isSync: true, data: [0xA0, UInt8(index & 0xFF)])
+        }
+    }
+
+    /// Merges streams by decode time in seconds, as a demuxer interleaves them.
+    static func interleave(_ streams: [[EncodedSample]], timescales: [Int64]) -> [EncodedSample] {
+        streams.joined().sorted { lhs, rhs in
+            lhs.decodeTime * timescales[rhs.track] < rhs.decodeTime * timescales[lhs.track]
+        }
+    }
+
+    static func run(_ samples: [EncodedSample], tracks: [Segmenter.Track],
+                    segmentMilliseconds: Int64 = 2000) -> [Segment] {
+        var segmenter = Segmenter(configuration: .init(tracks: tracks, segmentMilliseconds: segmentMilliseconds))
+        var segments: [Segment] = []
+        for sample in samples { segments += segmenter.append(sample) }
+        return segments + segmenter.finish()
+    }
+}
+
+@Suite struct SegmenterTests {
+    @Test func videoOnlyCutsEveryTwoSecondsAtKeyframesAndStartsAtTenSeconds() {
+        let frames = StreamBuilder.videoFrames(count: 150, frameTicks: 3600, gop: 25)
+        let segments = StreamBuilder.run(frames, tracks: [StreamBuilder.video])
+        #expect(segments.map(\.sequenceNumber) == [1, 2, 3])
+        #expect(segments.map { $0.tracks[0].samples.count } == [50, 50, 50])
+        #expect(segments.map(\.tracks[0].baseDecodeTime) == [900_000, 1_080_000, 1_260_000])
+        #expect(segments.map(\.durationTicks) == [180_000, 180_000, 180_000])
+        #expect(segments.allSatisfy { $0.tracks[0].samples[0].isSync })
+        #expect(segments.map(\.startTicks) == [900_000, 1_080_000, 1_260_000])
+    }
+
+    @Test func longGroupsOfPicturesMakeLongSegmentsCutOnlyAtKeyframes() {
+        // Keyframes every 5 s at 25 fps with T = 2 s: the only possible cuts are at 15 s and 20 s.
+        let frames = StreamBuilder.videoFrames(count: 275, frameTicks: 3600, gop: 125)
+        let segments = StreamBuilder.run(frames, tracks: [StreamBuilder.video])
+        #expect(segments.map(\.durationTicks) == [450_000, 450_000, 90_000])
+    }
+
+    @Test func bFrameDelayKeepsTheFirstFramePresentationAtTenSeconds() {
+        // Decode starts two frames before presentation, as ffmpeg demuxes B-frame streams.
+        let frames = StreamBuilder.videoFrames(count: 120, frameTicks: 3000, gop: 60,
+                                               firstDecodeTime: -6000, compositionOffset: 6000)
+        let segments = StreamBuilder.run(frames, tracks: [StreamBuilder.video])
+        #expect(segments.count == 2)
+        let first = segments[0].tracks[0]
+        #expect(first.baseDecodeTime == 894_000)
+        #expect(first.samples[0].compositionOffset == 6000)
+        #expect(Int64(first.baseDecodeTime) + Int64(first.samples[0].compositionOffset) == 900_000)
+    }
+
+    @Test func audioPrimingMovesAudioDecodeTimesBeforeTheFirstFrame() {
+        // The source's first audio packet is 1024 samples of priming before time zero.
+        let video = StreamBuilder.videoFrames(count: 100, frameTicks: 3600, gop: 25)
+        let audio = StreamBuilder.audioFrames(count: 190, firstDecodeTime: -1024)
+        let samples = StreamBuilder.interleave([video, audio], timescales: [90_000, 48_000])
+        let segments = StreamBuilder.run(samples, tracks: [StreamBuilder.video, StreamBuilder.audio48k])
+        #expect(segments[0].tracks[1].baseDecodeTime == 480_000 - 1024)
+    }
+
+    @Test func audioGoesToTheSegmentHoldingItsStartTimeAndStaysContinuous() {
+        let video = StreamBuilder.videoFrames(count: 150, frameTicks: 3600, gop: 25)
+        let audio = StreamBuilder.audioFrames(count: 282)
+        let samples = StreamBuilder.interleave([video, audio], timescales: [90_000, 48_000])
+        let segments = StreamBuilder.run(samples, tracks: [StreamBuilder.video, StreamBuilder.audio48k])
+        #expect(segments.count == 3)
+        for (index, segment) in segments.enumerated() {
+            let audioTrack = segment.tracks[1]
+            let cut = Int64(index) * 96_000 + 480_000
+            #expect(Int64(audioTrack.baseDecodeTime) >= cut)
+            #expect(Int64(audioTrack.baseDecodeTime) < cut + 1024)
+        }
+        for track in 0..<2 {
+            for (previous, next) in zip(segments, segments.dropFirst()) {
+                let run = previous.tracks[track]
+                let end = run.baseDecodeTime + run.samples.reduce(0) { $0 + UInt64($1.durationTicks) }
+                #expect(end == next.tracks[track].baseDecodeTime)
+            }
+        }
+        #expect(segments.reduce(0) { $0 + $1.tracks[1].samples.count } == 282)
+    }
+
+    @Test func aSegmentWaitsUntilAudioHasPassedItsEnd() {
+        var segmenter = Segmenter(configuration: .init(tracks: [StreamBuilder.video, StreamBuilder.audio48k]))
+        for frame in StreamBuilder.videoFrames(count: 51, frameTicks: 3600, gop: 25) {
+            #expect(segmenter.append(frame).isEmpty)
+        }
+        // Audio up to just before the cut at 2 s still leaves the segment open…
+        for sample in StreamBuilder.audioFrames(count: 94) {
+            #expect(segmenter.append(sample).isEmpty)
+        }
+        // …the first audio frame at or after 2 s closes it.
+        let closed = segmenter.append(EncodedSample(track: 1, decodeTime: 94 * 1024, isSync: true, data: [1]))
+        #expect(closed.count == 1)
+        #expect(closed.first?.tracks[1].samples.count == 94)
+    }
+
+    @Test func framesBeforeTheFirstKeyframeAreDropped() {
+        var frames = StreamBuilder.videoFrames(count: 60, frameTicks: 3600, gop: 25)
+        frames.removeFirst(5)
+        var segmenter = Segmenter(configuration: .init(tracks: [StreamBuilder.video]))
+        var segments: [Segment] = []
+        for frame in frames { segments += segmenter.append(frame) }
+        segments += segmenter.finish()
+        #expect(segmenter.discarded.beforeFirstSync == 20)
+        #expect(segments.first?.tracks[0].samples.first?.isSync == true)
+        #expect(segments.first?.tracks[0].baseDecodeTime == 900_000)
+    }
+
+    @Test func audioOnlyStreamsAreCutByTime() {
+        let audio = StreamBuilder.audioFrames(count: 235, track: 0)
+        let segments = StreamBuilder.run(audio, tracks: [StreamBuilder.audio48k])
+        #expect(segments.count == 3)
+        #expect(segments.map { $0.tracks[0].samples.count } == [94, 94, 47])
+        #expect(segments[0].timescale == 48_000)
+        #expect(segments[0].tracks[0].baseDecodeTime == 480_000)
+    }
+
+    @Test func theLastSegmentIsShortButNeverEmpty() {
+        let frames = StreamBuilder.videoFrames(count: 51, frameTicks: 3600, gop: 25)
+        let segments = StreamBuilder.run(frames, tracks: [StreamBuilder.video])
+        #expect(segments.map { $0.tracks[0].samples.count } == [50, 1])
+        #expect(segments.last?.durationTicks == 3600)
+        #expect(StreamBuilder.run([], tracks: [StreamBuilder.video]).isEmpty)
+    }
+
+    @Test(arguments: [(Int64(1), Int64(90_000), Int64(48_000), Int64(1)),
+                      (Int64(-3), Int64(90_000), Int64(48_000), Int64(-2)),
+                      (Int64(1_000), Int64(1_000), Int64(90_000), Int64(90_000))])
+    func rescaleRoundsToNearest(value: Int64, from: Int64, to: Int64, expected: Int64) {
+        #expect(rescale(value, from: from, to: to) == expected)
+    }
+}
