@@ -1,0 +1,114 @@
+import Foundation
+
+/// An HLS media playlist (RFC 8216bis section 4.4.3 and 4.4.4) as a value: render it, or parse one.
+///
+/// Durations and program date-times are kept to milliseconds, the precision they are written with,
+/// so that parsing a rendered playlist gives back an equal value.
+public struct MediaPlaylist: Sendable, Equatable {
+    public enum PlaylistType: String, Sendable {
+        case vod = "VOD"
+        case event = "EVENT"
+    }
+
+    public struct Segment: Sendable, Equatable {
+        public var uri: String
+        /// Rendered with exactly three decimals.
+        public var durationSeconds: Double
+        /// The EXT-X-MAP in force for this segment. HLS cannot end a map, so a segment without one
+        /// must not follow a segment with one.
+        public var mapURI: String?
+        /// Whether an EXT-X-DISCONTINUITY precedes this segment.
+        public var discontinuity: Bool
+        public var programDateTime: Date?
+
+        public init(uri: String, durationSeconds: Double, mapURI: String? = nil,
+                    discontinuity: Bool = false, programDateTime: Date? = nil) {
+            self.uri = uri
+            self.durationSeconds = durationSeconds
+            self.mapURI = mapURI
+            self.discontinuity = discontinuity
+            self.programDateTime = programDateTime
+        }
+    }
+
+    public var targetDurationSeconds: Int
+    /// The media sequence number of the first listed segment.
+    public var mediaSequence: Int
+    /// The discontinuity sequence number of the first listed segment; omitted from the text when 0.
+    public var discontinuitySequence: Int
+    /// `nil` is a sliding-window live playlist.
+    public var playlistType: PlaylistType?
+    public var independentSegments: Bool
+    public var segments: [Segment]
+    public var endList: Bool
+
+    public init(targetDurationSeconds: Int, mediaSequence: Int = 0, discontinuitySequence: Int = 0,
+                playlistType: PlaylistType? = nil, independentSegments: Bool = false,
+                segments: [Segment] = [], endList: Bool = false) {
+        self.targetDurationSeconds = targetDurationSeconds
+        self.mediaSequence = mediaSequence
+        self.discontinuitySequence = discontinuitySequence
+        self.playlistType = playlistType
+        self.independentSegments = independentSegments
+        self.segments = segments
+        self.endList = endList
+    }
+
+    /// Decimal EXTINF durations need version 3 (RFC 8216bis section 8).
+    private static let versionForDecimalDurations = 3
+    /// EXT-X-MAP outside an I-frame playlist needs version 6 (RFC 8216bis section 8).
+    private static let versionForMap = 6
+    private static let minimumTargetDurationSeconds = 1
+
+    /// The lowest EXT-X-VERSION that the rendered tags need.
+    public var version: Int {
+        segments.contains { $0.mapURI != nil } ? Self.versionForMap : Self.versionForDecimalDurations
+    }
+
+    /// The smallest EXT-X-TARGETDURATION that every duration, rounded to the nearest integer, stays
+    /// within (RFC 8216bis 4.4.3.1), and at least 1.
+    ///
+    /// Rounds each duration as rendered to milliseconds: 2.4996 s is written `2.500` and needs 3.
+    public static func targetDuration(forSegmentDurations durations: [Double]) -> Int {
+        let roundedSeconds = durations.map { PlaylistNumber.roundedToNearestSecond(PlaylistNumber.milliseconds($0)) }
+        return max(minimumTargetDurationSeconds, roundedSeconds.max() ?? 0)
+    }
+
+    /// The playlist text: LF line endings and a final newline.
+    public func render() -> String {
+        var lines = [
+            PlaylistTag.header,
+            "\(PlaylistTag.version):\(version)",
+            "\(PlaylistTag.targetDuration):\(targetDurationSeconds)",
+            "\(PlaylistTag.mediaSequence):\(mediaSequence)",
+        ]
+        if discontinuitySequence > 0 {
+            lines.append("\(PlaylistTag.discontinuitySequence):\(discontinuitySequence)")
+        }
+        if let playlistType {
+            lines.append("\(PlaylistTag.playlistType):\(playlistType.rawValue)")
+        }
+        if independentSegments {
+            lines.append(PlaylistTag.independentSegments)
+        }
+        var mapInForce: String?
+        for segment in segments {
+            if segment.discontinuity {
+                lines.append(PlaylistTag.discontinuity)
+            }
+            if let mapURI = segment.mapURI, mapURI != mapInForce {
+                lines.append("\(PlaylistTag.map):URI=\"\(mapURI)\"")
+                mapInForce = mapURI
+            }
+            if let programDateTime = segment.programDateTime {
+                lines.append("\(PlaylistTag.programDateTime):\(ProgramDateTime.format(programDateTime))")
+            }
+            lines.append("\(PlaylistTag.segmentDuration):\(PlaylistNumber.threeDecimals(segment.durationSeconds)),")
+            lines.append(segment.uri)
+        }
+        if endList {
+            lines.append(PlaylistTag.endList)
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+}
