@@ -1,0 +1,209 @@
+import Glibc
+
+/// Files under one directory, published atomically: a reader sees either the previous complete
+/// file or the new complete file, never a partial one, even across a crash or power loss.
+///
+/// Each write goes to a hidden temporary file in the same directory (`.<name>.tmp.<pid>`), is
+/// `fsync`ed, renamed over the public name, and the directory is `fsync`ed so the rename lasts.
+/// Writes to the same path must not run concurrently; writes to different paths may.
+public struct DirectoryStore: Sendable {
+    private static let directoryMode: mode_t = 0o755
+    /// Readable by a web server running as another user.
+    private static let fileMode: mode_t = 0o644
+    private static let temporarySuffix = ".tmp"
+    private static let writeProbeName = "write-probe"
+
+    public let root: String
+
+    /// Creates `root` and its parents when missing and checks that files can be created in it.
+    public init(root: String) throws(StoreError) {
+        self.root = root.count > 1 && root.hasSuffix("/") ? String(root.dropLast()) : root
+        try Self.makeDirectories(self.root)
+        try checkWritable()
+    }
+
+    /// Stores `bytes` under `relativePath` (such as `seg/000001.m4s`), creating its directories.
+    public func write(_ bytes: [UInt8], to relativePath: String) throws(StoreError) {
+        let path = try absolutePath(relativePath, for: .write)
+        let slash = relativePath.lastIndex(of: "/")
+        let directory = slash.map { "\(root)/\(relativePath[..<$0])" } ?? root
+        let name = slash.map { relativePath[relativePath.index(after: $0)...] } ?? relativePath[...]
+        try Self.makeDirectories(directory)
+        let temporaryPath = "\(directory)/\(Self.temporaryName(for: name))"
+        do {
+            let file = try FileDescriptor.open(temporaryPath, flags: O_WRONLY | O_CREAT | O_TRUNC, mode: Self.fileMode)
+            try file.writeAll(bytes)
+            try file.sync()
+            try file.close()
+            try SystemCall.retryingInterrupts { rename(temporaryPath, path) }
+        } catch {
+            _ = unlink(temporaryPath)
+            throw StoreError(.write, path, error)
+        }
+        do {
+            try Self.syncDirectory(directory)
+        } catch {
+            throw StoreError(.write, path, error)
+        }
+    }
+
+    /// Removes the file; a file that does not exist is already removed.
+    public func remove(_ relativePath: String) throws(StoreError) {
+        let path = try absolutePath(relativePath, for: .remove)
+        do {
+            try SystemCall.retryingInterrupts { unlink(path) }
+        } catch where error.rawValue == ENOENT {
+            return
+        } catch {
+            throw StoreError(.remove, path, error)
+        }
+    }
+
+    public func exists(_ relativePath: String) -> Bool {
+        guard let path = try? absolutePath(relativePath, for: .read) else { return false }
+        return access(path, F_OK) == 0
+    }
+
+    public func read(_ relativePath: String) throws(StoreError) -> [UInt8] {
+        let path = try absolutePath(relativePath, for: .read)
+        do {
+            let file = try FileDescriptor.open(path, flags: O_RDONLY)
+            let bytes = try file.readAll()
+            try file.close()
+            return bytes
+        } catch {
+            throw StoreError(.read, path, error)
+        }
+    }
+
+    /// The names in a directory (`""` is the root), sorted, without temporary files.
+    public func list(_ relativeDirectory: String) throws(StoreError) -> [String] {
+        let path = relativeDirectory.isEmpty ? root : try absolutePath(relativeDirectory, for: .list)
+        do {
+            return try Self.entries(of: path).filter { !Self.isTemporaryName($0) }.sorted()
+        } catch {
+            throw StoreError(.list, path, error)
+        }
+    }
+
+    /// Deletes the temporary files that writes interrupted by a crash left behind, in the root and
+    /// its sub-directories, and returns their paths relative to the root. Call it before writing:
+    /// it also deletes the temporary file of a write in progress.
+    @discardableResult
+    public func removeStaleTemporaryFiles() throws(StoreError) -> [String] {
+        try removeTemporaryFiles(inRelativeDirectory: "")
+    }
+
+    private func removeTemporaryFiles(inRelativeDirectory relativeDirectory: String) throws(StoreError) -> [String] {
+        let directory = relativeDirectory.isEmpty ? root : "\(root)/\(relativeDirectory)"
+        let names: [String]
+        do {
+            names = try Self.entries(of: directory).sorted()
+        } catch {
+            throw StoreError(.list, directory, error)
+        }
+        var removed: [String] = []
+        for name in names {
+            let relativePath = relativeDirectory.isEmpty ? name : "\(relativeDirectory)/\(name)"
+            if Self.isDirectory("\(directory)/\(name)") {
+                removed += try removeTemporaryFiles(inRelativeDirectory: relativePath)
+            } else if Self.isTemporaryName(name) {
+                try remove(relativePath)
+                removed.append(relativePath)
+            }
+        }
+        return removed
+    }
+
+    /// Creating and deleting a file is the only reliable test: `access` grants root everything,
+    /// and some file systems (procfs, sysfs) refuse new files whatever the permission bits say.
+    private func checkWritable() throws(StoreError) {
+        let probePath = "\(root)/\(Self.temporaryName(for: Self.writeProbeName))"
+        do {
+            let probe = try FileDescriptor.open(probePath, flags: O_WRONLY | O_CREAT | O_TRUNC, mode: Self.fileMode)
+            try probe.close()
+            try SystemCall.retryingInterrupts { unlink(probePath) }
+        } catch {
+            throw StoreError(.writeInDirectory, root, error)
+        }
+    }
+
+    /// Keeps every path inside the root: no absolute paths, no `..`, no empty names.
+    private func absolutePath(_ relativePath: String, for operation: StoreError.Operation) throws(StoreError) -> String {
+        let components = relativePath.split(separator: "/", omittingEmptySubsequences: false)
+        guard !relativePath.isEmpty, !components.contains(where: { $0.isEmpty || $0 == "." || $0 == ".." }) else {
+            throw StoreError(operation: operation, path: "\(root)/\(relativePath)", errno: EINVAL)
+        }
+        return "\(root)/\(relativePath)"
+    }
+
+    private static func temporaryName(for name: some StringProtocol) -> String {
+        ".\(name)\(temporarySuffix).\(getpid())"
+    }
+
+    /// `.<name>.tmp.<pid>`, as `temporaryName(for:)` makes them, whichever process did.
+    static func isTemporaryName(_ name: String) -> Bool {
+        guard name.hasPrefix("."), let lastDot = name.lastIndex(of: ".") else {
+            return false
+        }
+        let processID = name[name.index(after: lastDot)...]
+        let nameAndSuffix = name[name.index(after: name.startIndex)..<lastDot]
+        return !processID.isEmpty && processID.allSatisfy { ("0"..."9").contains($0) }
+            && nameAndSuffix.hasSuffix(temporarySuffix) && nameAndSuffix.count > temporarySuffix.count
+    }
+
+    /// `mkdir -p`, syncing the parent of each directory it creates so the new entry is durable.
+    private static func makeDirectories(_ path: String) throws(StoreError) {
+        var current = path.hasPrefix("/") ? "/" : ""
+        for component in path.split(separator: "/") {
+            let parent = current.isEmpty ? "." : current
+            current += (current.isEmpty || current == "/" ? "" : "/") + component
+            if isDirectory(current) {
+                continue
+            }
+            do {
+                try SystemCall.retryingInterrupts { mkdir(current, directoryMode) }
+                try syncDirectory(parent)
+            } catch where error.rawValue == EEXIST && isDirectory(current) {
+                // Another writer created it between the check and mkdir.
+                continue
+            } catch {
+                throw StoreError(.createDirectory, current, error)
+            }
+        }
+    }
+
+    private static func syncDirectory(_ path: String) throws(Errno) {
+        let directory = try FileDescriptor.open(path, flags: O_RDONLY | O_DIRECTORY)
+        try directory.sync()
+        try directory.close()
+    }
+
+    /// Without following symbolic links, so cleaning never leaves the root.
+    private static func isDirectory(_ path: String) -> Bool {
+        var status = stat()
+        return lstat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFDIR
+    }
+
+    private static func entries(of directory: String) throws(Errno) -> [String] {
+        guard let stream = opendir(directory) else {
+            throw Errno.current
+        }
+        defer { closedir(stream) }
+        var names: [String] = []
+        while true {
+            // readdir returns nil both at the end and on failure; only a failure sets errno.
+            errno = 0
+            guard let entry = readdir(stream) else {
+                if errno != 0 {
+                    throw Errno.current
+                }
+                return names
+            }
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name != "." && name != ".." {
+                names.append(name)
+            }
+        }
+    }
+}
