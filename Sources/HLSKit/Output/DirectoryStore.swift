@@ -143,7 +143,7 @@ public struct DirectoryStore: Sendable {
 
     /// `.<name>.tmp.<pid>`, as `temporaryName(for:)` makes them, whichever process did.
     static func isTemporaryName(_ name: String) -> Bool {
-        guard name.hasPrefix("."), let lastDot = name.lastIndex(of: ".") else {
+        guard name.hasPrefix("."), let lastDot = name.lastIndex(of: "."), lastDot > name.startIndex else {
             return false
         }
         let processID = name[name.index(after: lastDot)...]
