@@ -167,6 +167,10 @@ struct PlaylistParsingTests {
          PlaylistError(line: 3, problem: .malformedNumber(tag: "EXTINF", value: "1e3"))),
         ("#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:-2.0,\na.m4s\n",
          PlaylistError(line: 3, problem: .malformedNumber(tag: "EXTINF", value: "-2.0"))),
+        ("#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:\(String(repeating: "9", count: 400)),\na.m4s\n",
+         PlaylistError(line: 3, problem: .malformedNumber(tag: "EXTINF", value: String(repeating: "9", count: 400)))),
+        ("#EXTM3U\n#EXT-X-TARGETDURATION:99999999999999999999\n",
+         PlaylistError(line: 2, problem: .malformedNumber(tag: "EXT-X-TARGETDURATION", value: "99999999999999999999"))),
         ("#EXTM3U\n#EXT-X-TARGETDURATION:+2\n",
          PlaylistError(line: 2, problem: .malformedNumber(tag: "EXT-X-TARGETDURATION", value: "+2"))),
         ("#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXT-X-MEDIA-SEQUENCE:\n",
@@ -192,7 +196,7 @@ struct PlaylistParsingTests {
 
     @Test func errorDescriptionNamesLineAndProblem() {
         let error = PlaylistError(line: 4, problem: .malformedNumber(tag: "EXTINF", value: "2.0abc"))
-        #expect(error.description == "line 4: EXTINF value \"2.0abc\" is not a non-negative decimal number")
+        #expect(error.description == "line 4: EXTINF value \"2.0abc\" is not a valid non-negative decimal number")
     }
 }
 

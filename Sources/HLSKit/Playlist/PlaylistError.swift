@@ -29,7 +29,7 @@ public struct PlaylistError: Error, Sendable, Equatable, CustomStringConvertible
         case .missingHeader:
             return "a playlist must start with #EXTM3U"
         case .malformedNumber(let tag, let value):
-            return "\(tag) value \"\(value)\" is not a non-negative decimal number"
+            return "\(tag) value \"\(value)\" is not a valid non-negative decimal number"
         case .malformedDate(let value):
             return "EXT-X-PROGRAM-DATE-TIME \"\(value)\" is not an ISO 8601 date with a time zone"
         case .malformedAttributeList(let tag, let reason):

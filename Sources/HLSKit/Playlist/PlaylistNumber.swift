@@ -2,6 +2,7 @@
 /// (those accept signs, exponents, "inf" and hexadecimal).
 enum PlaylistNumber {
     private static let thousandthsPerUnit = 1_000
+    private static let largestInThousandths = Double(Int.max / thousandthsPerUnit)
 
     /// `Character.isNumber` would also accept other scripts' digits, which HLS never allows.
     static func isDigit(_ character: Character) -> Bool {
@@ -17,11 +18,13 @@ enum PlaylistNumber {
         isDigits(text) ? Int(text) : nil
     }
 
-    /// decimal-floating-point: digits with at most one '.', no sign or exponent.
+    /// decimal-floating-point: digits with at most one '.', no sign or exponent; values too large
+    /// to count in thousandths are rejected rather than trapping later.
     static func decimalFloatingPoint(_ text: Substring) -> Double? {
         let parts = text.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
-        guard isDigits(parts[0]), parts.count == 1 || isDigits(parts[1]) else { return nil }
-        return Double(text)
+        guard isDigits(parts[0]), parts.count == 1 || isDigits(parts[1]),
+              let value = Double(text), value < largestInThousandths else { return nil }
+        return value
     }
 
     /// `value` rounded to thousandths, as the text carries it.
