@@ -1,0 +1,101 @@
+"""Tests of the end-to-end checkers against ffmpeg-made fMP4 HLS streams, intact and broken."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+import urllib.request
+
+TOOLS = os.path.dirname(os.path.abspath(__file__))
+FIXTURE = os.path.join(TOOLS, "..", "..", "Fixtures", "h264-aac.mp4")
+sys.path.insert(0, TOOLS)
+import serve  # noqa: E402
+
+SEGMENT = "seg/000002.m4s"
+LAST_SEGMENT = "seg/000004.m4s"
+
+
+def package_with_ffmpeg(directory):
+    """fMP4 HLS in hlscap's layout: playlist.m3u8, init.mp4, seg/000001.m4s…"""
+    os.makedirs(os.path.join(directory, "seg"))
+    subprocess.run(
+        ["ffmpeg", "-nostdin", "-v", "error", "-i", FIXTURE, "-c", "copy", "-f", "hls",
+         "-hls_segment_type", "fmp4", "-hls_time", "1", "-hls_playlist_type", "vod",
+         "-hls_fmp4_init_filename", "init.mp4", "-start_number", "1", "-hls_base_url", "seg/",
+         "-hls_segment_filename", os.path.join(directory, "seg", "%06d.m4s"),
+         os.path.join(directory, "playlist.m3u8")],
+        check=True,
+    )
+
+
+def chromium_play(directory):
+    result = subprocess.run(
+        [sys.executable, os.path.join(TOOLS, "chromium_play.py"), "--dir", directory, "--timeout", "30"],
+        capture_output=True, text=True, timeout=90,
+    )
+    return result.returncode, json.loads(result.stdout.splitlines()[-1])
+
+
+class CheckerTests(unittest.TestCase):
+    def setUp(self):
+        self.directory = tempfile.mkdtemp(prefix="checker-test-")
+        package_with_ffmpeg(self.directory)
+
+    def tearDown(self):
+        shutil.rmtree(self.directory)
+
+    def test_serve_sends_hls_types_and_headers(self):
+        server = serve.start_in_background(self.directory)
+        base = f"http://127.0.0.1:{server.server_address[1]}/"
+        try:
+            expected = {
+                "playlist.m3u8": "application/vnd.apple.mpegurl",
+                "init.mp4": "video/mp4",
+                SEGMENT: "video/iso.segment",
+                serve.PLAYER_PATH.lstrip("/") + "?src=playlist.m3u8": "text/html; charset=utf-8",
+            }
+            for path, content_type in expected.items():
+                with urllib.request.urlopen(base + path) as reply:
+                    self.assertEqual(reply.headers["Content-Type"], content_type, path)
+                    self.assertEqual(reply.headers["Access-Control-Allow-Origin"], "*", path)
+                    no_cache = reply.headers["Cache-Control"] == "no-cache"
+                    self.assertEqual(no_cache, path.split("?")[0].endswith(".m3u8"), path)
+        finally:
+            server.shutdown()
+            server.server_close()
+
+    def test_intact_stream_plays_to_the_end(self):
+        status, report = chromium_play(self.directory)
+        self.assertEqual(status, 0, report)
+        self.assertTrue(report["ended"], report)
+        self.assertEqual(report["videoWidth"], 320, report)
+        self.assertAlmostEqual(report["playlistDuration"], 4.0, delta=0.1)
+
+    def truncate(self, relative_path):
+        path = os.path.join(self.directory, relative_path)
+        with open(path, "r+b") as segment:
+            segment.truncate(os.path.getsize(path) // 3)
+
+    def test_truncated_segment_fails(self):
+        self.truncate(SEGMENT)
+        status, report = chromium_play(self.directory)
+        self.assertEqual(status, 1, report)
+
+    def test_truncated_last_segment_fails(self):
+        # Chromium ends such a stream early without an error; only the playlist's length tells.
+        self.truncate(LAST_SEGMENT)
+        status, report = chromium_play(self.directory)
+        self.assertEqual(status, 1, report)
+        self.assertLess(report["currentTime"], report["playlistDuration"] - 0.5, report)
+
+    def test_missing_init_fails(self):
+        os.remove(os.path.join(self.directory, "init.mp4"))
+        status, report = chromium_play(self.directory)
+        self.assertEqual(status, 1, report)
+        self.assertIsNotNone(report["error"], report)
+
+
+if __name__ == "__main__":
+    unittest.main()
