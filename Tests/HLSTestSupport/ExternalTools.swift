@@ -1,0 +1,195 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What a finished external process left behind.
+public struct ProcessResult: Sendable {
+    public let exitStatus: Int32
+    public let stdout: String
+    public let stderr: String
+    /// True when the process was killed because it outlived its timeout.
+    public let timedOut: Bool
+
+    public var succeeded: Bool { exitStatus == 0 && !timedOut }
+}
+
+/// Why an end-to-end helper could not do its job. Thrown errors fail the calling test.
+public enum ExternalToolError: Error, CustomStringConvertible {
+    case missingTool(String)
+    case missingFile(String)
+    case hlscapNotBuilt(String)
+    case failed(command: String, result: ProcessResult)
+    case unexpectedOutput(command: String, output: String)
+
+    public var description: String {
+        switch self {
+        case .missingTool(let name):
+            return "\(name) is not installed or not on PATH; run `make test`, which installs the test dependencies"
+        case .missingFile(let path):
+            return "\(path) does not exist; run the tests from a full checkout with `make test`"
+        case .hlscapNotBuilt(let path):
+            return "no hlscap binary at \(path); run `make test` (it builds first) or set HLSCAP_BIN"
+        case .failed(let command, let result):
+            let reason = result.timedOut ? "timed out" : "exited with \(result.exitStatus)"
+            return "`\(command)` \(reason):\n\(result.stderr)\(result.stdout)"
+        case .unexpectedOutput(let command, let output):
+            return "`\(command)` printed something unexpected: \(output)"
+        }
+    }
+}
+
+/// Runs external programs (the built hlscap, ffmpeg, ffprobe, the Python checkers in
+/// Tests/Tools) for end-to-end tests.
+public enum ExternalTools {
+    public static let defaultTimeoutSeconds: Double = 120
+    /// Time a process gets to exit after SIGTERM before it is killed outright.
+    static let terminationGraceSeconds: Double = 5
+    /// Headroom over chromium_play.py's own timeout for starting and stopping Chromium.
+    static let chromiumStartupSeconds: Double = 45
+
+    /// The checkout's root: the nearest directory above this file that holds Package.swift.
+    public static let repositoryRoot: URL = {
+        var directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        while directory.path != "/" {
+            if FileManager.default.fileExists(atPath: directory.appendingPathComponent("Package.swift").path) {
+                return directory
+            }
+            directory.deleteLastPathComponent()
+        }
+        fatalError("no Package.swift above \(#filePath)")
+    }()
+
+    public static var fixturesDirectory: URL { repositoryRoot.appendingPathComponent("Fixtures") }
+    public static var toolsDirectory: URL { repositoryRoot.appendingPathComponent("Tests/Tools") }
+
+    /// The hlscap under test: `$HLSCAP_BIN`, else `.build/debug/hlscap` in the checkout.
+    public static func hlscapBinary() throws -> URL {
+        let binary = ProcessInfo.processInfo.environment["HLSCAP_BIN"].map { URL(fileURLWithPath: $0) }
+            ?? repositoryRoot.appendingPathComponent(".build/debug/hlscap")
+        guard FileManager.default.isExecutableFile(atPath: binary.path) else {
+            throw ExternalToolError.hlscapNotBuilt(binary.path)
+        }
+        return binary
+    }
+
+    /// Absolute path of `name` found on PATH.
+    public static func locate(_ name: String) throws -> URL {
+        let searchPath = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        for directory in searchPath.split(separator: ":") {
+            let candidate = URL(fileURLWithPath: String(directory)).appendingPathComponent(name)
+            if FileManager.default.isExecutableFile(atPath: candidate.path) {
+                return candidate
+            }
+        }
+        throw ExternalToolError.missingTool(name)
+    }
+
+    /// Runs `executable` (a path, or a name looked up on PATH) and waits for it; a process
+    /// that outlives `timeoutSeconds` gets SIGTERM, then SIGKILL, and reports `timedOut`.
+    public static func run(
+        _ executable: String,
+        _ arguments: [String],
+        timeoutSeconds: Double = defaultTimeoutSeconds,
+        currentDirectory: URL? = nil
+    ) throws -> ProcessResult {
+        let executableURL = executable.contains("/") ? URL(fileURLWithPath: executable) : try locate(executable)
+        // Output goes to files rather than pipes: a chatty child can never block on a full pipe.
+        let outputDirectory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("external-tool-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: outputDirectory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: outputDirectory) }
+        let stdoutURL = outputDirectory.appendingPathComponent("stdout")
+        let stderrURL = outputDirectory.appendingPathComponent("stderr")
+        FileManager.default.createFile(atPath: stdoutURL.path, contents: nil)
+        FileManager.default.createFile(atPath: stderrURL.path, contents: nil)
+        let stdoutHandle = try FileHandle(forWritingTo: stdoutURL)
+        let stderrHandle = try FileHandle(forWritingTo: stderrURL)
+        defer {
+            try? stdoutHandle.close()
+            try? stderrHandle.close()
+        }
+
+        let process = Process()
+        process.executableURL = executableURL
+        process.arguments = arguments
+        process.currentDirectoryURL = currentDirectory
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = stdoutHandle
+        process.standardError = stderrHandle
+        let exited = DispatchSemaphore(value: 0)
+        process.terminationHandler = { _ in exited.signal() }
+        try process.run()
+
+        var timedOut = false
+        if exited.wait(timeout: .now() + timeoutSeconds) == .timedOut {
+            timedOut = true
+            process.terminate()
+            if exited.wait(timeout: .now() + terminationGraceSeconds) == .timedOut {
+                kill(process.processIdentifier, SIGKILL)
+                exited.wait()
+            }
+        }
+        return ProcessResult(
+            exitStatus: process.terminationStatus,
+            stdout: String(decoding: try Data(contentsOf: stdoutURL), as: UTF8.self),
+            stderr: String(decoding: try Data(contentsOf: stderrURL), as: UTF8.self),
+            timedOut: timedOut
+        )
+    }
+
+    /// Runs the built hlscap with `arguments`.
+    public static func runHlscap(_ arguments: [String], timeoutSeconds: Double = defaultTimeoutSeconds) throws -> ProcessResult {
+        try run(hlscapBinary().path, arguments, timeoutSeconds: timeoutSeconds, currentDirectory: repositoryRoot)
+    }
+
+    /// Number of frames ffprobe decodes in `stream` (an ffprobe stream specifier: "v:0", "a:0").
+    public static func ffprobeFrameCount(path: String, stream: String = "v:0") throws -> Int {
+        let arguments = ["-v", "error", "-count_frames", "-select_streams", stream,
+                         "-show_entries", "stream=nb_read_frames", "-of", "csv=p=0", path]
+        let result = try run("ffprobe", arguments)
+        let command = "ffprobe " + arguments.joined(separator: " ")
+        guard result.succeeded else { throw ExternalToolError.failed(command: command, result: result) }
+        let output = result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard let count = Int(output) else {
+            throw ExternalToolError.unexpectedOutput(command: command, output: output + result.stderr)
+        }
+        return count
+    }
+
+    /// Everything ffmpeg complains about while decoding all of `path`; empty for a clean stream.
+    public static func ffmpegDecodeErrors(path: String) throws -> String {
+        let result = try run("ffmpeg", ["-nostdin", "-v", "error", "-i", path, "-f", "null", "-"])
+        if result.timedOut {
+            throw ExternalToolError.failed(command: "ffmpeg -v error -i \(path) -f null -", result: result)
+        }
+        if result.exitStatus != 0 && result.stderr.isEmpty {
+            return "ffmpeg exited with \(result.exitStatus)"
+        }
+        return result.stderr
+    }
+
+    /// Plays `directory`/playlist.m3u8 in headless Chromium (native HLS) through
+    /// Tests/Tools/chromium_play.py, which serves the directory on a free loopback port.
+    /// `ok` is true when the video played to the playlist's end; `report` is the checker's
+    /// JSON line (and its stderr).
+    public static func chromiumPlays(
+        directory: URL,
+        live: Bool = false,
+        timeoutSeconds: Double = 60
+    ) throws -> (ok: Bool, report: String) {
+        _ = try locate("chromium")
+        let script = toolsDirectory.appendingPathComponent("chromium_play.py")
+        guard FileManager.default.fileExists(atPath: script.path) else {
+            throw ExternalToolError.missingFile(script.path)
+        }
+        var arguments = [script.path, "--dir", directory.path, "--timeout", String(timeoutSeconds)]
+        if live {
+            arguments.append("--live")
+        }
+        let result = try run("python3", arguments, timeoutSeconds: timeoutSeconds + chromiumStartupSeconds)
+        let report = (result.stdout + result.stderr).trimmingCharacters(in: .whitespacesAndNewlines)
+        return (result.succeeded, result.timedOut ? "timed out: \(report)" : report)
+    }
+}
