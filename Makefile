@@ -1,0 +1,53 @@
+# hlscap developer entry points. `make test` is what CI runs (through .ci/run).
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+
+SWIFT ?= swift
+HLSCAP := .build/debug/hlscap
+DEMO_INPUT := Fixtures/h264-bframes-aac.mp4
+DEMO_PORT := 8000
+
+# FFmpeg headers and pkg-config for the CFFmpeg target; ffmpeg/ffprobe, Chromium and Python
+# for the end-to-end checkers; fonts so headless Chromium renders text; GNU time for bench.
+DEPS_PACKAGES := libavcodec-dev libavformat-dev libavdevice-dev libavutil-dev libswscale-dev \
+	libswresample-dev pkg-config ffmpeg chromium python3 fonts-dejavu-core time
+
+.PHONY: deps build test test-tools golden demo bench fixtures clean
+
+deps:
+	scripts/install-deps.sh $(DEPS_PACKAGES)
+
+build: deps
+	$(SWIFT) build
+
+# The checkers' own tests run first: an end-to-end result means nothing if they cannot fail.
+test: build test-tools
+	$(SWIFT) test 2>&1 | tee .build/swift-test.log
+
+test-tools: deps
+	PYTHONDONTWRITEBYTECODE=1 python3 -m unittest discover -s Tests/Tools -p 'test_*.py'
+
+# Rewrites Fixtures/golden/ from the committed inputs; review the diff before committing it.
+golden: build
+	scripts/make-golden.sh
+
+demo: build
+	$(HLSCAP) file $(DEMO_INPUT) --out demo-out --overwrite
+	@echo
+	@echo "Packaged $(DEMO_INPUT) into demo-out/. To watch it, serve the directory:"
+	@echo "  python3 Tests/Tools/serve.py demo-out $(DEMO_PORT)   (or: python3 -m http.server -d demo-out $(DEMO_PORT))"
+	@echo "then open http://localhost:$(DEMO_PORT)/playlist.m3u8 in Safari or Chromium,"
+	@echo "or run: ffplay http://localhost:$(DEMO_PORT)/playlist.m3u8"
+
+# Not part of `test`: it needs minutes and a release build.
+bench: deps
+	$(SWIFT) build -c release
+	HLSCAP_BIN=.build/release/hlscap scripts/bench.sh
+
+# Regenerates the fixture inputs; tests always use the committed bytes.
+fixtures:
+	Fixtures/make-fixtures.sh
+
+clean:
+	$(SWIFT) package clean
+	rm -rf demo-out bench-out
