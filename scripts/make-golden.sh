@@ -25,4 +25,8 @@ for fixture in "${GOLDEN_FIXTURES[@]}"; do
     rm -rf "$out"
     echo "golden: Fixtures/$fixture -> $out"
     "$HLSCAP" file "Fixtures/$fixture" --copy --out "$out"
+    if [ ! -s "$out/playlist.m3u8" ] || [ ! -s "$out/init.mp4" ]; then
+        echo "golden: $HLSCAP wrote no playlist.m3u8 and init.mp4 in $out" >&2
+        exit 1
+    fi
 done
