@@ -1,0 +1,207 @@
+/// The fields of an H.264 sequence parameter set (H.264 7.3.2.1.1) that a muxer needs:
+/// profile and level for `avcC` and CODECS, picture size and pixel aspect ratio for the sample
+/// entry and `tkhd`.
+public struct H264SequenceParameterSet: Sendable, Equatable {
+    public var profileIndication: UInt8
+    /// constraint_set0_flag … constraint_set5_flag and the two reserved bits, as one byte.
+    public var constraintFlags: UInt8
+    public var levelIndication: UInt8
+    public var sequenceParameterSetID: UInt32
+    /// 0 monochrome, 1 4:2:0, 2 4:2:2, 3 4:4:4.
+    public var chromaFormat: UInt32
+    public var separateColourPlane: Bool
+    public var bitDepthLuma: Int
+    public var bitDepthChroma: Int
+    public var frameMacroblocksOnly: Bool
+    public var cropping: Cropping
+    /// Picture size in luma samples after cropping.
+    public var width: Int
+    public var height: Int
+    /// From the VUI; 1:1 when the SPS does not say.
+    public var sampleAspectRatio: SampleAspectRatio
+
+    public struct Cropping: Sendable, Equatable {
+        public var left: UInt32
+        public var right: UInt32
+        public var top: UInt32
+        public var bottom: UInt32
+
+        public static let none = Cropping(left: 0, right: 0, top: 0, bottom: 0)
+
+        public init(left: UInt32, right: UInt32, top: UInt32, bottom: UInt32) {
+            self.left = left
+            self.right = right
+            self.top = top
+            self.bottom = bottom
+        }
+    }
+
+    /// Width of a luma sample relative to its height (`pasp`'s hSpacing:vSpacing).
+    public struct SampleAspectRatio: Sendable, Equatable {
+        public var horizontal: UInt32
+        public var vertical: UInt32
+
+        public static let square = SampleAspectRatio(horizontal: 1, vertical: 1)
+
+        public init(horizontal: UInt32, vertical: UInt32) {
+            self.horizontal = horizontal
+            self.vertical = vertical
+        }
+
+        /// 0:0 is "unspecified" in H.264, and is treated as square like every other ratio
+        /// with equal terms.
+        public var isSquare: Bool { horizontal == vertical }
+    }
+
+    /// Width in square pixels, for `tkhd`: the coded width stretched by the sample aspect ratio.
+    public var displayWidth: Int {
+        guard !sampleAspectRatio.isSquare, sampleAspectRatio.vertical != 0 else { return width }
+        let numerator = width * Int(sampleAspectRatio.horizontal)
+        let denominator = Int(sampleAspectRatio.vertical)
+        return (numerator + denominator / 2) / denominator
+    }
+
+    /// Parses an SPS NAL unit, header byte included, emulation prevention bytes still in place.
+    public init(parsing nalUnit: some Collection<UInt8>) throws {
+        guard let header = nalUnit.first else { throw BitstreamError.truncated(structure: Self.structure) }
+        guard H264NALUnitType(headerByte: header) == .sequenceParameterSet else {
+            throw BitstreamError.unexpectedNALUnitType(expected: .sequenceParameterSet,
+                                                       found: header & H264NALUnitType.headerMask)
+        }
+        var reader = BitReader(H264NALUnit.removingEmulationPrevention(nalUnit.dropFirst()),
+                               structure: Self.structure)
+        profileIndication = UInt8(try reader.readBits(8))
+        constraintFlags = UInt8(try reader.readBits(8))
+        levelIndication = UInt8(try reader.readBits(8))
+        sequenceParameterSetID = try reader.readUE()
+
+        chromaFormat = Self.defaultChromaFormat
+        separateColourPlane = false
+        bitDepthLuma = Self.defaultBitDepth
+        bitDepthChroma = Self.defaultBitDepth
+        if Self.profilesWithChromaFormat.contains(profileIndication) {
+            chromaFormat = try reader.readUE()
+            guard chromaFormat <= Self.chroma444 else {
+                throw BitstreamError.invalidField(structure: Self.structure, field: "chroma_format_idc",
+                                                  value: Int(chromaFormat))
+            }
+            if chromaFormat == Self.chroma444 {
+                separateColourPlane = try reader.readFlag()
+            }
+            bitDepthLuma = Self.defaultBitDepth + Int(try reader.readUE())
+            bitDepthChroma = Self.defaultBitDepth + Int(try reader.readUE())
+            try reader.skipBits(1)  // qpprime_y_zero_transform_bypass_flag
+            if try reader.readFlag() {  // seq_scaling_matrix_present_flag
+                try Self.skipScalingLists(count: chromaFormat == Self.chroma444 ? 12 : 8, in: &reader)
+            }
+        }
+
+        _ = try reader.readUE()  // log2_max_frame_num_minus4
+        try Self.skipPictureOrderCount(in: &reader)
+        _ = try reader.readUE()  // max_num_ref_frames
+        try reader.skipBits(1)  // gaps_in_frame_num_value_allowed_flag
+        let widthInMacroblocks = Int(try reader.readUE()) + 1
+        let heightInMapUnits = Int(try reader.readUE()) + 1
+        frameMacroblocksOnly = try reader.readFlag()
+        if !frameMacroblocksOnly {
+            try reader.skipBits(1)  // mb_adaptive_frame_field_flag
+        }
+        try reader.skipBits(1)  // direct_8x8_inference_flag
+        cropping = .none
+        if try reader.readFlag() {
+            cropping = Cropping(left: try reader.readUE(), right: try reader.readUE(),
+                                top: try reader.readUE(), bottom: try reader.readUE())
+        }
+        sampleAspectRatio = .square
+        if try reader.readFlag() {  // vui_parameters_present_flag
+            sampleAspectRatio = try Self.readSampleAspectRatio(in: &reader) ?? .square
+        }
+
+        // Frame size and crop units follow H.264 7.4.2.1.1 (equations 7-19 to 7-22).
+        let chromaArrayType = separateColourPlane ? 0 : chromaFormat
+        let (subWidth, subHeight) = Self.chromaSubsampling(chromaArrayType)
+        let fieldFactor = frameMacroblocksOnly ? 1 : 2
+        let cropUnitX = subWidth
+        let cropUnitY = subHeight * fieldFactor
+        let horizontalCrop = Int(cropping.left) + Int(cropping.right)
+        let verticalCrop = Int(cropping.top) + Int(cropping.bottom)
+        width = widthInMacroblocks * Self.macroblockSize - cropUnitX * horizontalCrop
+        height = fieldFactor * heightInMapUnits * Self.macroblockSize - cropUnitY * verticalCrop
+        guard width > 0, height > 0 else {
+            throw BitstreamError.invalidField(structure: Self.structure, field: "frame cropping",
+                                              value: horizontalCrop + verticalCrop)
+        }
+    }
+
+    private static let structure = "H.264 SPS"
+    private static let macroblockSize = 16
+    private static let defaultBitDepth = 8
+    private static let defaultChromaFormat: UInt32 = 1
+    private static let chroma444: UInt32 = 3
+    /// aspect_ratio_idc meaning "sar_width and sar_height follow".
+    private static let extendedSampleAspectRatio: UInt32 = 255
+
+    /// High and later profiles carry chroma_format_idc, bit depths and scaling lists.
+    private static let profilesWithChromaFormat: Set<UInt8> = [
+        100, 110, 122, 244, 44, 83, 86, 118, 128, 138, 139, 134, 135,
+    ]
+
+    /// Table E-1, indexed by aspect_ratio_idc 1…16.
+    private static let sampleAspectRatios: [(UInt32, UInt32)] = [
+        (1, 1), (12, 11), (10, 11), (16, 11), (40, 33), (24, 11), (20, 11), (32, 11),
+        (80, 33), (18, 11), (15, 11), (64, 33), (160, 99), (4, 3), (3, 2), (2, 1),
+    ]
+
+    /// SubWidthC and SubHeightC (Table 6-1); 1×1 when chroma has no separate crop grid.
+    private static func chromaSubsampling(_ chromaArrayType: UInt32) -> (Int, Int) {
+        switch chromaArrayType {
+        case 1: (2, 2)
+        case 2: (2, 1)
+        default: (1, 1)
+        }
+    }
+
+    /// scaling_list() (7.3.2.1.1.1): only the delta_scale codes are in the stream, and a list ends
+    /// early when the running scale reaches 0 (use the default list).
+    private static func skipScalingLists(count: Int, in reader: inout BitReader) throws {
+        for listIndex in 0..<count where try reader.readFlag() {
+            let size = listIndex < 6 ? 16 : 64
+            var lastScale: Int32 = 8
+            var nextScale: Int32 = 8
+            for _ in 0..<size where nextScale != 0 {
+                let delta = try reader.readSE()
+                nextScale = (lastScale + delta + 256) % 256
+                lastScale = nextScale == 0 ? lastScale : nextScale
+            }
+        }
+    }
+
+    private static func skipPictureOrderCount(in reader: inout BitReader) throws {
+        switch try reader.readUE() {  // pic_order_cnt_type
+        case 0:
+            _ = try reader.readUE()  // log2_max_pic_order_cnt_lsb_minus4
+        case 1:
+            try reader.skipBits(1)  // delta_pic_order_always_zero_flag
+            _ = try reader.readSE()  // offset_for_non_ref_pic
+            _ = try reader.readSE()  // offset_for_top_to_bottom_field
+            let cycleLength = try reader.readUE()
+            for _ in 0..<cycleLength {
+                _ = try reader.readSE()  // offset_for_ref_frame
+            }
+        default:
+            break
+        }
+    }
+
+    /// The start of vui_parameters() (E.1.1); nil when absent or unspecified.
+    private static func readSampleAspectRatio(in reader: inout BitReader) throws -> SampleAspectRatio? {
+        guard try reader.readFlag() else { return nil }  // aspect_ratio_info_present_flag
+        let index = try reader.readBits(8)
+        if index == extendedSampleAspectRatio {
+            return SampleAspectRatio(horizontal: try reader.readBits(16), vertical: try reader.readBits(16))
+        }
+        guard (1...UInt32(sampleAspectRatios.count)).contains(index) else { return nil }
+        let (horizontal, vertical) = sampleAspectRatios[Int(index) - 1]
+        return SampleAspectRatio(horizontal: horizontal, vertical: vertical)
+    }
+}
