@@ -1,0 +1,124 @@
+/// The sample descriptions inside `stsd`:
+///
+///     avc1                  VisualSampleEntry (14496-12 12.1.3)
+///     ├── avcC              AVCDecoderConfigurationRecord (14496-15 5.4.2)
+///     └── pasp              only for non-square pixels
+///     mp4a                  AudioSampleEntry (14496-12 12.2.3)
+///     └── esds              ES_Descriptor (14496-1 7.2.6.5, 14496-14 5.6)
+///         ├── DecoderConfigDescriptor
+///         │   └── DecoderSpecificInfo    the AudioSpecificConfig
+///         └── SLConfigDescriptor
+enum SampleEntry {
+    /// The only entry in `dref`.
+    private static let dataReferenceIndex: UInt16 = 1
+    /// 72 dpi in 16.16 fixed point, the value every writer uses.
+    private static let resolution72dpi: UInt32 = 0x0048_0000
+    private static let framesPerSample: UInt16 = 1
+    private static let compressorNameLength = 32
+    /// Colour images with no alpha.
+    private static let depth24Bit: UInt16 = 0x0018
+    private static let audioSampleSizeBits: UInt16 = 16
+
+    static func writeAVC(_ writer: inout ByteWriter, _ format: H264Format) {
+        writer.box("avc1") { avc1 in
+            writeSampleEntryHeader(&avc1)
+            avc1.write(UInt16(0))  // pre_defined
+            avc1.write(UInt16(0))  // reserved
+            avc1.write(zeros: 3 * 4)  // pre_defined
+            avc1.write(UInt16(format.width))
+            avc1.write(UInt16(format.height))
+            avc1.write(resolution72dpi)  // horizresolution
+            avc1.write(resolution72dpi)  // vertresolution
+            avc1.write(UInt32(0))  // reserved
+            avc1.write(framesPerSample)
+            avc1.write(zeros: compressorNameLength)
+            avc1.write(depth24Bit)
+            avc1.write(Int16(-1))  // pre_defined
+            avc1.box("avcC") { $0.write(bytes: format.decoderConfiguration.serialized) }
+            if let ratio = try? format.decoderConfiguration.parsedSequenceParameterSet().sampleAspectRatio,
+               !ratio.isSquare {
+                avc1.box("pasp") { pasp in
+                    pasp.write(ratio.horizontal)  // hSpacing
+                    pasp.write(ratio.vertical)  // vSpacing
+                }
+            }
+        }
+    }
+
+    static func writeAAC(_ writer: inout ByteWriter, _ format: AACFormat, trackID: UInt32) {
+        let config = format.audioSpecificConfig
+        writer.box("mp4a") { mp4a in
+            writeSampleEntryHeader(&mp4a)
+            mp4a.write(zeros: 2 * 4)  // reserved
+            mp4a.write(UInt16(config.channelCount))
+            mp4a.write(audioSampleSizeBits)
+            mp4a.write(UInt16(0))  // pre_defined
+            mp4a.write(UInt16(0))  // reserved
+            // The 16.16 field cannot hold rates above 65535; decoders then read the rate from the
+            // AudioSpecificConfig, so 0 is written rather than a wrapped value.
+            mp4a.write(config.sampleRate <= Int(UInt16.max) ? FixedPoint.fixed16x16(config.sampleRate) : 0)
+            ElementaryStreamDescriptor.write(&mp4a, format, trackID: trackID)
+        }
+    }
+
+    private static func writeSampleEntryHeader(_ writer: inout ByteWriter) {
+        writer.write(zeros: 6)  // reserved
+        writer.write(dataReferenceIndex)
+    }
+}
+
+/// The `esds` box: MPEG-4 Systems descriptors, each a tag and an expandable size.
+enum ElementaryStreamDescriptor {
+    private enum Tag {
+        static let elementaryStream: UInt8 = 0x03
+        static let decoderConfig: UInt8 = 0x04
+        static let decoderSpecificInfo: UInt8 = 0x05
+        static let slConfig: UInt8 = 0x06
+    }
+
+    /// objectTypeIndication for MPEG-4 Audio (14496-1 Table 5).
+    private static let mpeg4Audio: UInt8 = 0x40
+    /// streamType 5 (audio) << 2, upStream 0, reserved bit 1.
+    private static let audioStreamTypeByte: UInt8 = 0x05 << 2 | 0x01
+    /// SLConfigDescriptor predefined 2: the value 14496-14 requires in MP4 files.
+    private static let slConfigPredefinedMP4: UInt8 = 0x02
+    /// AAC's decoder input buffer: 6144 bits per channel (14496-3 4.5.3.1).
+    private static let bufferBytesPerChannel = 6144 / 8
+
+    static func write(_ writer: inout ByteWriter, _ format: AACFormat, trackID: UInt32) {
+        let config = format.audioSpecificConfig
+        writer.fullBox("esds", version: 0, flags: 0) { esds in
+            descriptor(&esds, tag: Tag.elementaryStream) { es in
+                es.write(UInt16(truncatingIfNeeded: trackID))  // ES_ID
+                es.write(UInt8(0))  // no stream dependence, URL or OCR stream; priority 0
+                descriptor(&es, tag: Tag.decoderConfig) { decoderConfig in
+                    decoderConfig.write(mpeg4Audio)
+                    decoderConfig.write(audioStreamTypeByte)
+                    decoderConfig.write(uint24: UInt32(bufferBytesPerChannel * config.channelCount))
+                    decoderConfig.write(format.maxBitrate)
+                    decoderConfig.write(format.averageBitrate)
+                    descriptor(&decoderConfig, tag: Tag.decoderSpecificInfo) { $0.write(bytes: config.bytes) }
+                }
+                descriptor(&es, tag: Tag.slConfig) { $0.write(slConfigPredefinedMP4) }
+            }
+        }
+    }
+
+    /// Writes a descriptor: tag, size in 7-bit groups (high bit = more follow), then the body.
+    private static func descriptor(_ writer: inout ByteWriter, tag: UInt8, _ body: (inout ByteWriter) -> Void) {
+        var content = ByteWriter()
+        body(&content)
+        writer.write(tag)
+        let size = content.count
+        var shift = 21
+        while shift > 0 && size >> shift == 0 {
+            shift -= 7
+        }
+        while shift > 0 {
+            writer.write(UInt8(0x80 | (size >> shift) & 0x7F))
+            shift -= 7
+        }
+        writer.write(UInt8(size & 0x7F))
+        writer.write(bytes: content.bytes)
+    }
+}
