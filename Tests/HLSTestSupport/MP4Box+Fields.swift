@@ -1,0 +1,143 @@
+/// Decoders for the box fields tests check (ISO/IEC 14496-12, 14496-14, 14496-15).
+extension MP4Box {
+    /// `mfhd` sequence_number.
+    public func sequenceNumber() throws -> UInt32 {
+        var reader = try fullBoxReader("mfhd")
+        return try reader.uint32()
+    }
+
+    /// `tfhd` track_ID (flags are `flags`).
+    public func trackFragmentTrackID() throws -> UInt32 {
+        var reader = try fullBoxReader("tfhd")
+        return try reader.uint32()
+    }
+
+    /// `tfdt` baseMediaDecodeTime, 32-bit in version 0, 64-bit in version 1.
+    public func baseDecodeTime() throws -> UInt64 {
+        var reader = try fullBoxReader("tfdt")
+        return version == 1 ? try reader.uint64() : UInt64(try reader.uint32())
+    }
+
+    /// `mdhd` timescale.
+    public func mediaTimescale() throws -> UInt32 {
+        var reader = try fullBoxReader("mdhd")
+        try reader.skip(version == 1 ? 16 : 8)  // creation and modification times
+        return try reader.uint32()
+    }
+
+    /// `mdhd` language as three letters.
+    public func mediaLanguage() throws -> String {
+        var reader = try fullBoxReader("mdhd")
+        try reader.skip(version == 1 ? 16 + 4 + 8 : 8 + 4 + 4)
+        let packed = try reader.uint16()
+        let letters = [10, 5, 0].map { UInt8((packed >> UInt16($0)) & 0x1F) + 0x60 }
+        return String(decoding: letters, as: UTF8.self)
+    }
+
+    /// `hdlr` handler_type, e.g. "vide" or "soun".
+    public func handlerType() throws -> String {
+        var reader = try fullBoxReader("hdlr")
+        try reader.skip(4)  // pre_defined
+        return try reader.fourCC()
+    }
+
+    /// The `avcC` payload, the AVCDecoderConfigurationRecord.
+    public func avcConfigurationBytes() throws -> [UInt8] {
+        guard type == "avcC" else { throw MP4ReadError.unexpected(box: type, detail: "not avcC") }
+        return Array(payload)
+    }
+
+    /// The DecoderSpecificInfo (AudioSpecificConfig) inside an `esds`.
+    public func audioSpecificConfigBytes() throws -> [UInt8] {
+        var reader = try fullBoxReader("esds")
+        var descriptors = try Self.readDescriptor(&reader, expecting: 0x03)
+        try descriptors.skip(2 + 1)  // ES_ID, flags (this reader expects none set)
+        var decoderConfig = try Self.readDescriptor(&descriptors, expecting: 0x04)
+        try decoderConfig.skip(1 + 1 + 3 + 4 + 4)  // object type, stream type, buffer, bitrates
+        var specificInfo = try Self.readDescriptor(&decoderConfig, expecting: 0x05)
+        return Array(try specificInfo.take(specificInfo.remaining))
+    }
+
+    public struct TrackHeader: Sendable, Equatable {
+        public var flags: UInt32
+        public var trackID: UInt32
+        /// 8.8 fixed point.
+        public var volume: UInt16
+        public var matrix: [Int32]
+        /// 16.16 fixed point, as stored.
+        public var width: UInt32
+        public var height: UInt32
+    }
+
+    public func trackHeader() throws -> TrackHeader {
+        var reader = try fullBoxReader("tkhd")
+        let longTimes = version == 1
+        try reader.skip(longTimes ? 16 : 8)  // creation and modification times
+        let trackID = try reader.uint32()
+        try reader.skip(4 + (longTimes ? 8 : 4) + 8 + 2 + 2)  // reserved, duration, reserved, layer, group
+        let volume = try reader.uint16()
+        try reader.skip(2)
+        let matrix = try (0..<9).map { _ in try reader.int32() }
+        return TrackHeader(flags: flags, trackID: trackID, volume: volume, matrix: matrix,
+                           width: try reader.uint32(), height: try reader.uint32())
+    }
+
+    public struct TrackRun: Sendable, Equatable {
+        public struct Entry: Sendable, Equatable {
+            public var duration: UInt32?
+            public var size: UInt32?
+            public var flags: UInt32?
+            /// Signed in version 1; a version 0 value is reinterpreted from unsigned.
+            public var compositionOffset: Int32?
+        }
+
+        public var version: UInt8
+        public var flags: UInt32
+        public var dataOffset: Int32?
+        public var firstSampleFlags: UInt32?
+        public var entries: [Entry]
+    }
+
+    public func trackRun() throws -> TrackRun {
+        var reader = try fullBoxReader("trun")
+        let count = try reader.uint32()
+        let dataOffset = flags & 0x1 != 0 ? try reader.int32() : nil
+        let firstSampleFlags = flags & 0x4 != 0 ? try reader.uint32() : nil
+        var entries: [TrackRun.Entry] = []
+        for _ in 0..<count {
+            entries.append(TrackRun.Entry(
+                duration: flags & 0x100 != 0 ? try reader.uint32() : nil,
+                size: flags & 0x200 != 0 ? try reader.uint32() : nil,
+                flags: flags & 0x400 != 0 ? try reader.uint32() : nil,
+                compositionOffset: flags & 0x800 != 0 ? try reader.int32() : nil))
+        }
+        guard reader.remaining == 0 else {
+            throw MP4ReadError.unexpected(box: "trun", detail: "\(reader.remaining) bytes after the entries")
+        }
+        return TrackRun(version: version, flags: flags, dataOffset: dataOffset,
+                        firstSampleFlags: firstSampleFlags, entries: entries)
+    }
+
+    /// A reader positioned after the version and flags of a full box of the given type.
+    private func fullBoxReader(_ expected: String) throws -> MP4Reader {
+        guard type == expected else { throw MP4ReadError.unexpected(box: type, detail: "not \(expected)") }
+        var reader = MP4Reader(payload, box: type)
+        try reader.skip(4)
+        return reader
+    }
+
+    /// A descriptor's body (14496-1 8.3.3): tag, then a size in 7-bit groups.
+    private static func readDescriptor(_ reader: inout MP4Reader, expecting tag: UInt8) throws -> MP4Reader {
+        let found = try reader.uint8()
+        guard found == tag else {
+            throw MP4ReadError.unexpected(box: "esds", detail: "descriptor tag \(found), expected \(tag)")
+        }
+        var size = 0
+        var byte: UInt8
+        repeat {
+            byte = try reader.uint8()
+            size = size << 7 | Int(byte & 0x7F)
+        } while byte & 0x80 != 0
+        return MP4Reader(try reader.take(size), box: "esds")
+    }
+}
