@@ -39,18 +39,16 @@ extension AudioSpecificConfig {
         self.init(bytes: bytes, objectType: objectType, sampleRate: sampleRate, channelCount: channelCount)
     }
 
-    /// Builds the two-byte (or longer, for escaped values) config of a plain AAC stream.
-    /// `channelCount` must be 1 to 6 or 8, the counts a channelConfiguration can express.
+    /// Builds the config of a plain AAC stream: two bytes, five with an explicit sample rate.
+    /// `objectType` must be one of the AAC types below 31 (GASpecificConfig follows), and
+    /// `channelCount` 1 to 6 or 8, the counts a channelConfiguration can express.
     public init(objectType: Int = aacLowComplexity, sampleRate: Int, channelCount: Int) {
         guard let configuration = Self.channelCountsByConfiguration.first(where: { $0.value == channelCount })?.key
         else { preconditionFailure("AudioSpecificConfig cannot express \(channelCount) channels") }
+        precondition((1..<Int(Self.objectTypeEscape)).contains(objectType),
+                     "object type \(objectType) does not use the GASpecificConfig written here")
         var bits = BitWriter()
-        if objectType < Int(Self.objectTypeEscape) {
-            bits.write(UInt32(objectType), count: 5)
-        } else {
-            bits.write(Self.objectTypeEscape, count: 5)
-            bits.write(UInt32(objectType - Self.escapedObjectTypeBase), count: 6)
-        }
+        bits.write(UInt32(objectType), count: 5)
         if let index = Self.samplingFrequencies.firstIndex(of: sampleRate) {
             bits.write(UInt32(index), count: 4)
         } else {

@@ -164,7 +164,8 @@ public struct H264SequenceParameterSet: Sendable, Equatable {
     /// scaling_list() (7.3.2.1.1.1): only the delta_scale codes are in the stream, and a list ends
     /// early when the running scale reaches 0 (use the default list).
     private static func skipScalingLists(count: Int, in reader: inout BitReader) throws {
-        for listIndex in 0..<count where try reader.readFlag() {
+        for listIndex in 0..<count {
+            guard try reader.readFlag() else { continue }  // scaling_list_present_flag
             let size = listIndex < 6 ? 16 : 64
             var lastScale: Int32 = 8
             var nextScale: Int32 = 8
