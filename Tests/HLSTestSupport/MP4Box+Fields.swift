@@ -89,6 +89,13 @@ extension MP4Box {
             public var flags: UInt32?
             /// Signed in version 1; a version 0 value is reinterpreted from unsigned.
             public var compositionOffset: Int32?
+
+            public init(duration: UInt32?, size: UInt32?, flags: UInt32?, compositionOffset: Int32?) {
+                self.duration = duration
+                self.size = size
+                self.flags = flags
+                self.compositionOffset = compositionOffset
+            }
         }
 
         public var version: UInt8
