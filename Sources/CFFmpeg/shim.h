@@ -15,6 +15,8 @@
 #include <libavutil/samplefmt.h>
 #include <libswscale/swscale.h>
 #include <libswresample/swresample.h>
+#include <stdarg.h>
+#include <stdio.h>
 
 // Macros Swift cannot import, as functions.
 static inline int hlscap_averror(int posixError) { return AVERROR(posixError); }
@@ -24,5 +26,15 @@ static inline int hlscap_averror_invaliddata(void) { return AVERROR_INVALIDDATA;
 static inline int hlscap_averror_decoder_not_found(void) { return AVERROR_DECODER_NOT_FOUND; }
 static inline int64_t hlscap_nopts_value(void) { return AV_NOPTS_VALUE; }
 static inline AVRational hlscap_time_base_q(void) { return AV_TIME_BASE_Q; }
+static inline int hlscap_averror_stream_not_found(void) { return AVERROR_STREAM_NOT_FOUND; }
+
+// Formats a log message without consuming `args`, so the same va_list can still be
+// handed to av_log_default_callback afterwards.
+static inline void hlscap_format_log_message(char *buffer, size_t size, const char *format, va_list args) {
+    va_list copy;
+    va_copy(copy, args);
+    vsnprintf(buffer, size, format, copy);
+    va_end(copy);
+}
 
 #endif
