@@ -1,0 +1,166 @@
+import CFFmpeg
+import Glibc
+
+/// Reads the compressed packets of a media file: its best video stream and its best audio
+/// stream, in file order. Use one instance from one thread at a time.
+///
+/// A truncated file fails with `.corrupt` rather than ending early, as far as the container
+/// lets that be known: FFmpeg's MP4 demuxer cannot open one cut before its index, and its
+/// MP4 and Matroska demuxers log a cut in the media data and then report a plain end of
+/// file, which `nextPacket()` turns back into an error. MPEG-TS has no index or total size;
+/// a file that ends inside a transport packet is refused when it is opened.
+public final class FileDemuxer {
+    public let path: String
+    /// The selected streams: video first, then audio; at least one of them.
+    public let streams: [InputStreamInfo]
+
+    private let input: InputFormatContext
+    private var packet: Packet
+    /// For each FFmpeg stream index, the position of that stream in `streams`.
+    private let positionsByStreamIndex: [Int?]
+
+    /// MPEG-TS packet sizes: plain, M2TS (with a timestamp prefix) and with FEC bytes.
+    private static let transportPacketSizes = [188, 192, 204]
+
+    public init(path: String) throws(MediaInputError) {
+        self.path = path
+        let fileSize = try Self.sizeOfReadableFile(path)
+        do {
+            // The "file:" prefix keeps a colon in a file name from being read as a protocol,
+            // and the whitelist keeps playlists and the like from reaching for the network.
+            input = try InputFormatContext(url: "file:" + path, options: ["protocol_whitelist": "file"])
+            try input.findStreamInfo()
+            packet = try Packet()
+        } catch {
+            throw Self.openingError(error, path: path)
+        }
+        try Self.checkTransportStreamIsWhole(input, fileSize: fileSize, path: path)
+
+        var selected: [(index: Int, kind: InputStreamInfo.Kind)] = []
+        let video = input.bestStream(of: AVMEDIA_TYPE_VIDEO)
+        if let video, !Self.isAttachedPicture(input.stream(at: video)) { selected.append((video, .video)) }
+        if let audio = input.bestStream(of: AVMEDIA_TYPE_AUDIO, relatedTo: video) { selected.append((audio, .audio)) }
+        guard !selected.isEmpty else {
+            throw MediaInputError(kind: .noMediaStreams, path: path, detail: Self.describeStreams(of: input))
+        }
+        input.discardStreams(except: selected.map(\.index))
+
+        var positions = [Int?](repeating: nil, count: input.streamCount)
+        var infos: [InputStreamInfo] = []
+        for (position, stream) in selected.enumerated() {
+            positions[stream.index] = position
+            infos.append(InputStreamInfo(stream: input.stream(at: stream.index), kind: stream.kind, in: input))
+        }
+        positionsByStreamIndex = positions
+        streams = infos
+    }
+
+    /// The next packet of a selected stream, or `nil` once the whole file has been read.
+    public func nextPacket() throws(MediaInputError) -> DemuxedPacket? {
+        while true {
+            let result: InputFormatContext.ReadResult
+            do {
+                result = try input.readFrame(into: &packet)
+            } catch {
+                throw MediaInputError(kind: .corrupt, path: path, detail: error.description)
+            }
+            switch result {
+            case .endOfFile:
+                try checkEndIsComplete()
+                return nil
+            case .packet:
+                // Packets buffered while probing, and streams that appear mid-file, may still
+                // belong to streams we did not select.
+                let streamIndex = packet.streamIndex
+                guard streamIndex < positionsByStreamIndex.count,
+                      let position = positionsByStreamIndex[streamIndex] else { continue }
+                return DemuxedPacket(packet, streamIndex: position)
+            }
+        }
+    }
+
+    /// Throws when the end of file was the demuxer giving up rather than the data ending.
+    private func checkEndIsComplete() throws(MediaInputError) {
+        if let reported = input.recordedError {
+            throw MediaInputError(kind: .corrupt, path: path, detail: reported)
+        }
+    }
+
+    // MARK: Opening
+
+    /// Checks the path before FFmpeg sees it, whose errors would be vaguer, and which would
+    /// wait forever on a FIFO; returns the file's size in bytes.
+    private static func sizeOfReadableFile(_ path: String) throws(MediaInputError) -> Int {
+        var status = stat()
+        guard stat(path, &status) == 0 else {
+            let error = errno
+            switch error {
+            case ENOENT, ENOTDIR: throw MediaInputError(kind: .notFound, path: path)
+            default: throw MediaInputError(kind: .unreadable, path: path, detail: systemMessage(error))
+            }
+        }
+        switch status.st_mode & S_IFMT {
+        case S_IFREG: break
+        case S_IFDIR: throw MediaInputError(kind: .unreadable, path: path, detail: "it is a directory")
+        default: throw MediaInputError(kind: .unreadable, path: path, detail: "it is not a regular file")
+        }
+        guard access(path, R_OK) == 0 else {
+            throw MediaInputError(kind: .unreadable, path: path, detail: systemMessage(errno))
+        }
+        guard status.st_size > 0 else {
+            throw MediaInputError(kind: .notMedia, path: path, detail: "the file is empty")
+        }
+        return Int(status.st_size)
+    }
+
+    /// FFmpeg drops a final partial transport packet without a word, and a stream cut
+    /// between two video packets looks complete; a size that is not a whole number of
+    /// packets is the one sign of truncation left.
+    private static func checkTransportStreamIsWhole(
+        _ input: borrowing InputFormatContext, fileSize: Int, path: String
+    ) throws(MediaInputError) {
+        guard input.formatName == "mpegts",
+              !transportPacketSizes.contains(where: { fileSize % $0 == 0 }) else { return }
+        throw MediaInputError(kind: .corrupt, path: path, detail: "the file ends inside a transport stream packet")
+    }
+
+    private static func openingError(_ error: FFmpegError, path: String) -> MediaInputError {
+        switch error.code {
+        case hlscap_averror(ENOENT):
+            return MediaInputError(kind: .notFound, path: path)
+        case hlscap_averror(EACCES), hlscap_averror(EISDIR):
+            return MediaInputError(kind: .unreadable, path: path, detail: error.text)
+        case FFmpegError.invalidData.code:
+            // A demuxer that logged why it failed recognised its format: the data is broken.
+            // Without one, no demuxer recognised the file at all.
+            if let reported = error.loggedMessage {
+                return MediaInputError(kind: .corrupt, path: path, detail: reported)
+            }
+            return MediaInputError(kind: .notMedia, path: path, detail: "no demuxer recognises its contents")
+        default:
+            return MediaInputError(kind: .notMedia, path: path, detail: error.description)
+        }
+    }
+
+    /// Cover art is a video stream of one picture; it is not the video we package.
+    private static func isAttachedPicture(_ stream: UnsafeMutablePointer<AVStream>) -> Bool {
+        stream.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC != 0
+    }
+
+    /// What the file holds instead of video or audio, e.g. "it holds 1 subtitle stream".
+    private static func describeStreams(of input: borrowing InputFormatContext) -> String {
+        guard input.streamCount > 0 else { return "it holds no streams" }
+        var counts: [String: Int] = [:]
+        for index in 0..<input.streamCount {
+            let type = input.stream(at: index).pointee.codecpar.pointee.codec_type
+            let name = av_get_media_type_string(type).map { String(cString: $0) } ?? "unknown"
+            counts[name, default: 0] += 1
+        }
+        let parts = counts.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key) stream\($0.value == 1 ? "" : "s")" }
+        return "it holds " + parts.joined(separator: ", ")
+    }
+
+    private static func systemMessage(_ error: Int32) -> String {
+        String(cString: strerror(error)).lowercased()
+    }
+}
