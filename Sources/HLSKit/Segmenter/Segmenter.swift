@@ -236,12 +236,3 @@ public struct Segmenter: Sendable {
         return description.isVideo ? Int64(description.timescale) / 30 : 1024
     }
 }
-
-/// `value · to / from`, rounded to the nearest integer (halves away from zero).
-func rescale(_ value: Int64, from: Int64, to: Int64) -> Int64 {
-    if from == to { return value }
-    let product = Int128(value) * Int128(to)
-    let half = Int128(from) / 2
-    let rounded = product >= 0 ? (product + half) / Int128(from) : (product - half) / Int128(from)
-    return Int64(rounded)
-}
