@@ -1,1 +1,64 @@
-print("hlscap")
+import Foundation
+
+let version = "0.1.0"
+
+let commands: [any Command.Type] = [FileCommand.self]
+
+let programHelp = """
+    hlscap \(version) — package live and recorded video as HLS (fragmented MP4) on disk
+
+    Usage: hlscap <command> [options]
+
+    Commands:
+    \(commands.map { "  " + $0.name.padding(toLength: 8, withPad: " ", startingAt: 0) + $0.summary }
+        .joined(separator: "\n"))
+
+    Options:
+      --help       show this help, or a command's help after its name
+      --version    print the version
+
+    Run 'hlscap <command> --help' for a command's options.
+    """
+
+func printError(_ message: String) {
+    FileHandle.standardError.write(Data("hlscap: \(message)\n".utf8))
+}
+
+func runMain(_ words: [String]) -> ExitCode {
+    guard let first = words.first else {
+        printError("no command given; run 'hlscap --help' for the commands")
+        return .usage
+    }
+    switch first {
+    case "--help", "-h", "help":
+        print(programHelp)
+        return .success
+    case "--version":
+        print("hlscap \(version)")
+        return .success
+    default:
+        break
+    }
+    guard let command = commands.first(where: { $0.name == first }) else {
+        printError("unknown command '\(first)'; run 'hlscap --help' for the commands")
+        return .usage
+    }
+    var arguments = ArgumentList(Array(words.dropFirst()))
+    if arguments.flag("--help") || arguments.flag("-h") {
+        print(command.help)
+        return .success
+    }
+    do {
+        try command.init(arguments: &arguments).run()
+        return .success
+    } catch let error as CommandError {
+        printError(error.message)
+        if error.exitCode == .usage { printError("run 'hlscap \(command.name) --help' for usage") }
+        return error.exitCode
+    } catch {
+        printError("\(error)")
+        return .software
+    }
+}
+
+exit(runMain(Array(CommandLine.arguments.dropFirst())).rawValue)

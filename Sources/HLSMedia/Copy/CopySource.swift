@@ -1,0 +1,221 @@
+import Foundation
+import HLSKit
+
+/// Why a recording cannot be packaged by copying its compressed samples.
+public struct CopyError: Error, CustomStringConvertible {
+    public var path: String
+    public var detail: String
+
+    public var description: String { "\(path): \(detail)" }
+}
+
+/// Reads an H.264/AAC recording as track descriptions and samples for the segmenter, without decoding.
+///
+/// Video becomes 4-byte length-prefixed access units on a 90 kHz timescale; AAC loses any ADTS
+/// headers and keeps the sample rate as its timescale. Source timestamps are only rescaled: the
+/// segmenter's single delta keeps the A/V offset and the audio priming of the input.
+public final class CopySource {
+    public static let videoTimescale: Int64 = 90_000
+
+    private enum Conversion {
+        case h264(H264AccessUnit.Framing, AVCDecoderConfiguration)
+        case aac(stripsADTS: Bool)
+    }
+
+    private struct Track {
+        var info: InputStreamInfo
+        var conversion: Conversion
+        var timescale: Int64
+        var lastDecodeTime: Int64?
+    }
+
+    public let path: String
+    public let tracks: [TrackDescription]
+    public let inputStreams: [InputStreamInfo]
+    private let demuxer: FileDemuxer
+    private var state: [Track]
+    /// Packets read while looking for the parameter sets of streams that carry them in-band.
+    private var readAhead: [DemuxedPacket]
+
+    /// How far to read for in-band parameter sets (MPEG-TS) before giving up.
+    private static let readAheadLimit = 2_000
+
+    public init(demuxer: FileDemuxer) throws {
+        self.demuxer = demuxer
+        path = demuxer.path
+        inputStreams = demuxer.streams
+        for stream in demuxer.streams where !(stream.isH264 || stream.isAAC) {
+            let kind = stream.kind == .video ? "video" : "audio"
+            throw CopyError(path: demuxer.path, detail: "\(stream.codecName) \(kind) cannot be copied into HLS "
+                + "(copy mode carries H.264 video and AAC audio); it needs transcoding, which this version "
+                + "does not do yet")
+        }
+        var readAhead: [DemuxedPacket] = []
+        var state: [Track] = []
+        for (index, stream) in demuxer.streams.enumerated() {
+            if stream.isH264 {
+                let (framing, configuration) = try Self.videoConfiguration(
+                    stream, streamIndex: index, demuxer: demuxer, readAhead: &readAhead)
+                state.append(Track(info: stream, conversion: .h264(framing, configuration),
+                                   timescale: Self.videoTimescale))
+            } else {
+                let stripsADTS = stream.extradata.isEmpty
+                state.append(Track(info: stream, conversion: .aac(stripsADTS: stripsADTS),
+                                   timescale: Int64(stream.sampleRate)))
+            }
+        }
+        var tracks: [TrackDescription] = []
+        for (index, track) in state.enumerated() {
+            let format: TrackDescription.Format
+            switch track.conversion {
+            case .h264(_, let configuration):
+                format = .h264(try Self.h264Format(track.info, configuration: configuration, path: demuxer.path))
+            case .aac(let stripsADTS):
+                let config = stripsADTS
+                    ? try Self.adtsConfiguration(streamIndex: index, demuxer: demuxer, readAhead: &readAhead)
+                    : try AudioSpecificConfig(parsing: track.info.extradata)
+                format = .aac(AACFormat(audioSpecificConfig: config))
+            }
+            tracks.append(TrackDescription(trackID: UInt32(index + 1), timescale: UInt32(track.timescale),
+                                           format: format))
+        }
+        self.tracks = tracks
+        self.state = state
+        self.readAhead = readAhead
+    }
+
+    /// The next sample in file order, or nil at the end of the file.
+    public func nextSample() throws -> EncodedSample? {
+        while true {
+            let packet: DemuxedPacket
+            if !readAhead.isEmpty {
+                packet = readAhead.removeFirst()
+            } else if let next = try demuxer.nextPacket() {
+                packet = next
+            } else {
+                return nil
+            }
+            if let sample = try sample(from: packet) { return sample }
+        }
+    }
+
+    private func sample(from packet: DemuxedPacket) throws -> EncodedSample? {
+        let index = packet.streamIndex
+        var track = state[index]
+        let timeBase = track.info.timeBase
+        guard let sourceDecodeTime = packet.dts ?? packet.pts ?? track.lastDecodeTime.map({ $0 + 1 }) else {
+            return nil
+        }
+        let decodeTime = rescale(sourceDecodeTime, timeBase, track.timescale)
+        let presentationTime = packet.pts.map { rescale($0, timeBase, track.timescale) } ?? decodeTime
+        let duration = packet.duration > 0 ? rescale(packet.duration, timeBase, track.timescale) : nil
+        track.lastDecodeTime = sourceDecodeTime
+        state[index] = track
+
+        switch track.conversion {
+        case .h264(let framing, let configuration):
+            let unit: H264AccessUnit
+            do {
+                unit = try H264AccessUnit(packet.data, framing: framing, configuration: configuration)
+            } catch {
+                throw CopyError(path: path, detail: "broken H.264 sample at \(seconds(decodeTime, track)) s "
+                    + "(\(error)); the file is corrupt")
+            }
+            return EncodedSample(track: index, decodeTime: decodeTime,
+                                 compositionOffset: Int32(clamping: presentationTime - decodeTime),
+                                 durationHint: duration, isSync: unit.isIDR, data: unit.bytes)
+        case .aac(let stripsADTS):
+            var data = packet.data
+            if stripsADTS {
+                do {
+                    data = Array(try ADTSHeader.payload(ofFrame: data))
+                } catch {
+                    throw CopyError(path: path, detail: "broken ADTS frame at \(seconds(decodeTime, track)) s "
+                        + "(\(error)); the file is corrupt")
+                }
+            }
+            return EncodedSample(track: index, decodeTime: decodeTime, durationHint: duration, isSync: true,
+                                 data: data)
+        }
+    }
+
+    private func seconds(_ ticks: Int64, _ track: Track) -> String {
+        String(format: "%.3f", Double(ticks) / Double(track.timescale))
+    }
+
+    private func rescale(_ value: Int64, _ timeBase: Rational, _ timescale: Int64) -> Int64 {
+        HLSKit.rescale(value, multipliedBy: Int64(timeBase.numerator) * timescale,
+                       dividedBy: Int64(timeBase.denominator))
+    }
+
+    private static func videoConfiguration(
+        _ stream: InputStreamInfo, streamIndex: Int, demuxer: FileDemuxer, readAhead: inout [DemuxedPacket]
+    ) throws -> (H264AccessUnit.Framing, AVCDecoderConfiguration) {
+        if let first = stream.extradata.first, first == 1 {
+            do {
+                let configuration = try AVCDecoderConfiguration(parsing: stream.extradata)
+                return (.lengthPrefixed(lengthSize: configuration.nalUnitLengthSize), configuration)
+            } catch {
+                throw CopyError(path: demuxer.path, detail: "unreadable H.264 configuration (\(error))")
+            }
+        }
+        if let configuration = try? AVCDecoderConfiguration(annexB: stream.extradata) {
+            return (.annexB, configuration)
+        }
+        // MPEG-TS carries SPS and PPS in the stream, in front of keyframes.
+        let packet = try readUntil(streamIndex: streamIndex, demuxer: demuxer, readAhead: &readAhead) {
+            (try? AVCDecoderConfiguration(annexB: $0.data)) != nil
+        }
+        guard let packet, let configuration = try? AVCDecoderConfiguration(annexB: packet.data) else {
+            throw CopyError(path: demuxer.path, detail: "no H.264 parameter sets (SPS/PPS) found; "
+                + "the video cannot be decoded")
+        }
+        return (.annexB, configuration)
+    }
+
+    private static func adtsConfiguration(
+        streamIndex: Int, demuxer: FileDemuxer, readAhead: inout [DemuxedPacket]
+    ) throws -> AudioSpecificConfig {
+        let packet = try readUntil(streamIndex: streamIndex, demuxer: demuxer, readAhead: &readAhead) { _ in true }
+        guard let packet, let header = try? ADTSHeader(parsing: packet.data),
+              let config = try? header.audioSpecificConfig() else {
+            throw CopyError(path: demuxer.path, detail: "AAC audio without a decoder configuration or ADTS "
+                + "headers; the audio cannot be decoded")
+        }
+        return config
+    }
+
+    /// Reads on (keeping every packet for later) until a packet of `streamIndex` matches.
+    private static func readUntil(
+        streamIndex: Int, demuxer: FileDemuxer, readAhead: inout [DemuxedPacket],
+        where matches: (DemuxedPacket) -> Bool
+    ) throws -> DemuxedPacket? {
+        if let found = readAhead.first(where: { $0.streamIndex == streamIndex && matches($0) }) {
+            return found
+        }
+        while readAhead.count < readAheadLimit, let packet = try demuxer.nextPacket() {
+            readAhead.append(packet)
+            if packet.streamIndex == streamIndex && matches(packet) { return packet }
+        }
+        return nil
+    }
+
+    private static func h264Format(_ stream: InputStreamInfo, configuration: AVCDecoderConfiguration,
+                                   path: String) throws -> H264Format {
+        let sps: H264SequenceParameterSet
+        do {
+            sps = try configuration.parsedSequenceParameterSet()
+        } catch {
+            throw CopyError(path: path, detail: "unreadable H.264 sequence parameter set (\(error))")
+        }
+        let width = stream.width > 0 ? stream.width : sps.width
+        let height = stream.height > 0 ? stream.height : sps.height
+        var displayWidth = width
+        if let aspect = stream.sampleAspectRatio, aspect.numerator > 0, aspect.denominator > 0 {
+            displayWidth = Int(HLSKit.rescale(Int64(width), multipliedBy: Int64(aspect.numerator),
+                                              dividedBy: Int64(aspect.denominator)))
+        }
+        return H264Format(decoderConfiguration: configuration, width: width, height: height,
+                          displayWidth: displayWidth, displayHeight: height, matrix: stream.displayMatrix)
+    }
+}
