@@ -13,6 +13,9 @@ GOLDEN_FIXTURES=(
     video-only.mp4
     audio-only.m4a
     long-gop.mp4
+    h264-aac.mkv
+    h264-aac.ts
+    flash-beep.mp4
 )
 HLSCAP="${HLSCAP_BIN:-.build/debug/hlscap}"
 

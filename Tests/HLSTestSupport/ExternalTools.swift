@@ -146,12 +146,22 @@ public enum ExternalTools {
 
     /// Number of frames ffprobe decodes in `stream` (an ffprobe stream specifier: "v:0", "a:0").
     public static func ffprobeFrameCount(path: String, stream: String = "v:0") throws -> Int {
-        let arguments = ["-v", "error", "-count_frames", "-select_streams", stream,
-                         "-show_entries", "stream=nb_read_frames", "-of", "csv=p=0", path]
+        try ffprobeCount(path: path, stream: stream, counting: "frames")
+    }
+
+    /// Number of packets ffprobe reads in `stream`, decoded or not (an edit list may hide some).
+    public static func ffprobePacketCount(path: String, stream: String = "v:0") throws -> Int {
+        try ffprobeCount(path: path, stream: stream, counting: "packets")
+    }
+
+    private static func ffprobeCount(path: String, stream: String, counting unit: String) throws -> Int {
+        let arguments = ["-v", "error", "-count_\(unit)", "-select_streams", stream,
+                         "-show_entries", "stream=nb_read_\(unit)", "-of", "csv=p=0", path]
         let result = try run("ffprobe", arguments)
         let command = "ffprobe " + arguments.joined(separator: " ")
         guard result.succeeded else { throw ExternalToolError.failed(command: command, result: result) }
-        let output = result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        // The HLS demuxer lists each stream twice, under its program and on its own: same count.
+        let output = result.stdout.split(separator: "\n").first.map(String.init) ?? ""
         guard let count = Int(output) else {
             throw ExternalToolError.unexpectedOutput(command: command, output: output + result.stderr)
         }

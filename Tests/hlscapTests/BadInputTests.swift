@@ -1,0 +1,144 @@
+import Foundation
+import HLSTestSupport
+import Testing
+
+/// Bad input gets one clear line naming the file, a sysexits code, and never a stream that looks valid.
+@Suite struct BadInputTests {
+    struct Outcome {
+        var result: ProcessResult
+        var output: PackagedStream
+    }
+
+    /// Runs `hlscap file INPUT --out <fresh dir> extra…`.
+    func package(input: String, extraArguments: [String] = []) throws -> Outcome {
+        let output = try PackagedStream.temporaryDirectory()
+        let result = try ExternalTools.runHlscap(["file", input, "--out", output.path] + extraArguments,
+                                                 timeoutSeconds: 60)
+        return Outcome(result: result, output: PackagedStream(directory: output, result: result))
+    }
+
+    func writeTemporaryFile(_ name: String, _ bytes: [UInt8]) throws -> URL {
+        let url = try PackagedStream.temporaryDirectory().appendingPathComponent(name)
+        try Data(bytes).write(to: url)
+        return url
+    }
+
+    func expectFailure(_ outcome: Outcome, exitStatus: Int32, mentioning words: [String],
+                       sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(outcome.result.exitStatus == exitStatus, "stderr: \(outcome.result.stderr)",
+                sourceLocation: sourceLocation)
+        #expect(!outcome.result.timedOut, sourceLocation: sourceLocation)
+        let message = outcome.result.stderr
+        #expect(message.hasPrefix("hlscap: "), sourceLocation: sourceLocation)
+        for word in words {
+            #expect(message.contains(word), "\"\(message)\" should mention \(word)", sourceLocation: sourceLocation)
+        }
+        #expect(!message.contains("Fatal error"), sourceLocation: sourceLocation)
+        #expect(!FileManager.default.fileExists(atPath: outcome.output.playlistURL.path),
+                "a failed run left a playlist", sourceLocation: sourceLocation)
+    }
+
+    @Test func missingFile() throws {
+        let outcome = try package(input: "/nonexistent/recording.mp4")
+        defer { outcome.output.remove() }
+        expectFailure(outcome, exitStatus: 66, mentioning: ["/nonexistent/recording.mp4"])
+    }
+
+    @Test func directoryInsteadOfFile() throws {
+        let directory = try PackagedStream.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let outcome = try package(input: directory.path)
+        defer { outcome.output.remove() }
+        expectFailure(outcome, exitStatus: 66, mentioning: [directory.path])
+    }
+
+    @Test func textFileIsNotMedia() throws {
+        let text = try writeTemporaryFile("notes.mp4", Array("these are not frames\n".utf8))
+        let outcome = try package(input: text.path)
+        defer { outcome.output.remove() }
+        expectFailure(outcome, exitStatus: 65, mentioning: [text.path])
+    }
+
+    @Test func emptyFile() throws {
+        let empty = try writeTemporaryFile("empty.mp4", [])
+        let outcome = try package(input: empty.path)
+        defer { outcome.output.remove() }
+        expectFailure(outcome, exitStatus: 65, mentioning: [empty.path])
+    }
+
+    @Test(arguments: ["h264-aac.mp4", "h264-aac.mkv", "h264-aac.ts"])
+    func truncatedFileIsRefusedAndLeavesNoStream(fixture: String) throws {
+        let whole = Array(try Data(contentsOf: ExternalTools.fixturesDirectory.appendingPathComponent(fixture)))
+        let truncated = try writeTemporaryFile("cut-" + fixture, Array(whole.prefix(whole.count * 6 / 10)))
+        let outcome = try package(input: truncated.path)
+        defer { outcome.output.remove() }
+        expectFailure(outcome, exitStatus: 65, mentioning: [truncated.path])
+        #expect(outcome.output.files().isEmpty, "left behind: \(outcome.output.files())")
+    }
+
+    @Test func subtitlesOnlyHaveNeitherVideoNorAudio() throws {
+        let srt = try writeTemporaryFile("captions.srt", Array("1\n00:00:00,000 --> 00:00:01,000\nhello\n\n".utf8))
+        let outcome = try package(input: srt.path)
+        defer { outcome.output.remove() }
+        expectFailure(outcome, exitStatus: 65, mentioning: [srt.path])
+    }
+
+    @Test func codecThatCopyModeCannotCarry() throws {
+        let input = ExternalTools.fixturesDirectory.appendingPathComponent("mpeg4-mp3.avi").path
+        let outcome = try package(input: input, extraArguments: ["--copy"])
+        defer { outcome.output.remove() }
+        expectFailure(outcome, exitStatus: 65, mentioning: ["mpeg4-mp3.avi", "transcoding"])
+    }
+
+    @Test func unwritableOutputDirectory() throws {
+        let input = ExternalTools.fixturesDirectory.appendingPathComponent("h264-aac.mp4").path
+        let result = try ExternalTools.runHlscap(["file", input, "--out", "/proc/hlscap-out"])
+        #expect(result.exitStatus == 73, "stderr: \(result.stderr)")
+        #expect(result.stderr.contains("/proc/hlscap-out"))
+    }
+
+    @Test func outputHoldingAStreamIsRefusedUnlessOverwriting() throws {
+        let first = try PackagedStream.package("h264-aac.mp4")
+        defer { first.remove() }
+        let before = try first.bytes("playlist.m3u8")
+        let input = ExternalTools.fixturesDirectory.appendingPathComponent("video-only.mp4").path
+        let refused = try ExternalTools.runHlscap(["file", input, "--out", first.directory.path])
+        #expect(refused.exitStatus == 73)
+        #expect(refused.stderr.contains("--overwrite"))
+        #expect(try first.bytes("playlist.m3u8") == before)
+
+        let replaced = try ExternalTools.runHlscap(["file", input, "--out", first.directory.path, "--overwrite"])
+        #expect(replaced.exitStatus == 0, "stderr: \(replaced.stderr)")
+        let playlist = try first.playlist()
+        #expect(first.files() == ["init.mp4", "playlist.m3u8"] + playlist.segments.map(\.uri))
+        #expect(try ExternalTools.ffmpegDecodeErrors(path: first.playlistURL.path) == "")
+    }
+
+    @Test(arguments: [
+        ["file"],
+        ["file", "Fixtures/h264-aac.mp4"],
+        ["file", "Fixtures/h264-aac.mp4", "--out"],
+        ["file", "Fixtures/h264-aac.mp4", "--out", "/tmp/x", "--bogus"],
+        ["file", "Fixtures/h264-aac.mp4", "--out", "/tmp/x", "--segment-duration", "two"],
+        ["file", "Fixtures/h264-aac.mp4", "--out", "/tmp/x", "--segment-duration", "0.1"],
+        ["nonsense"],
+        [],
+    ])
+    func usageErrorsExit64(arguments: [String]) throws {
+        let result = try ExternalTools.runHlscap(arguments)
+        #expect(result.exitStatus == 64, "stderr: \(result.stderr)")
+        #expect(result.stderr.hasPrefix("hlscap: "))
+    }
+
+    @Test func helpAndVersion() throws {
+        let help = try ExternalTools.runHlscap(["--help"])
+        #expect(help.exitStatus == 0)
+        #expect(help.stdout.contains("file"))
+        let fileHelp = try ExternalTools.runHlscap(["file", "--help"])
+        #expect(fileHelp.exitStatus == 0)
+        #expect(fileHelp.stdout.contains("--segment-duration"))
+        let version = try ExternalTools.runHlscap(["--version"])
+        #expect(version.exitStatus == 0)
+        #expect(version.stdout.hasPrefix("hlscap "))
+    }
+}

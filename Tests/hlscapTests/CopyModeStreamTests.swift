@@ -1,0 +1,144 @@
+import Foundation
+import HLSKit
+import HLSTestSupport
+import Testing
+
+/// Every copyable fixture, packaged by the built binary and checked with readers nobody here wrote
+/// (ffmpeg, ffprobe) and with the test-only box reader.
+@Suite struct CopyModeStreamTests {
+    static let copyableFixtures = [
+        "h264-aac.mp4", "h264-bframes-aac.mp4", "aac-priming-editlist.mp4", "h264-aac.mkv", "h264-aac.ts",
+        "video-only.mp4", "audio-only.m4a", "long-gop.mp4", "flash-beep.mp4",
+    ]
+
+    @Test(arguments: copyableFixtures)
+    func playlistFollowsTheRFC(fixture: String) throws {
+        let stream = try PackagedStream.package(fixture)
+        defer { stream.remove() }
+        let playlist = try stream.playlist()
+        #expect(playlist.version == 6)
+        #expect(try String(contentsOf: stream.playlistURL, encoding: .utf8).contains("#EXT-X-VERSION:6\n"))
+        #expect(playlist.playlistType == .vod)
+        #expect(playlist.endList)
+        #expect(playlist.independentSegments)
+        #expect(playlist.mediaSequence == 1)
+        #expect(!playlist.segments.isEmpty)
+        for (index, segment) in playlist.segments.enumerated() {
+            #expect(segment.uri == String(format: "seg/%06d.m4s", index + 1))
+            #expect(segment.mapURI == "init.mp4")
+            #expect(Int(segment.durationSeconds.rounded()) <= playlist.targetDurationSeconds)
+            #expect(segment.durationSeconds > 0)
+        }
+        #expect(stream.files() == ["init.mp4", "playlist.m3u8"] + playlist.segments.map(\.uri))
+    }
+
+    @Test(arguments: copyableFixtures)
+    func segmentsStartWithAnIDRAndDecodeTimesAreContinuous(fixture: String) throws {
+        let stream = try PackagedStream.package(fixture)
+        defer { stream.remove() }
+        let tracks = try InitSection(stream.bytes("init.mp4"))
+        var nextDecodeTime: [UInt32: UInt64] = [:]
+        for (index, entry) in try stream.playlist().segments.enumerated() {
+            let segment = try stream.bytes(entry.uri)
+            let boxes = try MP4Box.parse(segment)
+            let moof = try #require(boxes.first("moof"))
+            #expect(try moof.first("mfhd")?.sequenceNumber() == UInt32(index + 1))
+            for traf in moof.all("traf") {
+                let trackID = try #require(try traf.first("tfhd")?.trackFragmentTrackID())
+                let tfdt = try #require(traf.first("tfdt"))
+                #expect(tfdt.version == 1)
+                let baseDecodeTime = try tfdt.baseDecodeTime()
+                if let expected = nextDecodeTime[trackID] {
+                    #expect(baseDecodeTime == expected, "\(entry.uri) track \(trackID): tfdt jumps")
+                }
+                let run = try #require(try traf.first("trun")?.trackRun())
+                nextDecodeTime[trackID] = baseDecodeTime + run.entries.reduce(0) { $0 + UInt64($1.duration ?? 0) }
+                if tracks.videoTrackID == trackID {
+                    let first = try #require(try FragmentSamples.samples(in: segment, trackID: trackID).first)
+                    #expect(try FragmentSamples.containsIDR(first), "\(entry.uri) does not start with an IDR")
+                }
+            }
+        }
+        #expect(nextDecodeTime.count == tracks.trackCount)
+    }
+
+    @Test(arguments: copyableFixtures)
+    func ffmpegDecodesEveryFrameWithoutError(fixture: String) throws {
+        let stream = try PackagedStream.package(fixture)
+        defer { stream.remove() }
+        let input = ExternalTools.fixturesDirectory.appendingPathComponent(fixture).path
+        #expect(try ExternalTools.ffmpegDecodeErrors(path: stream.playlistURL.path) == "")
+        let tracks = try InitSection(stream.bytes("init.mp4"))
+        if tracks.videoTrackID != nil {
+            #expect(try ExternalTools.ffprobeFrameCount(path: stream.playlistURL.path, stream: "v:0")
+                    == ExternalTools.ffprobeFrameCount(path: input, stream: "v:0"))
+        }
+        if tracks.audioTrackID != nil {
+            // Every audio packet is carried, priming included (the input's edit list hides it from its
+            // decoder, the output moves it before the first frame instead), and every one decodes.
+            let outputFrames = try ExternalTools.ffprobeFrameCount(path: stream.playlistURL.path, stream: "a:0")
+            #expect(try outputFrames == ExternalTools.ffprobePacketCount(path: input, stream: "a:0"))
+            #expect(try outputFrames == ExternalTools.ffprobePacketCount(path: stream.playlistURL.path, stream: "a:0"))
+        }
+    }
+
+    @Test func longGroupsOfPicturesAreCutOnlyAtKeyframes() throws {
+        let stream = try PackagedStream.package("long-gop.mp4")
+        defer { stream.remove() }
+        let playlist = try stream.playlist()
+        // Keyframes every 5 s in an 11 s file: segments of 5, 5 and 1 s, so the target duration is 5.
+        #expect(playlist.segments.map { ($0.durationSeconds * 1000).rounded() } == [5000, 5000, 1000])
+        #expect(playlist.targetDurationSeconds == 5)
+    }
+
+    @Test func segmentDurationOptionChangesTheCuts() throws {
+        let stream = try PackagedStream.package("h264-aac.mp4", extraArguments: ["--segment-duration", "1"])
+        defer { stream.remove() }
+        // Keyframes every second in a 4 s file.
+        #expect(try stream.playlist().segments.map { ($0.durationSeconds * 1000).rounded() }
+                == [1000, 1000, 1000, 1000])
+    }
+
+    @Test func firstFrameIsPresentedAtTenSecondsAndAudioPrimingPrecedesIt() throws {
+        let stream = try PackagedStream.package("aac-priming-editlist.mp4")
+        defer { stream.remove() }
+        let tracks = try InitSection(stream.bytes("init.mp4"))
+        let first = try MP4Box.parse(stream.bytes("seg/000001.m4s"))
+        let moof = try #require(first.first("moof"))
+        var starts: [UInt32: (decodeTime: UInt64, offset: Int32)] = [:]
+        for traf in moof.all("traf") {
+            let trackID = try #require(try traf.first("tfhd")?.trackFragmentTrackID())
+            let run = try #require(try traf.first("trun")?.trackRun())
+            starts[trackID] = (try #require(try traf.first("tfdt")?.baseDecodeTime()),
+                               run.entries.first?.compositionOffset ?? 0)
+        }
+        let videoTrackID = try #require(tracks.videoTrackID)
+        let audioTrackID = try #require(tracks.audioTrackID)
+        let video = try #require(starts[videoTrackID])
+        let audio = try #require(starts[audioTrackID])
+        #expect(Int64(video.decodeTime) + Int64(video.offset) == 900_000)
+        // The input's edit list skips 1024 priming samples: they sit just before 10 s.
+        let audioRate = try #require(tracks.timescales[audioTrackID])
+        #expect(Int64(audio.decodeTime) == 10 * Int64(audioRate) - 1024)
+    }
+}
+
+/// The tracks an init segment declares, read with the test-only box reader.
+struct InitSection {
+    var videoTrackID: UInt32?
+    var audioTrackID: UInt32?
+    var timescales: [UInt32: UInt32] = [:]
+    var trackCount = 0
+
+    init(_ bytes: [UInt8]) throws {
+        let moov = try #require(try MP4Box.parse(bytes).first("moov"))
+        for trak in moov.all("trak") {
+            let trackID = try #require(try trak.first("tkhd")?.trackHeader().trackID)
+            let handler = try #require(try trak.first("mdia/hdlr")?.handlerType())
+            timescales[trackID] = try #require(try trak.first("mdia/mdhd")?.mediaTimescale())
+            if handler == "vide" { videoTrackID = trackID }
+            if handler == "soun" { audioTrackID = trackID }
+            trackCount += 1
+        }
+    }
+}
