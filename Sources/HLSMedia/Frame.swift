@@ -1,0 +1,38 @@
+import CFFmpeg
+
+/// An owned `AVFrame`: a decoded picture or a block of audio samples, with its time.
+///
+/// A class rather than a `~Copyable` struct because frames travel between threads through queues;
+/// whoever holds the reference owns the frame, and nobody keeps one after handing it on.
+public final class Frame {
+    let pointer: UnsafeMutablePointer<AVFrame>
+    /// The unit of `pts`; FFmpeg 5.1 codecs do not keep `AVFrame.time_base` themselves.
+    public var timeBase: Rational
+
+    public init(timeBase: Rational = Rational(1, 1_000_000)) throws {
+        guard let pointer = av_frame_alloc() else { throw FFmpegError.outOfMemory }
+        self.pointer = pointer
+        self.timeBase = timeBase
+    }
+
+    deinit {
+        var frame: UnsafeMutablePointer<AVFrame>? = pointer
+        av_frame_free(&frame)
+    }
+
+    /// Presentation time in `timeBase`; nil when unknown.
+    public var pts: Int64? {
+        get { pointer.pointee.pts == hlscap_nopts_value() ? nil : pointer.pointee.pts }
+        set { pointer.pointee.pts = newValue ?? hlscap_nopts_value() }
+    }
+
+    public var width: Int { Int(pointer.pointee.width) }
+    public var height: Int { Int(pointer.pointee.height) }
+    /// Audio samples per channel.
+    public var sampleCount: Int { Int(pointer.pointee.nb_samples) }
+    public var sampleRate: Int { Int(pointer.pointee.sample_rate) }
+    public var channelCount: Int { Int(pointer.pointee.ch_layout.nb_channels) }
+
+    /// Releases the buffers so the frame can be filled again.
+    public func unref() { av_frame_unref(pointer) }
+}
