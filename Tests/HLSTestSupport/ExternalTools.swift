@@ -180,6 +180,16 @@ public enum ExternalTools {
         return result.stderr
     }
 
+    /// A/V sync of a stream that flashes white while a beep starts (Tests/Tools/av_sync.py): `ok` when
+    /// every flash has its beep within `maxOffsetMilliseconds`; `report` is the checker's JSON line.
+    public static func avSync(path: String, maxOffsetMilliseconds: Double = 10,
+                              minimumPairs: Int = 3) throws -> (ok: Bool, report: String) {
+        let script = toolsDirectory.appendingPathComponent("av_sync.py")
+        let result = try run("python3", [script.path, path, "--max-offset-ms", String(maxOffsetMilliseconds),
+                                         "--min-pairs", String(minimumPairs)], timeoutSeconds: 600)
+        return (result.succeeded, (result.stdout + result.stderr).trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+
     /// Plays `directory`/playlist.m3u8 in headless Chromium (native HLS) through
     /// Tests/Tools/chromium_play.py, which serves the directory on a free loopback port.
     /// `ok` is true when the video played to the playlist's end; `report` is the checker's

@@ -99,3 +99,31 @@ class CheckerTests(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class AVSyncTests(unittest.TestCase):
+    """av_sync.py must pass the in-sync fixture and fail the same clip with its audio shifted."""
+    SOURCE = os.path.join(TOOLS, "..", "..", "Fixtures", "flash-beep.mp4")
+
+    def measure(self, path):
+        result = subprocess.run([sys.executable, os.path.join(TOOLS, "av_sync.py"), path],
+                                capture_output=True, text=True, timeout=120)
+        return result.returncode, json.loads(result.stdout.splitlines()[-1])
+
+    def test_in_sync_clip_passes(self):
+        status, report = self.measure(self.SOURCE)
+        self.assertEqual(status, 0, report)
+        self.assertGreaterEqual(report["pairs"], 4)
+        self.assertLessEqual(report["max_abs_offset_ms"], 1.0)
+
+    def test_audio_shifted_by_40_ms_fails(self):
+        directory = tempfile.mkdtemp(prefix="av-sync-test-")
+        try:
+            shifted = os.path.join(directory, "shifted.mp4")
+            subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-i", self.SOURCE, "-itsoffset", "0.04",
+                            "-i", self.SOURCE, "-map", "0:v", "-map", "1:a", "-c", "copy", shifted], check=True)
+            status, report = self.measure(shifted)
+            self.assertEqual(status, 1, report)
+            self.assertTrue(all(35 <= offset <= 45 for offset in report["offsets_ms"]), report)
+        finally:
+            shutil.rmtree(directory)

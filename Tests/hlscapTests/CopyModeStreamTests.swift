@@ -99,6 +99,13 @@ import Testing
                 == [1000, 1000, 1000, 1000])
     }
 
+    @Test func audioAndVideoStayInSync() throws {
+        let stream = try PackagedStream.package("flash-beep.mp4")
+        defer { stream.remove() }
+        let sync = try ExternalTools.avSync(path: stream.playlistURL.path, maxOffsetMilliseconds: 1)
+        #expect(sync.ok, "\(sync.report)")
+    }
+
     @Test func firstFrameIsPresentedAtTenSecondsAndAudioPrimingPrecedesIt() throws {
         let stream = try PackagedStream.package("aac-priming-editlist.mp4")
         defer { stream.remove() }
