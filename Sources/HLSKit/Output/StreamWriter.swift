@@ -32,6 +32,13 @@ public struct StreamWriter {
         return segmentDirectory + "/" + String(repeating: "0", count: max(0, 6 - digits.count)) + digits + ".m4s"
     }
 
+    /// The number in a segment path such as `seg/000042.m4s`; nil for other paths.
+    public static func sequenceNumber(ofPath path: String) -> Int? {
+        let prefix = segmentDirectory + "/"
+        guard path.hasPrefix(prefix), path.hasSuffix(".m4s") else { return nil }
+        return Int(path.dropFirst(prefix.count).dropLast(4))
+    }
+
     /// Whether `store` already holds a stream that a new one would overwrite.
     public static func holdsStream(_ store: DirectoryStore) -> Bool {
         store.exists(playlistName) || store.exists(initName)

@@ -1,0 +1,95 @@
+import Foundation
+import Testing
+@testable import HLSKit
+
+@Suite struct LiveStreamWriterTests {
+    func audioTrack(sampleRate: Int = 48_000) -> TrackDescription {
+        TrackDescription(trackID: 1, timescale: UInt32(sampleRate),
+                         format: .aac(AACFormat(audioSpecificConfig: AudioSpecificConfig(sampleRate: sampleRate,
+                                                                                          channelCount: 2))))
+    }
+
+    /// A 2 s audio-only segment (94 AAC frames of 1024 samples, a little over 2 s).
+    func segment(_ number: Int) -> Segment {
+        let samples = (0..<94).map { index in
+            TimedSample(decodeTime: Int64(index) * 1024, durationTicks: 1024, compositionOffset: 0, isSync: true,
+                        data: [0x21, UInt8(index)])
+        }
+        return Segment(sequenceNumber: number,
+                       tracks: [FragmentTrack(trackID: 1, baseDecodeTime: UInt64(number) * 96_256, samples: samples)],
+                       startTicks: Int64(number) * 96_256, durationTicks: 96_256, timescale: 48_000)
+    }
+
+    func temporaryStore() throws -> DirectoryStore {
+        try DirectoryStore(root: FileManager.default.temporaryDirectory
+            .appendingPathComponent("live-writer-\(UUID().uuidString)").path)
+    }
+
+    @Test func writesSegmentsBeforeTheRollingPlaylist() throws {
+        let store = try temporaryStore()
+        defer { try? FileManager.default.removeItem(atPath: store.root) }
+        var writer = LiveStreamWriter(store: store, tracks: [audioTrack()], targetDurationSeconds: 2, windowSize: 2)
+        try writer.writeInitSection()
+        var removals: [LivePlaylist.Removal] = []
+        for number in 1...3 { removals += try writer.write(segment(number), programDateTime: nil) }
+        let playlist = try MediaPlaylist.parse(String(decoding: try store.read("playlist.m3u8"), as: UTF8.self))
+        #expect(playlist.segments.map(\.uri) == ["seg/000002.m4s", "seg/000003.m4s"])
+        #expect(playlist.mediaSequence == 2)
+        #expect(!playlist.endList)
+        #expect(removals.map(\.uri) == ["seg/000001.m4s"])
+        #expect(store.exists("seg/000001.m4s"), "a removed segment stays until its retention time")
+        try writer.finish()
+        #expect(try MediaPlaylist.parse(String(decoding: try store.read("playlist.m3u8"), as: UTF8.self)).endList)
+    }
+
+    @Test func resumingContinuesNumberingPastUnlistedSegmentsAfterADiscontinuity() throws {
+        let store = try temporaryStore()
+        defer { try? FileManager.default.removeItem(atPath: store.root) }
+        var first = LiveStreamWriter(store: store, tracks: [audioTrack()], targetDurationSeconds: 2, windowSize: 0)
+        try first.writeInitSection()
+        for number in 1...2 { _ = try first.write(segment(number), programDateTime: nil) }
+        // A crash after segment 3 was stored but before the playlist listed it.
+        try store.write([0], to: "seg/000003.m4s")
+
+        var resumed = try LiveStreamWriter(resuming: store, tracks: [audioTrack()], targetDurationSeconds: 2,
+                                           windowSize: 0)
+        #expect(resumed.nextSequenceNumber == 4)
+        #expect(resumed.initName == "init.mp4", "same tracks keep the init section")
+        try resumed.writeInitSection()
+        _ = try resumed.write(segment(4), programDateTime: nil)
+        let text = String(decoding: try store.read("playlist.m3u8"), as: UTF8.self)
+        #expect(text.contains("seg/000002.m4s\n#EXT-X-DISCONTINUITY\n#EXTINF:2.005,\nseg/000004.m4s\n"))
+    }
+
+    @Test func resumingWithOtherTracksStartsANewInitSection() throws {
+        let store = try temporaryStore()
+        defer { try? FileManager.default.removeItem(atPath: store.root) }
+        var first = LiveStreamWriter(store: store, tracks: [audioTrack()], targetDurationSeconds: 2, windowSize: 0)
+        try first.writeInitSection()
+        _ = try first.write(segment(1), programDateTime: nil)
+
+        var resumed = try LiveStreamWriter(resuming: store, tracks: [audioTrack(sampleRate: 44_100)],
+                                           targetDurationSeconds: 2, windowSize: 0)
+        #expect(resumed.initName == "init-2.mp4")
+        try resumed.writeInitSection()
+        _ = try resumed.write(segment(2), programDateTime: nil)
+        let playlist = try MediaPlaylist.parse(String(decoding: try store.read("playlist.m3u8"), as: UTF8.self))
+        #expect(playlist.segments.map(\.mapURI) == ["init.mp4", "init-2.mp4"])
+        #expect(playlist.segments.map(\.discontinuity) == [false, true])
+        #expect(try store.read("init.mp4") != store.read("init-2.mp4"))
+    }
+
+    @Test func resumingRefusesALongerTargetDurationAndUnreadablePlaylists() throws {
+        let store = try temporaryStore()
+        defer { try? FileManager.default.removeItem(atPath: store.root) }
+        var first = LiveStreamWriter(store: store, tracks: [audioTrack()], targetDurationSeconds: 2, windowSize: 0)
+        _ = try first.write(segment(1), programDateTime: nil)
+        #expect(throws: LiveStreamWriter.ResumeError.self) {
+            try LiveStreamWriter(resuming: store, tracks: [audioTrack()], targetDurationSeconds: 4, windowSize: 0)
+        }
+        try store.write(Array("not a playlist".utf8), to: "playlist.m3u8")
+        #expect(throws: LiveStreamWriter.ResumeError.self) {
+            try LiveStreamWriter(resuming: store, tracks: [audioTrack()], targetDurationSeconds: 2, windowSize: 0)
+        }
+    }
+}
