@@ -64,8 +64,7 @@ public final class AudioFIFO {
     }
 
     private func read(_ count: Int) throws -> Frame {
-        let frame = try Frame.audio(sampleCount: count, sampleRate: sampleRate, channelCount: channelCount,
-                                    sampleFormat: AV_SAMPLE_FMT_FLTP)
+        let frame = try Frame.fltp(sampleCount: count, sampleRate: sampleRate, channelCount: channelCount)
         let planes = UnsafeMutablePointer<UnsafeMutableRawPointer?>(OpaquePointer(frame.pointer.pointee.extended_data))
         let read = try FFmpegError.check(av_audio_fifo_read(fifo, planes, Int32(count)))
         guard Int(read) == count else { throw FFmpegError.invalidData }

@@ -30,6 +30,12 @@ extension Frame {
         return frame
     }
 
+    /// A new frame for `sampleCount` samples of planar float audio, what the AAC encoder takes.
+    static func fltp(sampleCount: Int, sampleRate: Int, channelCount: Int) throws -> Frame {
+        try audio(sampleCount: sampleCount, sampleRate: sampleRate, channelCount: channelCount,
+                  sampleFormat: AV_SAMPLE_FMT_FLTP)
+    }
+
     /// Another reference to the same buffers, whose properties (pts, picture type) can change
     /// without touching this frame.
     func newReference() throws -> Frame {
