@@ -1,3 +1,5 @@
+import HLSKit
+
 /// Turns frames with irregular timestamps into a constant frame rate by dropping and
 /// repeating them, as ffmpeg's `fps` filter does: output frame n stands for the time
 /// `origin + n / frameRate`, and each input frame takes the output slot nearest its own time.
@@ -45,8 +47,8 @@ public struct FrameRateConverter: Sendable {
     /// The time output frame `index` stands for, in `timescale` ticks; nil before the first frame.
     public func outputTime(ofIndex index: Int64) -> Int64? {
         guard let origin else { return nil }
-        return origin + Int64(Int128(index) * Int128(timescale) * Int128(frameRate.denominator)
-                              / Int128(frameRate.numerator))
+        return origin + rescale(index * Int64(frameRate.denominator), multipliedBy: timescale,
+                                dividedBy: Int64(frameRate.numerator))
     }
 
     /// The slot nearest `elapsed` ticks after the origin. A time exactly between two slots
