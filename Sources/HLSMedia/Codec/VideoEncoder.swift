@@ -85,6 +85,7 @@ public final class VideoEncoder {
         codecContext.pointee.keyint_min = Int32(settings.keyframeIntervalFrames)
         // SPS and PPS go to extradata (for avcC), not in front of every keyframe.
         codecContext.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER | Int32(bitPattern: AV_CODEC_FLAG_CLOSED_GOP)
+        // libx264 picks its thread count from the cores.
         codecContext.pointee.thread_count = 0
 
         var options = [
