@@ -15,6 +15,12 @@ public final class Frame {
         self.timeBase = timeBase
     }
 
+    /// Takes ownership of an allocated `AVFrame`, such as one from `av_frame_clone`.
+    init(owning pointer: UnsafeMutablePointer<AVFrame>, timeBase: Rational) {
+        self.pointer = pointer
+        self.timeBase = timeBase
+    }
+
     deinit {
         var frame: UnsafeMutablePointer<AVFrame>? = pointer
         av_frame_free(&frame)

@@ -79,6 +79,12 @@ public final class FileDemuxer {
         }
     }
 
+    /// The codec parameters of the selected stream at `position` in `streams`, valid while
+    /// this demuxer lives; a decoder copies them.
+    func codecParameters(ofStream position: Int) -> UnsafePointer<AVCodecParameters> {
+        UnsafePointer(input.stream(at: streams[position].index).pointee.codecpar)
+    }
+
     /// Throws when the end of file was the demuxer giving up rather than the data ending.
     private func checkEndIsComplete() throws(MediaInputError) {
         if let reported = input.recordedError {

@@ -1,0 +1,166 @@
+import CFFmpeg
+import HLSKit
+
+/// What the H.264 encoder produces.
+public struct VideoEncoderSettings: Sendable, Equatable {
+    public var width: Int
+    public var height: Int
+    public var frameRate: Rational
+    /// Average and peak bit rate in bits per second.
+    public var bitrate: Int
+    /// An x264 preset, from "ultrafast" to "placebo".
+    public var preset: String
+    /// x264's zerolatency tuning: no B-frames and no lookahead, so a frame leaves the encoder
+    /// as soon as it is coded.
+    public var zeroLatency: Bool
+    /// The longest run of frames between keyframes when none is forced sooner.
+    public var keyframeIntervalFrames: Int
+
+    public init(width: Int, height: Int, frameRate: Rational, bitrate: Int, preset: String = "veryfast",
+                zeroLatency: Bool = false, keyframeIntervalFrames: Int) {
+        self.width = width
+        self.height = height
+        self.frameRate = frameRate
+        self.bitrate = bitrate
+        self.preset = preset
+        self.zeroLatency = zeroLatency
+        self.keyframeIntervalFrames = keyframeIntervalFrames
+    }
+
+    /// The VBV buffer holds two seconds at the peak rate: room for a keyframe without
+    /// letting a segment's size stray far from the average.
+    var bufferSizeBits: Int { 2 * bitrate }
+}
+
+/// H.264 High profile through libx264, for HLS: keyframes only where asked for (plus one at
+/// least every `keyframeIntervalFrames`), each an IDR in a closed GOP, never at scene cuts.
+///
+/// Frames go in as yuv420p of the configured size with any time base; samples come out on a
+/// 90 kHz timescale with length-prefixed NAL units and without the SPS/PPS, which `format`
+/// carries for the init segment.
+public final class VideoEncoder {
+    public static let timescale: Int64 = 90_000
+
+    public let settings: VideoEncoderSettings
+    public let level: H264Level
+    /// The track the samples belong to.
+    public let trackIndex: Int
+    /// The sample entry for the init segment, from the encoder's SPS and PPS.
+    public let format: H264Format
+
+    private let context: CodecContext
+    private var packet: Packet
+
+    /// The longest picture side accepted; sides must also be even, as 4:2:0 halves them.
+    private static let maxSide = 8192
+    private static let encoderName = "libx264"
+
+    public init(settings: VideoEncoderSettings, trackIndex: Int) throws {
+        try Self.validate(settings)
+        guard let level = H264Level.lowest(width: settings.width, height: settings.height,
+                                           frameRate: settings.frameRate, maxBitrate: settings.bitrate,
+                                           bufferSize: settings.bufferSizeBits) else {
+            throw CodecError.unsupportedSettings("\(settings.width)x\(settings.height) at \(settings.frameRate) fps "
+                + "and \(settings.bitrate) bit/s exceeds every H.264 level")
+        }
+        guard let codec = avcodec_find_encoder_by_name(Self.encoderName) else {
+            throw CodecError.encoderNotFound(codec: Self.encoderName)
+        }
+        self.settings = settings
+        self.level = level
+        self.trackIndex = trackIndex
+
+        context = try CodecContext(codec: codec)
+        let codecContext = context.pointer
+        codecContext.pointee.width = Int32(settings.width)
+        codecContext.pointee.height = Int32(settings.height)
+        codecContext.pointee.pix_fmt = AV_PIX_FMT_YUV420P
+        codecContext.pointee.time_base = AVRational(num: 1, den: Int32(Self.timescale))
+        codecContext.pointee.framerate = AVRational(num: settings.frameRate.numerator,
+                                                    den: settings.frameRate.denominator)
+        codecContext.pointee.bit_rate = Int64(settings.bitrate)
+        codecContext.pointee.rc_max_rate = Int64(settings.bitrate)
+        codecContext.pointee.rc_buffer_size = Int32(settings.bufferSizeBits)
+        codecContext.pointee.gop_size = Int32(settings.keyframeIntervalFrames)
+        codecContext.pointee.keyint_min = Int32(settings.keyframeIntervalFrames)
+        // SPS and PPS go to extradata (for avcC), not in front of every keyframe.
+        codecContext.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER | Int32(bitPattern: AV_CODEC_FLAG_CLOSED_GOP)
+        // libx264 picks its thread count from the cores.
+        codecContext.pointee.thread_count = 0
+
+        var options = [
+            "preset": settings.preset,
+            "profile": "high",
+            "level": level.description,
+            // No keyframes of the encoder's own choosing at scene changes: segment starts are ours.
+            "sc_threshold": "0",
+            // A forced keyframe must be an IDR, or a segment could not be decoded on its own.
+            "forced-idr": "1",
+        ]
+        if settings.zeroLatency { options["tune"] = "zerolatency" }
+        try context.open(options: options)
+        packet = try Packet()
+
+        let extradata = context.extradata
+        do {
+            let configuration = try AVCDecoderConfiguration(annexB: extradata)
+            format = H264Format(decoderConfiguration: configuration, width: settings.width, height: settings.height)
+        } catch {
+            throw CodecError.unsupportedSettings("libx264 produced no usable SPS/PPS (\(error))")
+        }
+    }
+
+    /// Encodes `frame` (its `pts` in any time base, converted to 90 kHz); when `forceKeyframe`
+    /// is set the frame becomes an IDR. Returns the samples the encoder finished, in decode order.
+    public func encode(_ frame: Frame, forceKeyframe: Bool) throws -> [EncodedSample] {
+        guard frame.width == settings.width, frame.height == settings.height,
+              frame.pixelFormat == AV_PIX_FMT_YUV420P else {
+            throw CodecError.unexpectedFrame("\(frame.width)x\(frame.height) format \(frame.pixelFormat.rawValue); "
+                + "the encoder takes \(settings.width)x\(settings.height) yuv420p")
+        }
+        guard let pts = frame.pts else { throw CodecError.unexpectedFrame("video frame without a timestamp") }
+        // A reference of our own, so the caller's frame keeps its pts and picture type.
+        let input = try frame.newReference()
+        input.pts = HLSKit.rescale(pts, multipliedBy: Int64(frame.timeBase.numerator) * Self.timescale,
+                                   dividedBy: Int64(frame.timeBase.denominator))
+        input.pointer.pointee.pict_type = forceKeyframe ? AV_PICTURE_TYPE_I : AV_PICTURE_TYPE_NONE
+        try context.sendFrame(input.pointer)
+        return try receiveSamples()
+    }
+
+    /// Drains the frames the encoder still holds (B-frames, lookahead); the encoder takes no
+    /// more frames afterwards.
+    public func flush() throws -> [EncodedSample] {
+        try context.sendFrame(nil)
+        return try receiveSamples()
+    }
+
+    private func receiveSamples() throws -> [EncodedSample] {
+        var samples: [EncodedSample] = []
+        while try context.receivePacket(into: packet.pointer) == .output {
+            defer { packet.unref() }
+            guard let dts = packet.dts, let pts = packet.pts else {
+                throw CodecError.unexpectedFrame("libx264 returned a packet without timestamps")
+            }
+            let unit = try H264AccessUnit(packet.bytes, framing: .annexB, configuration: format.decoderConfiguration)
+            samples.append(EncodedSample(track: trackIndex, decodeTime: dts, compositionOffset: Int32(clamping: pts - dts),
+                                         durationHint: packet.duration > 0 ? packet.duration : nil,
+                                         isSync: unit.isIDR, data: unit.bytes))
+        }
+        return samples
+    }
+
+    private static func validate(_ settings: VideoEncoderSettings) throws {
+        let sizeFits = (2...maxSide).contains(settings.width) && (2...maxSide).contains(settings.height)
+        guard sizeFits, settings.width % 2 == 0, settings.height % 2 == 0 else {
+            throw CodecError.unsupportedSettings("picture size \(settings.width)x\(settings.height) must be even "
+                + "and at most \(maxSide) pixels a side")
+        }
+        guard settings.frameRate.numerator > 0, settings.frameRate.denominator > 0 else {
+            throw CodecError.unsupportedSettings("frame rate \(settings.frameRate) must be positive")
+        }
+        guard settings.bitrate > 0, settings.keyframeIntervalFrames > 0 else {
+            throw CodecError.unsupportedSettings("bit rate and keyframe interval must be positive")
+        }
+    }
+}

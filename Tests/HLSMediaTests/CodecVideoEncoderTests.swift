@@ -1,0 +1,212 @@
+import Foundation
+import HLSKit
+import HLSTestSupport
+import Testing
+@testable import HLSMedia
+
+@Suite struct CodecVideoEncoderTests {
+    static let frameRate = Rational(30, 1)
+    static let width = 320
+    static let height = 240
+
+    static func settings(zeroLatency: Bool = false, keyframeInterval: Int = 250) -> VideoEncoderSettings {
+        VideoEncoderSettings(width: width, height: height, frameRate: frameRate, bitrate: 400_000,
+                             zeroLatency: zeroLatency, keyframeIntervalFrames: keyframeInterval)
+    }
+
+    /// Encodes `count` pattern frames at 30 fps (pts in 1/30 s), forcing keyframes at `keyframes`.
+    static func encode(count: Int, keyframes: Set<Int>, settings: VideoEncoderSettings,
+                       sceneChangeFrame: Int = .max) throws -> (VideoEncoder, [EncodedSample]) {
+        let encoder = try VideoEncoder(settings: settings, trackIndex: 0)
+        var samples: [EncodedSample] = []
+        for index in 0..<count {
+            let frame = try CodecTestMedia.pattern(index: index, width: width, height: height,
+                                                   timeBase: Rational(1, 30), sceneChangeFrame: sceneChangeFrame)
+            samples += try encoder.encode(frame, forceKeyframe: keyframes.contains(index))
+        }
+        samples += try encoder.flush()
+        return (encoder, samples)
+    }
+
+    /// The input frame a sample holds, from its presentation time (3000 ticks a frame at 30 fps).
+    static func frameIndex(_ sample: EncodedSample) -> Int { Int(sample.presentationTime / 3000) }
+
+    /// Whether the first slice of a length-prefixed sample is an I slice: after the NAL header
+    /// come first_mb_in_slice and slice_type as unsigned Exp-Golomb codes; slice_type 2 or 7 is I.
+    static func isIntra(_ sample: [UInt8]) throws -> Bool {
+        var offset = 0
+        while offset + 4 < sample.count {
+            let length = sample[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) }
+            let unit = sample[(offset + 4)..<(offset + 4 + length)]
+            offset += 4 + length
+            guard let header = unit.first, [1, 5].contains(header & 0x1F) else { continue }
+            var bits = ExpGolombReader(H264NALUnit.removingEmulationPrevention(unit.dropFirst()))
+            _ = bits.unsigned()
+            return bits.unsigned() % 5 == 2
+        }
+        return false
+    }
+
+    @Test(arguments: [([0, 30], false), ([0, 30], true), ([0, 17, 45], false), ([0, 17, 45], true)])
+    func forcedKeyframesAreTheOnlyIDRs(keyframes: [Int], zeroLatency: Bool) throws {
+        // A scene change at frame 40 would get its own keyframe if scene-cut detection were on.
+        let (_, samples) = try Self.encode(count: 60, keyframes: Set(keyframes),
+                                           settings: Self.settings(zeroLatency: zeroLatency), sceneChangeFrame: 40)
+
+        #expect(samples.count == 60)
+        #expect(samples.map(Self.frameIndex).sorted() == Array(0..<60))
+        let idrFrames = try samples.filter { try FragmentSamples.containsIDR($0.data) }.map(Self.frameIndex)
+        #expect(idrFrames.sorted() == keyframes)
+        #expect(samples.filter(\.isSync).map(Self.frameIndex).sorted() == keyframes)
+        // Nor did the scene change get an intra picture that is not an IDR.
+        let intraFrames = try samples.filter { try Self.isIntra($0.data) }.map(Self.frameIndex)
+        #expect(intraFrames.sorted() == keyframes)
+        for sample in samples {
+            let types = try FragmentSamples.nalUnitTypes(inSample: sample.data)
+            #expect(!types.contains(7) && !types.contains(8), "SPS/PPS belong in avcC, not the samples")
+        }
+    }
+
+    @Test func keyframeIntervalAppliesWhenNothingIsForced() throws {
+        let (_, samples) = try Self.encode(count: 60, keyframes: [], settings: Self.settings(keyframeInterval: 20))
+        let idrFrames = samples.filter(\.isSync).map(Self.frameIndex).sorted()
+        #expect(idrFrames == [0, 20, 40])
+    }
+
+    @Test func timesAreOn90kHzWithDecodeOrderBeforePresentation() throws {
+        let (encoder, samples) = try Self.encode(count: 30, keyframes: [0], settings: Self.settings())
+        #expect(samples.map(\.presentationTime).sorted() == (0..<30).map { Int64($0) * 3000 })
+        let decodeTimes = samples.map(\.decodeTime)
+        #expect(decodeTimes == decodeTimes.sorted())
+        #expect(samples.allSatisfy { $0.decodeTime <= $0.presentationTime })
+        #expect(samples.allSatisfy { $0.track == encoder.trackIndex })
+    }
+
+    @Test func formatComesFromTheEncodersParameterSets() throws {
+        let encoder = try VideoEncoder(settings: Self.settings(), trackIndex: 0)
+        let configuration = encoder.format.decoderConfiguration
+        #expect(configuration.profileIndication == 100, "High profile")
+        #expect(Int(configuration.levelIndication) == encoder.level.idc)
+        #expect(encoder.level.idc == 13)
+        let sps = try configuration.parsedSequenceParameterSet()
+        #expect(sps.width == Self.width && sps.height == Self.height)
+        #expect(encoder.format.width == Self.width && encoder.format.height == Self.height)
+    }
+
+    @Test(arguments: [
+        (VideoEncoderSettings(width: 321, height: 240, frameRate: Rational(30, 1), bitrate: 1_000_000,
+                              keyframeIntervalFrames: 60), "even"),
+        (VideoEncoderSettings(width: 320, height: 240, frameRate: Rational(0, 1), bitrate: 1_000_000,
+                              keyframeIntervalFrames: 60), "frame rate"),
+        (VideoEncoderSettings(width: 1920, height: 1080, frameRate: Rational(30, 1), bitrate: 900_000_000,
+                              keyframeIntervalFrames: 60), "level"),
+    ])
+    func impossibleSettingsAreRefused(settings: VideoEncoderSettings, reason: String) {
+        #expect {
+            _ = try VideoEncoder(settings: settings, trackIndex: 0)
+        } throws: { error in
+            guard let error = error as? CodecError, case .unsupportedSettings = error else { return false }
+            return error.description.contains(reason)
+        }
+    }
+
+    @Test func aFrameOfTheWrongSizeIsRefused() throws {
+        let encoder = try VideoEncoder(settings: Self.settings(), trackIndex: 0)
+        let frame = try Frame.yuv420p(width: 160, height: 120)
+        frame.pts = 0
+        #expect(throws: CodecError.self) { _ = try encoder.encode(frame, forceKeyframe: false) }
+    }
+
+    /// Video and audio through HLSKit's init segment and media fragment, decoded by ffmpeg.
+    @Test func encodedStreamPackagedByHLSKitDecodesCleanly() throws {
+        let (video, videoSamples) = try Self.encode(count: 60, keyframes: [0, 30], settings: Self.settings())
+        let audio = try AudioEncoder(settings: AudioEncoderSettings(), trackIndex: 1)
+        var audioSamples: [EncodedSample] = []
+        let audioFrames = 2 * audio.settings.sampleRate / AudioEncoder.frameSampleCount
+        for index in 0..<audioFrames {
+            audioSamples += try audio.encode(try CodecTestMedia.sine(
+                startSample: index * AudioEncoder.frameSampleCount, sampleCount: AudioEncoder.frameSampleCount,
+                sampleRate: audio.settings.sampleRate, channelCount: audio.settings.channelCount))
+        }
+        audioSamples += try audio.flush()
+
+        let tracks = [
+            TrackDescription(trackID: 1, timescale: 90_000, format: .h264(video.format)),
+            TrackDescription(trackID: 2, timescale: UInt32(audio.settings.sampleRate),
+                             format: .aac(AACFormat(audioSpecificConfig: audio.audioSpecificConfig))),
+        ]
+        // Ten seconds in, as the segmenter starts, so that B-frame and priming times stay positive.
+        let fragment = MediaFragment.make(sequenceNumber: 1, tracks: [
+            FragmentTrack(trackID: 1, baseDecodeTime: UInt64(900_000 + videoSamples[0].decodeTime),
+                          samples: CodecTestMedia.timed(videoSamples, shiftedBy: 900_000, lastDuration: 3000)),
+            FragmentTrack(trackID: 2, baseDecodeTime: UInt64(480_000 + audioSamples[0].decodeTime),
+                          samples: CodecTestMedia.timed(audioSamples, shiftedBy: 480_000, lastDuration: 1024)),
+        ], descriptions: tracks)
+        let fixtures = try MediaFixtures()
+        defer { fixtures.removeAll() }
+        let path = try fixtures.write(Data(InitSegment.make(tracks: tracks) + fragment), to: "stream.mp4")
+
+        #expect(try ExternalTools.ffmpegDecodeErrors(path: path) == "")
+        #expect(try ExternalTools.ffprobeFrameCount(path: path, stream: "v:0") == 60)
+    }
+}
+
+@Suite struct CodecH264LevelTests {
+    @Test(arguments: [
+        (2, 2, Rational(30, 1), 50_000, 10),
+        (320, 240, Rational(30, 1), 500_000, 13),
+        (320, 240, Rational(30, 1), 1_000_000, 20),
+        (640, 360, Rational(30, 1), 1_000_000, 30),
+        (1280, 720, Rational(30, 1), 3_000_000, 31),
+        (1280, 720, Rational(60, 1), 3_000_000, 32),
+        (1920, 1080, Rational(30_000, 1001), 6_000_000, 40),
+        (1920, 1080, Rational(30, 1), 24_000_000, 41),
+        (1920, 1080, Rational(60, 1), 6_000_000, 42),
+        (3840, 2160, Rational(30, 1), 20_000_000, 51),
+        (3840, 2160, Rational(60, 1), 20_000_000, 52),
+        (8192, 4320, Rational(30, 1), 50_000_000, 60),
+        // 256 macroblocks wide: within level 1.1's frame size, but a side may be at most
+        // sqrt(8 · MaxFS) macroblocks, which first allows 256 at level 4.
+        (4096, 16, Rational(1, 1), 50_000, 40),
+    ])
+    func lowestFittingLevel(width: Int, height: Int, frameRate: Rational, bitrate: Int, expectedIDC: Int) {
+        let level = H264Level.lowest(width: width, height: height, frameRate: frameRate, maxBitrate: bitrate,
+                                     bufferSize: 2 * bitrate)
+        #expect(level?.idc == expectedIDC)
+    }
+
+    @Test func nothingFitsBeyondTheLastLevel() {
+        #expect(H264Level.lowest(width: 8192, height: 8192, frameRate: Rational(30, 1), maxBitrate: 1_000_000,
+                                 bufferSize: 2_000_000) == nil)
+        #expect(H264Level.lowest(width: 1280, height: 720, frameRate: Rational(30, 1), maxBitrate: 2_000_000_000,
+                                 bufferSize: 4_000_000_000) == nil)
+    }
+
+    @Test func levelsAreNamedAsInTheStandard() {
+        #expect(H264Level.all.map(\.description).prefix(5) == ["1.0", "1.1", "1.2", "1.3", "2.0"])
+        #expect(H264Level.all.map(\.idc) == H264Level.all.map(\.idc).sorted())
+    }
+}
+
+
+/// Reads unsigned Exp-Golomb codes (H.264 9.1), enough for the start of a slice header.
+struct ExpGolombReader {
+    private let bytes: [UInt8]
+    private var position = 0
+
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    private mutating func bit() -> Int {
+        guard position / 8 < bytes.count else { return 1 }
+        defer { position += 1 }
+        return Int(bytes[position / 8] >> (7 - UInt8(position % 8)) & 1)
+    }
+
+    mutating func unsigned() -> Int {
+        var leadingZeros = 0
+        while bit() == 0 { leadingZeros += 1 }
+        var value = 0
+        for _ in 0..<leadingZeros { value = value << 1 | bit() }
+        return (1 << leadingZeros) - 1 + value
+    }
+}
