@@ -110,17 +110,25 @@ import Testing
         let replaced = try ExternalTools.runHlscap(["file", input, "--out", first.directory.path, "--overwrite"])
         #expect(replaced.exitStatus == 0, "stderr: \(replaced.stderr)")
         let playlist = try first.playlist()
-        #expect(first.files() == ["init.mp4", "playlist.m3u8"] + playlist.segments.map(\.uri))
+        #expect(first.files() == ["init.mp4", "master.m3u8", "playlist.m3u8"] + playlist.segments.map(\.uri))
         #expect(try ExternalTools.ffmpegDecodeErrors(path: first.playlistURL.path) == "")
     }
 
     @Test(arguments: [
         ["file"],
         ["file", "Fixtures/h264-aac.mp4"],
+        ["file", "--out", "/tmp/x"],
         ["file", "Fixtures/h264-aac.mp4", "--out"],
         ["file", "Fixtures/h264-aac.mp4", "--out", "/tmp/x", "--bogus"],
         ["file", "Fixtures/h264-aac.mp4", "--out", "/tmp/x", "--segment-duration", "two"],
         ["file", "Fixtures/h264-aac.mp4", "--out", "/tmp/x", "--segment-duration", "0.1"],
+        ["file", "Fixtures/h264-aac.mp4", "--out", "/tmp/x", "--copy", "--size", "640x360"],
+        ["file", "Fixtures/h264-aac.mp4", "--out", "/tmp/x", "--copy", "--transcode"],
+        ["file", "Fixtures/h264-aac.mp4", "--out", "/tmp/x", "--size", "huge"],
+        ["file", "Fixtures/h264-aac.mp4", "--out", "/tmp/x", "--size", "9000x720"],
+        ["file", "Fixtures/h264-aac.mp4", "--out", "/tmp/x", "--fps", "0"],
+        ["file", "Fixtures/h264-aac.mp4", "--out", "/tmp/x", "--video-bitrate", "fast"],
+        ["file", "Fixtures/h264-aac.mp4", "--out", "/tmp/x", "--audio-channels", "7"],
         ["nonsense"],
         [],
     ])

@@ -47,8 +47,7 @@ public final class CopySource {
         for stream in demuxer.streams where !(stream.isH264 || stream.isAAC) {
             let kind = stream.kind == .video ? "video" : "audio"
             throw CopyError(path: demuxer.path, detail: "\(stream.codecName) \(kind) cannot be copied into HLS "
-                + "(copy mode carries H.264 video and AAC audio); it needs transcoding, which this version "
-                + "does not do yet")
+                + "(copy mode carries H.264 video and AAC audio); leave out --copy and transcoding will handle it")
         }
         var readAhead: [DemuxedPacket] = []
         var state: [Track] = []

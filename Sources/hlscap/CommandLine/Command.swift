@@ -1,3 +1,5 @@
+import HLSMedia
+
 /// A subcommand: parsed from its words, validated, then run.
 protocol Command {
     static var name: String { get }
@@ -19,5 +21,48 @@ enum Parse {
         }
         let fraction = parts.count == 2 ? String(parts[1]).padding(toLength: 3, withPad: "0", startingAt: 0) : "000"
         return whole * 1000 + Int64(fraction)!
+    }
+}
+
+extension Parse {
+    /// A bit rate: "128000", "128k", "2.5M".
+    static func bitrate(_ text: String, option: String) throws -> Int {
+        let multipliers: [Character: Double] = ["k": 1_000, "K": 1_000, "m": 1_000_000, "M": 1_000_000]
+        var digits = Substring(text)
+        var multiplier = 1.0
+        if let last = digits.last, let value = multipliers[last] {
+            multiplier = value
+            digits = digits.dropLast()
+        }
+        guard let number = Double(digits), number > 0, (number * multiplier) < 1e9 else {
+            throw CommandError.usage("\(option) takes a bit rate such as 2500k or 3M (got \"\(text)\")")
+        }
+        return Int((number * multiplier).rounded())
+    }
+
+    /// A frame rate: "30", "29.97" or "30000/1001".
+    static func frameRate(_ text: String, option: String) throws -> Rational {
+        let parts = text.split(separator: "/")
+        if parts.count == 2, let numerator = Int32(parts[0]), let denominator = Int32(parts[1]),
+           numerator > 0, denominator > 0, numerator / denominator <= 240 {
+            return Rational(numerator, denominator)
+        }
+        let milliframes = try milliseconds(text, option: option)
+        guard (1_000...240_000).contains(milliframes) else {
+            throw CommandError.usage("\(option) takes frames per second from 1 to 240, such as 30 or 29.97")
+        }
+        // 29.97 and 59.94 mean the NTSC rates.
+        if milliframes % 1000 != 0, (milliframes * 1001) % 1000 < 10 || (milliframes * 1001) % 1000 > 990 {
+            return Rational(Int32((milliframes * 1001 + 500) / 1000), 1001)
+        }
+        return Rational(Int32(milliframes), 1000)
+    }
+
+    /// A whole number within `range`.
+    static func integer(_ text: String, option: String, in range: ClosedRange<Int>) throws -> Int {
+        guard let value = Int(text), range.contains(value) else {
+            throw CommandError.usage("\(option) takes a whole number from \(range.lowerBound) to \(range.upperBound)")
+        }
+        return value
     }
 }

@@ -9,6 +9,7 @@ enum ExitCode: Int32 {
     case software = 70
     case cannotCreate = 73
     case ioError = 74
+    case interrupted = 130
 }
 
 /// An error that ends the command: one line for stderr and the exit code.

@@ -5,21 +5,39 @@ import HLSMedia
 /// `hlscap file INPUT… --out DIR`: packages recordings as a VOD HLS stream.
 struct FileCommand: Command {
     static let name = "file"
-    static let summary = "package a recording as HLS (copying H.264/AAC)"
+    static let summary = "package recordings as HLS (copying H.264/AAC when possible)"
     static let help = """
-        Usage: hlscap file INPUT --out DIR [options]
+        Usage: hlscap file INPUT… --out DIR [options]
 
-        Packages a recording (MP4, MOV, MKV, MPEG-TS … anything FFmpeg reads) as an HLS stream of
-        fragmented MP4: DIR/init.mp4, DIR/seg/000001.m4s …, DIR/playlist.m3u8 (VOD, with ENDLIST).
-        H.264 video and AAC audio are copied without re-encoding; each segment starts at a keyframe.
+        Packages recordings (MP4, MOV, MKV, WebM, MPEG-TS … anything FFmpeg reads) as one HLS stream of
+        fragmented MP4: DIR/init.mp4, DIR/seg/000001.m4s …, DIR/playlist.m3u8 (VOD, with ENDLIST) and
+        DIR/master.m3u8. Several inputs are joined one after another.
 
-        Options:
+        H.264/AAC inputs whose keyframes are at most 2 segment durations apart are copied without
+        re-encoding; anything else is decoded and encoded (H.264 High through libx264, AAC-LC).
+        Each segment starts with a keyframe.
+
+        Mode:
+          --copy                    copy the compressed samples; fail if an input cannot be copied
+                                    (joined inputs follow EXT-X-DISCONTINUITY, with a new init
+                                    section when their parameters differ)
+          --transcode               always decode and encode (one continuous timeline)
+
+        Encoding (each implies --transcode):
+          --size WxH                picture size; "1280x" or "x720" keeps the aspect ratio
+                                    (default: the first input's, made even; other inputs letterboxed)
+          --fps RATE                constant frame rate: 30, 29.97, 30000/1001 (default: the first input's)
+          --video-bitrate RATE      H.264 bit rate with a VBV cap at the same rate (default ~0.1 bit/pixel)
+          --preset NAME             x264 preset (default veryfast)
+          --audio-bitrate RATE      AAC bit rate (default 128k)
+          --audio-rate HZ           AAC sample rate (default 48000)
+          --audio-channels N        1 or 2 (default 2)
+
+        Output:
           --out DIR                 directory for the stream (created if missing)
-          --copy                    copy the compressed samples (fail if the input cannot be copied)
-          --segment-duration S      target segment length in seconds (default 2); segments are cut at
-                                    the first keyframe at or after each multiple of S
+          --segment-duration S      target segment length in seconds (default 2)
           --overwrite               replace a stream already in DIR
-          --quiet                   print nothing but errors
+          --quiet                   no progress line
           --help                    show this help
 
         Exit status: 0 done, 64 usage, 65 bad input data, 66 input missing or unreadable,
@@ -28,37 +46,91 @@ struct FileCommand: Command {
 
     var inputs: [String]
     var outputDirectory: String
-    var segmentMilliseconds: Int64
+    var mode: FilePackager.Mode
+    var transcodeSettings = TranscodeSettings()
     var overwrite: Bool
     var quiet: Bool
 
     init(arguments: inout ArgumentList) throws {
-        _ = arguments.flag("--copy")
+        let copy = arguments.flag("--copy")
+        let transcode = arguments.flag("--transcode")
         overwrite = arguments.flag("--overwrite")
         quiet = arguments.flag("--quiet")
-        segmentMilliseconds = try arguments.value("--segment-duration")
+        var encodingOptions: [String] = []
+        if let size = try arguments.value("--size") {
+            do {
+                _ = try OutputSize.resolve(requested: size, inputWidth: 2, inputHeight: 2)
+            } catch {
+                throw CommandError.usage("--size: \(error)")
+            }
+            transcodeSettings.size = size
+            encodingOptions.append("--size")
+        }
+        if let fps = try arguments.value("--fps") {
+            transcodeSettings.frameRate = try Parse.frameRate(fps, option: "--fps")
+            encodingOptions.append("--fps")
+        }
+        if let rate = try arguments.value("--video-bitrate") {
+            transcodeSettings.videoBitrate = try Parse.bitrate(rate, option: "--video-bitrate")
+            encodingOptions.append("--video-bitrate")
+        }
+        if let preset = try arguments.value("--preset") {
+            transcodeSettings.preset = preset
+            encodingOptions.append("--preset")
+        }
+        if let rate = try arguments.value("--audio-bitrate") {
+            transcodeSettings.audio.bitrate = try Parse.bitrate(rate, option: "--audio-bitrate")
+            encodingOptions.append("--audio-bitrate")
+        }
+        if let rate = try arguments.value("--audio-rate") {
+            transcodeSettings.audio.sampleRate = try Parse.integer(rate, option: "--audio-rate", in: 8_000...96_000)
+            encodingOptions.append("--audio-rate")
+        }
+        if let channels = try arguments.value("--audio-channels") {
+            transcodeSettings.audio.channelCount = try Parse.integer(channels, option: "--audio-channels", in: 1...2)
+            encodingOptions.append("--audio-channels")
+        }
+        transcodeSettings.segmentMilliseconds = try arguments.value("--segment-duration")
             .map { try Parse.milliseconds($0, option: "--segment-duration") } ?? 2000
-        guard (500...60_000).contains(segmentMilliseconds) else {
+        guard (500...60_000).contains(transcodeSettings.segmentMilliseconds) else {
             throw CommandError.usage("--segment-duration must be between 0.5 and 60 seconds")
+        }
+        switch (copy, transcode || !encodingOptions.isEmpty) {
+        case (true, true):
+            let conflict = transcode ? "--transcode" : encodingOptions[0]
+            throw CommandError.usage("--copy and \(conflict) exclude each other: copying keeps the input's encoding")
+        case (true, false): mode = .copy
+        case (false, true): mode = .transcode
+        case (false, false): mode = .automatic
         }
         guard let out = try arguments.value("--out") else {
             throw CommandError.usage("--out DIR is required: the directory to write the stream into")
         }
         outputDirectory = out
         inputs = try arguments.positionals()
-        guard inputs.count == 1 else {
-            throw CommandError.usage(inputs.isEmpty ? "no input file given" : "give one input file")
-        }
+        guard !inputs.isEmpty else { throw CommandError.usage("no input file given") }
     }
 
     func run() throws {
-        let summary = try CopyPackager(input: inputs[0], outputDirectory: outputDirectory,
-                                       segmentMilliseconds: segmentMilliseconds, overwrite: overwrite).run()
-        if !quiet {
-            let bitrate = summary.durationSeconds > 0
-                ? Int(Double(summary.mediaBytes) * 8 / summary.durationSeconds / 1000) : 0
-            print(String(format: "%@: %d segments, %.3f s, %d kb/s, mode copy",
-                         outputDirectory + "/playlist.m3u8", summary.segmentCount, summary.durationSeconds, bitrate))
+        let progress = quiet ? nil : Progress.onTerminal()
+        let packager = FilePackager(inputs: inputs, outputDirectory: outputDirectory, mode: mode,
+                                    transcodeSettings: transcodeSettings, overwrite: overwrite, progress: progress)
+        let outcome: FilePackager.Outcome
+        do {
+            outcome = try packager.run()
+            progress?.clear()
+        } catch {
+            progress?.clear()
+            throw error
         }
+        if outcome.skippedCorruptPackets > 0 {
+            printError("warning: skipped \(outcome.skippedCorruptPackets) corrupt packet(s); the stream is valid "
+                + "but may show a glitch there")
+        }
+        let summary = outcome.summary
+        print(String(format: "%@: %d segments, %.3f s, %d kb/s, mode %@ (%@)",
+                     outputDirectory + "/" + StreamWriter.playlistName, summary.segmentCount,
+                     summary.durationSeconds, summary.averageBitrate / 1000,
+                     outcome.copied ? "copy" : "transcode", outcome.reason))
     }
 }

@@ -1,0 +1,96 @@
+import HLSKit
+
+/// The audio half of transcoding: resample, place on the output timeline, exact AAC frames.
+///
+/// Audio time is the count of samples written. Each input's first frame is placed exactly where its
+/// timestamp says (silence fills a gap, an overlap is cut); later frames only re-align when their
+/// timestamps stray more than `realignmentTolerance` from the count, as after a real gap.
+final class AudioLane {
+    let encoder: AudioEncoder
+    let trackIndex: Int
+    let sampleRate: Int
+
+    private let resampler: Resampler
+    private let fifo: AudioFIFO
+    private var writtenSamples: Int64 = 0
+    private var alignsNextFrameExactly = true
+
+    /// 20 ms: timestamps of compressed audio jitter by less; real gaps are longer.
+    private static let realignmentToleranceSeconds = (numerator: Int64(1), denominator: Int64(50))
+
+    init(settings: AudioEncoderSettings, trackIndex: Int) throws {
+        encoder = try AudioEncoder(settings: settings, trackIndex: trackIndex)
+        self.trackIndex = trackIndex
+        sampleRate = settings.sampleRate
+        resampler = Resampler(for: settings)
+        fifo = try AudioFIFO(for: settings)
+    }
+
+    /// The next frame starts a new input: place it exactly.
+    func startInput() {
+        alignsNextFrameExactly = true
+    }
+
+    /// Encodes a decoded frame that belongs at `ticks` (90 kHz output timeline; nil when it has no
+    /// timestamp); returns where the written audio now ends, in ticks.
+    func encode(_ frame: Frame, atTicks ticks: Int64?, into samples: inout [EncodedSample]) throws -> Int64 {
+        var converted = try resampler.convert(frame)
+        if let ticks {
+            let drift = rescale(ticks, from: VideoEncoder.timescale, to: Int64(sampleRate)) - writtenSamples
+            let tolerance = Int64(sampleRate) * Self.realignmentToleranceSeconds.numerator
+                / Self.realignmentToleranceSeconds.denominator
+            if alignsNextFrameExactly || abs(drift) > tolerance {
+                if drift > 0 {
+                    try write(Frame.silence(sampleCount: Int(drift), sampleRate: sampleRate,
+                                            channelCount: encoder.settings.channelCount), into: &samples)
+                } else if drift < 0 {
+                    converted = try Self.dropping(-drift, from: converted)
+                }
+            }
+            alignsNextFrameExactly = false
+        }
+        for block in converted { try write(block, into: &samples) }
+        return endTicks
+    }
+
+    /// Silence from the end of the written audio until `endTicks`.
+    func pad(untilTicks endTicks: Int64, into samples: inout [EncodedSample]) throws {
+        let missing = rescale(endTicks, from: VideoEncoder.timescale, to: Int64(sampleRate)) - writtenSamples
+        if missing > 0 {
+            try write(Frame.silence(sampleCount: Int(missing), sampleRate: sampleRate,
+                                    channelCount: encoder.settings.channelCount), into: &samples)
+        }
+    }
+
+    func flush() throws -> [EncodedSample] {
+        var samples: [EncodedSample] = []
+        if let tail = try resampler.flush() { try write(tail, into: &samples) }
+        if let remainder = try fifo.readRemainder() { samples += try encoder.encode(remainder) }
+        samples += try encoder.flush()
+        return samples
+    }
+
+    var endTicks: Int64 { rescale(writtenSamples, from: Int64(sampleRate), to: VideoEncoder.timescale) }
+
+    private func write(_ frame: Frame, into samples: inout [EncodedSample]) throws {
+        frame.pts = writtenSamples
+        frame.timeBase = Rational(1, Int32(sampleRate))
+        try fifo.write(frame)
+        writtenSamples += Int64(frame.sampleCount)
+        while let block = try fifo.readFrame() { samples += try encoder.encode(block) }
+    }
+
+    private static func dropping(_ count: Int64, from frames: [Frame]) throws -> [Frame] {
+        var remaining = Int(count)
+        var kept: [Frame] = []
+        for frame in frames {
+            if remaining >= frame.sampleCount {
+                remaining -= frame.sampleCount
+            } else {
+                kept.append(remaining > 0 ? try frame.droppingLeadingSamples(remaining) : frame)
+                remaining = 0
+            }
+        }
+        return kept
+    }
+}

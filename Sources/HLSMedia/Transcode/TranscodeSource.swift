@@ -1,0 +1,271 @@
+import Foundation
+import HLSKit
+
+/// Decodes one or more recordings and encodes them into one continuous H.264/AAC timeline.
+///
+/// Per input: decode (threaded) → video: scale into the output size (letterboxed), rotate upright,
+/// constant frame rate by dropping/repeating, x264 with an IDR forced on the segment grid;
+/// audio: resample to the encoder's rate and layout, exact 1024-sample frames, AAC. Each input's
+/// time zero is its first video frame (or first audio frame when it has no video); the next input
+/// starts where the longer of its tracks ended, and the shorter one is padded (the last picture held,
+/// or silence), so both tracks stay aligned across joins.
+public final class TranscodeSource {
+    public let tracks: [TrackDescription]
+    public let outputSize: OutputSize?
+    public let frameRate: Rational?
+    /// Sum of the inputs' durations, when they tell it: for progress.
+    public let totalSeconds: Double?
+    /// Packets a decoder rejected as corrupt; they were skipped.
+    public private(set) var skippedCorruptPackets = 0
+    /// Output time reached so far, in seconds.
+    public private(set) var mediaSeconds = 0.0
+
+    private let paths: [String]
+    private let settings: TranscodeSettings
+    private let video: VideoLane?
+    private let audio: AudioLane?
+    private var input: InputState?
+    private var nextInput = 0
+    private var pending: [EncodedSample] = []
+    private var pendingHead = 0
+    private var finished = false
+    /// Where the current input starts on the output timeline, in 90 kHz ticks.
+    private var inputOffsetTicks: Int64 = 0
+
+    public init(inputs paths: [String], settings: TranscodeSettings) throws {
+        precondition(!paths.isEmpty, "transcoding needs an input")
+        self.paths = paths
+        self.settings = settings
+        let first = try InputState(path: paths[0])
+        var totalSeconds: Double? = 0
+        var hasVideo = first.video != nil
+        var hasAudio = first.audio != nil
+        for path in paths.dropFirst() {
+            let probe = try FileDemuxer(path: path)
+            hasVideo = hasVideo || probe.streams.contains { $0.kind == .video }
+            hasAudio = hasAudio || probe.streams.contains { $0.kind == .audio }
+            totalSeconds = totalSeconds.flatMap { total in Self.duration(of: probe.streams).map { total + $0 } }
+        }
+        self.totalSeconds = totalSeconds.flatMap { total in Self.duration(of: first.demuxer.streams).map { total + $0 } }
+
+        var tracks: [TrackDescription] = []
+        if hasVideo {
+            let firstVideo = try first.video?.stream ?? Self.firstVideoStream(in: paths)
+            guard let stream = firstVideo else {
+                throw CodecError.unsupportedSettings("no input has a video stream")
+            }
+            let lane = try VideoLane(stream: stream, settings: settings, trackIndex: tracks.count)
+            tracks.append(TrackDescription(trackID: UInt32(tracks.count + 1), timescale: UInt32(VideoEncoder.timescale),
+                                           format: .h264(lane.encoder.format)))
+            video = lane
+        } else {
+            video = nil
+        }
+        if hasAudio {
+            let lane = try AudioLane(settings: settings.audio, trackIndex: tracks.count)
+            tracks.append(TrackDescription(trackID: UInt32(tracks.count + 1), timescale: UInt32(settings.audio.sampleRate),
+                                           format: .aac(AACFormat(audioSpecificConfig: lane.encoder.audioSpecificConfig,
+                                                                  averageBitrate: UInt32(settings.audio.bitrate)))))
+            audio = lane
+        } else {
+            audio = nil
+        }
+        self.tracks = tracks
+        outputSize = video.map { OutputSize(width: $0.width, height: $0.height) }
+        frameRate = video?.frameRate
+        input = first
+        nextInput = 1
+    }
+
+    private static func duration(of streams: [InputStreamInfo]) -> Double? {
+        streams.compactMap(\.durationSeconds).max()
+    }
+
+    private static func firstVideoStream(in paths: [String]) throws -> InputStreamInfo? {
+        for path in paths {
+            if let stream = try FileDemuxer(path: path).streams.first(where: { $0.kind == .video }) { return stream }
+        }
+        return nil
+    }
+
+    /// The next encoded sample, or nil once every input is encoded and the encoders are drained.
+    public func nextSample() throws -> EncodedSample? {
+        while pendingHead == pending.count {
+            pending.removeAll(keepingCapacity: true)
+            pendingHead = 0
+            guard !finished else { return nil }
+            try step()
+        }
+        defer { pendingHead += 1 }
+        let sample = pending[pendingHead]
+        if let video, sample.track == video.trackIndex {
+            mediaSeconds = max(mediaSeconds, Double(sample.decodeTime) / Double(VideoEncoder.timescale))
+        }
+        return sample
+    }
+
+    /// Reads and processes one packet, or ends an input, or ends the stream.
+    private func step() throws {
+        guard let input else {
+            if let video { pending += try video.flush() }
+            if let audio { pending += try audio.flush() }
+            finished = true
+            return
+        }
+        if let packet = try input.demuxer.nextPacket() {
+            try process(packet, in: input)
+            return
+        }
+        try drainDecoders(of: input)
+        let endTicks = inputOffsetTicks + input.durationTicks(frameRate: video?.frameRate)
+        if let video { pending += try video.pad(fromTicks: inputOffsetTicks, untilTicks: endTicks) }
+        if let audio { try audio.pad(untilTicks: endTicks, into: &pending) }
+        inputOffsetTicks = endTicks
+        if nextInput < paths.count {
+            self.input = try InputState(path: paths[nextInput])
+            nextInput += 1
+            audio?.startInput()
+        } else {
+            self.input = nil
+        }
+    }
+
+    private func process(_ packet: DemuxedPacket, in input: InputState) throws {
+        guard let decoder = input.decoder(forStream: packet.streamIndex) else { return }
+        do {
+            try decoder.send(packet)
+        } catch CodecError.corruptPacket {
+            skippedCorruptPackets += 1
+        }
+        try receiveFrames(from: decoder, in: input)
+    }
+
+    private func drainDecoders(of input: InputState) throws {
+        for decoder in [input.video, input.audio].compactMap({ $0 }) {
+            try decoder.sendEndOfStream()
+            try receiveFrames(from: decoder, in: input)
+        }
+        // Audio held back for a first video frame that never came still belongs to the stream.
+        if input.origin == nil { input.origin = input.heldAudio.first.flatMap { Self.ticks($0) } ?? 0 }
+        try releaseHeldAudio(of: input)
+    }
+
+    private func receiveFrames(from decoder: Decoder, in input: InputState) throws {
+        while true {
+            let result: Decoder.DecodeResult
+            do {
+                result = try decoder.receive()
+            } catch CodecError.corruptPacket {
+                skippedCorruptPackets += 1
+                continue
+            }
+            guard case .frame(let frame) = result else { return }
+            if decoder === input.video {
+                try handle(video: frame, in: input, rotation: decoder.stream.rotationDegrees)
+            } else {
+                try handle(audio: frame, in: input)
+            }
+        }
+    }
+
+    private func handle(video frame: Frame, in input: InputState, rotation: Int) throws {
+        guard let video else { return }
+        let ticks = Self.ticks(frame) ?? input.nextVideoTicks(frameRate: video.frameRate)
+        if input.origin == nil {
+            input.origin = ticks
+            try releaseHeldAudio(of: input)
+        }
+        let relative = ticks - input.origin!
+        input.noteVideo(relativeTicks: relative, frameRate: video.frameRate)
+        pending += try video.encode(frame, atTicks: inputOffsetTicks + relative, rotation: rotation)
+    }
+
+    private func handle(audio frame: Frame, in input: InputState) throws {
+        guard audio != nil else { return }
+        // An input's time zero is its first video frame: audio waits until that is known.
+        guard input.origin != nil else {
+            input.heldAudio.append(frame)
+            return
+        }
+        try encode(audio: frame, in: input)
+    }
+
+    private func releaseHeldAudio(of input: InputState) throws {
+        let held = input.heldAudio
+        input.heldAudio = []
+        for frame in held { try encode(audio: frame, in: input) }
+    }
+
+    private func encode(audio frame: Frame, in input: InputState) throws {
+        guard let audio, let origin = input.origin else { return }
+        let relative = Self.ticks(frame).map { $0 - origin }
+        let end = try audio.encode(frame, atTicks: relative.map { inputOffsetTicks + $0 }, into: &pending)
+        input.noteAudio(endTicks: end - inputOffsetTicks)
+    }
+
+    /// A frame's time in 90 kHz ticks.
+    private static func ticks(_ frame: Frame) -> Int64? {
+        frame.pts.map { pts in
+            rescale(pts, multipliedBy: Int64(frame.timeBase.numerator) * VideoEncoder.timescale,
+                    dividedBy: Int64(frame.timeBase.denominator))
+        }
+    }
+}
+
+/// One input being decoded.
+private final class InputState {
+    let demuxer: FileDemuxer
+    let video: Decoder?
+    let audio: Decoder?
+    /// The input's time zero (90 kHz, its own clock): its first video frame, or first audio frame.
+    var origin: Int64?
+    var heldAudio: [Frame] = []
+    private var videoEndTicks: Int64 = 0
+    private var audioEndTicks: Int64 = 0
+    private var lastVideoTicks: Int64?
+
+    init(path: String) throws {
+        let demuxer = try FileDemuxer(path: path)
+        self.demuxer = demuxer
+        for stream in demuxer.streams where stream.kind == .video {
+            guard stream.width <= OutputSize.maxSide, stream.height <= OutputSize.maxSide else {
+                throw CodecError.unsupportedSettings("\(path): the video is \(stream.width)x\(stream.height); "
+                    + "hlscap takes pictures up to \(OutputSize.maxSide) pixels a side")
+            }
+        }
+        let videoIndex = demuxer.streams.firstIndex { $0.kind == .video }
+        let audioIndex = demuxer.streams.firstIndex { $0.kind == .audio }
+        video = try videoIndex.map { try Decoder(demuxer: demuxer, streamIndex: $0) }
+        audio = try audioIndex.map { try Decoder(demuxer: demuxer, streamIndex: $0) }
+    }
+
+    func decoder(forStream index: Int) -> Decoder? {
+        if let video, demuxer.streams[index].kind == .video { return video }
+        if let audio, demuxer.streams[index].kind == .audio { return audio }
+        return nil
+    }
+
+    /// For frames without a timestamp: one frame after the previous one.
+    func nextVideoTicks(frameRate: Rational) -> Int64 {
+        guard let last = lastVideoTicks else { return origin ?? 0 }
+        return (origin ?? 0) + last + Self.frameTicks(frameRate)
+    }
+
+    func noteVideo(relativeTicks: Int64, frameRate: Rational) {
+        lastVideoTicks = relativeTicks
+        videoEndTicks = max(videoEndTicks, relativeTicks + Self.frameTicks(frameRate))
+    }
+
+    func noteAudio(endTicks: Int64) {
+        audioEndTicks = max(audioEndTicks, endTicks)
+    }
+
+    /// Where the next input starts: the end of the longer track.
+    func durationTicks(frameRate: Rational?) -> Int64 {
+        max(videoEndTicks, audioEndTicks)
+    }
+
+    static func frameTicks(_ frameRate: Rational) -> Int64 {
+        rescale(Int64(frameRate.denominator), multipliedBy: VideoEncoder.timescale, dividedBy: Int64(frameRate.numerator))
+    }
+}

@@ -1,0 +1,102 @@
+import HLSKit
+
+/// The video half of transcoding: scale and rotate, constant frame rate, H.264 with IDRs on the grid.
+final class VideoLane {
+    let encoder: VideoEncoder
+    let trackIndex: Int
+    let width: Int
+    let height: Int
+    let frameRate: Rational
+
+    private var converter: FrameRateConverter
+    private var schedule: KeyframeSchedule
+    /// One scaler per rotation: a sideways input is scaled to the turned size, then rotated.
+    private var scalers: [Int: Scaler] = [:]
+    private var lastPicture: Frame?
+    private var nextIndex: Int64 = 0
+    private var firstOutputTicks: Int64?
+
+    /// Frame rates outside this range are taken as a container's guess, not the video's rate.
+    private static let plausibleFrameRates = 1.0...240.0
+
+    init(stream: InputStreamInfo, settings: TranscodeSettings, trackIndex: Int) throws {
+        let size: OutputSize
+        do {
+            size = try OutputSize.resolve(requested: settings.size, inputWidth: stream.width, inputHeight: stream.height,
+                                          rotationDegrees: stream.rotationDegrees)
+        } catch {
+            throw CodecError.unsupportedSettings(error.description)
+        }
+        width = size.width
+        height = size.height
+        frameRate = settings.frameRate ?? Self.plausible(stream.averageFrameRate) ?? TranscodeSettings.fallbackFrameRate
+        self.trackIndex = trackIndex
+        let segmentFrames = Int((Int64(frameRate.numerator) * settings.segmentMilliseconds
+            + Int64(frameRate.denominator) * 1000 - 1) / (Int64(frameRate.denominator) * 1000))
+        encoder = try VideoEncoder(settings: VideoEncoderSettings(
+            width: width, height: height, frameRate: frameRate,
+            bitrate: settings.videoBitrate
+                ?? TranscodeSettings.defaultVideoBitrate(width: width, height: height, frameRate: frameRate),
+            preset: settings.preset, keyframeIntervalFrames: max(1, segmentFrames)), trackIndex: trackIndex)
+        converter = FrameRateConverter(frameRate: frameRate)
+        schedule = KeyframeSchedule(segmentMilliseconds: settings.segmentMilliseconds, timescale: VideoEncoder.timescale)
+    }
+
+    private static func plausible(_ rate: Rational?) -> Rational? {
+        guard let rate, rate.numerator > 0, rate.denominator > 0 else { return nil }
+        let perSecond = Double(rate.numerator) / Double(rate.denominator)
+        return plausibleFrameRates.contains(perSecond) ? rate : nil
+    }
+
+    /// Encodes a decoded frame that belongs at `ticks` on the output timeline (90 kHz).
+    func encode(_ frame: Frame, atTicks ticks: Int64, rotation: Int) throws -> [EncodedSample] {
+        let indexes = converter.outputIndexes(forFrameAt: ticks)
+        guard !indexes.isEmpty else { return [] }
+        let picture = try upright(frame, rotation: rotation)
+        lastPicture = picture
+        var samples: [EncodedSample] = []
+        for index in indexes { samples += try emit(picture, index: index) }
+        return samples
+    }
+
+    /// Holds the last picture (black before any) over the empty frame slots from `startTicks` until `endTicks`.
+    func pad(fromTicks startTicks: Int64, untilTicks endTicks: Int64) throws -> [EncodedSample] {
+        var samples: [EncodedSample] = []
+        var slotTicks = converter.outputTime(ofIndex: nextIndex) ?? startTicks
+        while slotTicks < endTicks {
+            let picture = try lastPicture ?? Frame.black(width: width, height: height)
+            lastPicture = picture
+            for index in converter.outputIndexes(forFrameAt: slotTicks) {
+                samples += try emit(picture, index: index)
+            }
+            guard let next = converter.outputTime(ofIndex: nextIndex) else { break }
+            slotTicks = next
+        }
+        return samples
+    }
+
+    func flush() throws -> [EncodedSample] {
+        try encoder.flush()
+    }
+
+    private func emit(_ picture: Frame, index: Int64) throws -> [EncodedSample] {
+        guard let ticks = converter.outputTime(ofIndex: index) else { return [] }
+        let frame = try picture.newReference()
+        frame.pts = ticks
+        frame.timeBase = Rational(1, Int32(VideoEncoder.timescale))
+        let first = firstOutputTicks ?? ticks
+        firstOutputTicks = first
+        nextIndex = index + 1
+        return try encoder.encode(frame, forceKeyframe: schedule.isKeyframe(ticksSinceStart: ticks - first))
+    }
+
+    /// Scaled into the output size (letterboxed) and turned upright.
+    private func upright(_ frame: Frame, rotation: Int) throws -> Frame {
+        let quarterTurns = ((rotation % 360) + 360) % 360 / 90
+        let sideways = quarterTurns % 2 == 1
+        let scaler = scalers[quarterTurns] ?? Scaler(width: sideways ? height : width, height: sideways ? width : height)
+        scalers[quarterTurns] = scaler
+        let scaled = try scaler.scale(frame)
+        return quarterTurns == 0 ? scaled : try Rotation.rotate(scaled, clockwiseDegrees: quarterTurns * 90)
+    }
+}

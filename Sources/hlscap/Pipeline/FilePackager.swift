@@ -1,0 +1,215 @@
+import Foundation
+import HLSKit
+import HLSMedia
+
+/// Recordings → one VOD stream: copied when they allow it, transcoded otherwise.
+struct FilePackager {
+    enum Mode: Equatable {
+        case automatic, copy, transcode
+    }
+
+    struct Outcome {
+        var summary: StreamWriter.Summary
+        var copied: Bool
+        var reason: String
+        var skippedCorruptPackets: Int
+    }
+
+    /// Copy mode cuts only at keyframes: further apart than this many segment durations, segments
+    /// would be too long for players, so automatic mode transcodes instead.
+    static let copyableKeyframeGapSegments: Int64 = 2
+
+    var inputs: [String]
+    var outputDirectory: String
+    var mode: Mode
+    var transcodeSettings: TranscodeSettings
+    var overwrite: Bool
+    var progress: Progress?
+
+    private var segmentMilliseconds: Int64 { transcodeSettings.segmentMilliseconds }
+
+    func run() throws -> Outcome {
+        let store = try prepareOutput()
+        switch mode {
+        case .copy:
+            return try copy(into: store, maximumKeyframeGapMilliseconds: nil, reason: "--copy")
+        case .transcode:
+            return try transcode(into: store, reason: "encoding options given")
+        case .automatic:
+            if let reason = try firstReasonNotToCopy() {
+                return try transcode(into: store, reason: reason)
+            }
+            do {
+                return try copy(into: store,
+                                maximumKeyframeGapMilliseconds: Self.copyableKeyframeGapSegments * segmentMilliseconds,
+                                reason: "H.264/AAC with keyframes at most \(Self.copyableKeyframeGapSegments) segment "
+                                    + "durations apart")
+            } catch let gap as KeyframeGapTooLong {
+                return try transcode(into: store, reason: gap.description)
+            }
+        }
+    }
+
+    /// Why the inputs cannot simply be copied, or nil when they can (keyframe gaps are found while copying).
+    private func firstReasonNotToCopy() throws -> String? {
+        for input in inputs {
+            do {
+                _ = try CopySource(demuxer: FileDemuxer(path: input))
+            } catch let error as CopyError {
+                return error.reasonToTranscode
+            } catch {
+                throw Self.commandError(error)
+            }
+        }
+        return nil
+    }
+
+    private func copy(into store: DirectoryStore, maximumKeyframeGapMilliseconds: Int64?,
+                      reason: String) throws -> Outcome {
+        var writer = StreamWriter(store: store)
+        var nextSequenceNumber = 1
+        do {
+            for input in inputs {
+                let source = try CopySource(demuxer: FileDemuxer(path: input))
+                try writer.beginSection(tracks: source.tracks)
+                nextSequenceNumber = try package(source, into: &writer, firstSequenceNumber: nextSequenceNumber,
+                                                 keyframeGapLimit: maximumKeyframeGapMilliseconds.map { ($0, input) })
+            }
+            return Outcome(summary: try finish(&writer), copied: true, reason: reason, skippedCorruptPackets: 0)
+        } catch {
+            writer.removeWrittenFiles()
+            if error is KeyframeGapTooLong { throw error }
+            throw Self.commandError(error)
+        }
+    }
+
+    private func transcode(into store: DirectoryStore, reason: String) throws -> Outcome {
+        var writer = StreamWriter(store: store)
+        do {
+            let source = try TranscodeSource(inputs: inputs, settings: transcodeSettings)
+            progress?.totalSeconds = source.totalSeconds
+            try writer.beginSection(tracks: source.tracks)
+            _ = try package(source, into: &writer, firstSequenceNumber: 1, keyframeGapLimit: nil)
+            return Outcome(summary: try finish(&writer), copied: false, reason: reason,
+                           skippedCorruptPackets: source.skippedCorruptPackets)
+        } catch {
+            writer.removeWrittenFiles()
+            throw Self.commandError(error)
+        }
+    }
+
+    private func finish(_ writer: inout StreamWriter) throws -> StreamWriter.Summary {
+        let summary = try writer.finishVOD()
+        guard summary.segmentCount > 0 else {
+            throw CommandError("\(inputs.joined(separator: ", ")): no video keyframe or audio sample to start a "
+                + "stream with", exitCode: .dataError)
+        }
+        return summary
+    }
+
+    /// Segments one source into the writer; returns the next free sequence number.
+    private func package(_ source: SampleSource, into writer: inout StreamWriter, firstSequenceNumber: Int,
+                         keyframeGapLimit: (milliseconds: Int64, input: String)?) throws -> Int {
+        let tracks = source.tracks.map { Segmenter.Track(timescale: $0.timescale, isVideo: $0.isVideo) }
+        var segmenter = Segmenter(configuration: .init(tracks: tracks, segmentMilliseconds: segmentMilliseconds,
+                                                       firstSequenceNumber: firstSequenceNumber))
+        var gapCheck = keyframeGapLimit.map { KeyframeGapCheck(limitMilliseconds: $0.milliseconds, input: $0.input) }
+        var next = firstSequenceNumber
+        while let sample = try source.nextSample() {
+            try gapCheck?.check(sample, timescale: Int64(tracks[sample.track].timescale),
+                                isVideo: tracks[sample.track].isVideo)
+            for segment in segmenter.append(sample) {
+                try writer.write(segment)
+                next = segment.sequenceNumber + 1
+                progress?.advance(toSeconds: segment.startSeconds + segment.durationSeconds)
+            }
+        }
+        for segment in segmenter.finish() {
+            try writer.write(segment)
+            next = segment.sequenceNumber + 1
+        }
+        return next
+    }
+
+    private func prepareOutput() throws -> DirectoryStore {
+        let store: DirectoryStore
+        do {
+            store = try DirectoryStore(root: outputDirectory)
+        } catch {
+            throw Self.commandError(error)
+        }
+        if StreamWriter.holdsStream(store) {
+            guard overwrite else {
+                throw CommandError("\(outputDirectory) already holds a stream; add --overwrite to replace it "
+                    + "or choose another --out", exitCode: .cannotCreate)
+            }
+            do {
+                try StreamWriter.removeStream(in: store)
+            } catch {
+                throw Self.commandError(error)
+            }
+        }
+        return store
+    }
+
+    static func commandError(_ error: any Error) -> CommandError {
+        switch error {
+        case let error as CommandError:
+            return error
+        case let error as MediaInputError:
+            return CommandError(error.description, exitCode: ExitCode(rawValue: error.exitCode) ?? .dataError)
+        case let error as CopyError:
+            return CommandError(error.description, exitCode: .dataError)
+        case let error as CodecError:
+            return CommandError("\(error)", exitCode: .dataError)
+        case let error as StoreError:
+            return CommandError(error.description, exitCode: ExitCode(rawValue: error.kind.rawValue) ?? .ioError)
+        default:
+            return CommandError("\(error)", exitCode: .software)
+        }
+    }
+}
+
+/// Copying met keyframes too far apart for sensible segments.
+struct KeyframeGapTooLong: Error, CustomStringConvertible {
+    var input: String
+    var gapSeconds: Double
+    var atSeconds: Double
+
+    var description: String {
+        String(format: "%@ has no keyframe for more than %.1f s after %.1f s, over %d segment durations",
+               input, gapSeconds, atSeconds, Int(FilePackager.copyableKeyframeGapSegments))
+    }
+}
+
+/// Watches the video keyframes of a copied input.
+private struct KeyframeGapCheck {
+    var limitMilliseconds: Int64
+    var input: String
+    private var lastKeyframe: Int64?
+
+    init(limitMilliseconds: Int64, input: String) {
+        self.limitMilliseconds = limitMilliseconds
+        self.input = input
+    }
+
+    mutating func check(_ sample: EncodedSample, timescale: Int64, isVideo: Bool) throws {
+        guard isVideo else { return }
+        let time = sample.presentationTime
+        let last = lastKeyframe ?? time
+        if (time - last) * 1000 > limitMilliseconds * timescale {
+            throw KeyframeGapTooLong(input: input, gapSeconds: Double(time - last) / Double(timescale),
+                                     atSeconds: Double(last) / Double(timescale))
+        }
+        if sample.isSync { lastKeyframe = time }
+    }
+}
+
+extension Segment {
+    var startSeconds: Double { Double(startTicks) / Double(timescale) - 10 }
+}
+
+extension CopyError {
+    /// The reason automatic mode gives for transcoding this input.
+    var reasonToTranscode: String { detail.components(separatedBy: ";").first.map { "\(path): \($0)" } ?? detail }
+}
