@@ -73,12 +73,13 @@ control="$run_dir/control"
 console_log="$run_dir/console.log"
 mkdir -p "$control"
 
+# qemu reads a doubled comma as a comma inside an option value.
 shares=(-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"
-        -virtfs "local,path=$control,mount_tag=vmctl,security_model=none")
+        -virtfs "local,path=${control//,/,,},mount_tag=vmctl,security_model=none")
 if [ -n "$out_dir" ]; then
     mkdir -p "$out_dir"
     out_dir="$(realpath "$out_dir")"
-    shares+=(-virtfs "local,path=$out_dir,mount_tag=vmout,security_model=none")
+    shares+=(-virtfs "local,path=${out_dir//,/,,},mount_tag=vmout,security_model=none")
 fi
 {
     printf 'exec /bin/bash'
