@@ -12,7 +12,11 @@ DEMO_PORT := 8000
 DEPS_PACKAGES := libavcodec-dev libavformat-dev libavdevice-dev libavutil-dev libswscale-dev \
 	libswresample-dev pkg-config ffmpeg chromium python3 fonts-dejavu-core time
 
-.PHONY: deps build test test-tools golden demo bench fixtures clean
+# Debian's kernel, qemu and a static busybox for the capture-driver VM (scripts/vm/run-in-vm.sh);
+# v4l-utils and alsa-utils for the tools that probe the drivers inside it.
+VM_PACKAGES := qemu-system-x86 linux-image-amd64 busybox-static cpio kmod v4l-utils alsa-utils
+
+.PHONY: deps build test test-tools test-devices golden demo bench fixtures clean
 
 deps:
 	scripts/install-deps.sh $(DEPS_PACKAGES)
@@ -26,6 +30,12 @@ test: build test-tools
 
 test-tools: deps
 	PYTHONDONTWRITEBYTECODE=1 python3 -m unittest discover -s Tests/Tools -p 'test_*.py'
+
+# Real capture drivers (vivid, snd-aloop) in a VM that boots Debian's kernel under emulation;
+# takes about a minute on top of the build. See docs/test-devices.md.
+test-devices: build
+	scripts/install-deps.sh $(VM_PACKAGES)
+	scripts/vm/test-devices.sh
 
 # Rewrites Fixtures/golden/ from the committed inputs; review the diff before committing it.
 golden: build

@@ -1,0 +1,188 @@
+#!/usr/bin/env bash
+# make test-devices: captures from real kernel drivers inside the test VM (scripts/vm/run-in-vm.sh)
+# and checks the results on the host. vivid stands in for a webcam at /dev/video0 and snd-aloop
+# for a sound card: a tone played into one end of the loopback is recorded from the other.
+# Usage: scripts/vm/test-devices.sh          (results and logs go to .build/vm/test-devices/)
+# Inside the VM the same script runs one guest_* step: test-devices.sh --guest STEP.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+
+# vivid's webcam offers 320x180, 640x360, 640x480 and up, not 320x240; a request for another
+# size is silently changed to the nearest one, so the checks use a size it really offers.
+readonly VIDEO_SIZE=320x180
+readonly VIDEO_FPS=15
+readonly CAPTURE_SECONDS=3
+# Fewer frames than this means the driver or the emulated machine dropped frames.
+readonly MIN_VIDEO_FRAMES=$((VIDEO_FPS * CAPTURE_SECONDS * 9 / 10))
+# CAPTURE_SECONDS less a little: the WAV ends a few samples short of the requested duration.
+readonly MIN_AUDIO_SECONDS=2.9
+readonly TONE_HZ=440
+readonly SAMPLE_RATE=48000
+readonly LOOPBACK_PLAYBACK=hw:Loopback,0,0
+readonly LOOPBACK_CAPTURE=hw:Loopback,1,0
+# The lavfi sine tone peaks at 1/8 of full scale (-18 dBFS); silence decodes below -90 dB.
+readonly TONE_MIN_PEAK_DB=-30
+# A dropout in the loopback shows as a run of samples this quiet, however short.
+readonly GAP_MAX_DB=-60
+readonly GAP_MIN_SECONDS=0.02
+readonly PLAYER_START_LIMIT_SECONDS=30
+readonly VM_TIMEOUT_SECONDS=180
+readonly RESULTS=.build/vm/test-devices
+
+# ---- Inside the VM: $OUT is the shared output directory. ----
+
+# Recording before the player runs would capture a stretch of silence first.
+wait_until_playing() {
+    local status="$1" waited=0
+    until grep -q 'state: RUNNING' "$status" 2>/dev/null; do
+        [ "$waited" -lt "$((PLAYER_START_LIMIT_SECONDS * 10))" ] || { echo "no playback on $status"; return 1; }
+        sleep 0.1
+        waited=$((waited + 1))
+    done
+}
+
+guest_tools() {
+    v4l2-ctl --list-devices > "$OUT/list-devices.txt" 2>&1
+    v4l2-ctl --device /dev/video0 --list-formats-ext > "$OUT/formats.txt" 2>&1
+    # YUYV is what most real webcams deliver uncompressed.
+    ffmpeg -hide_banner -nostats -y -f v4l2 -input_format yuyv422 -video_size "$VIDEO_SIZE" \
+        -framerate "$VIDEO_FPS" -i /dev/video0 -t "$CAPTURE_SECONDS" \
+        -c:v libx264 -preset ultrafast "$OUT/video.mp4" > "$OUT/video.log" 2>&1
+
+    # The player blocks on the loopback at real-time pace and runs until the recording is done.
+    ffmpeg -hide_banner -nostats -v warning -f lavfi -i "sine=frequency=$TONE_HZ:sample_rate=$SAMPLE_RATE" \
+        -ac 2 -f alsa "$LOOPBACK_PLAYBACK" > "$OUT/tone-player.log" 2>&1 &
+    local player=$!
+    wait_until_playing /proc/asound/Loopback/pcm0p/sub0/status
+    ffmpeg -hide_banner -nostats -y -f alsa -sample_rate "$SAMPLE_RATE" -channels 2 \
+        -i "$LOOPBACK_CAPTURE" -t "$CAPTURE_SECONDS" "$OUT/tone.wav" > "$OUT/tone.log" 2>&1
+    # kill fails if the player died early; ffmpeg stopped by SIGTERM exits 255.
+    kill "$player"
+    wait "$player" || true
+}
+
+if [ "${1:-}" = --guest ]; then
+    set -e
+    "guest_$2"
+    exit
+fi
+
+# ---- On the host. ----
+
+passed=0
+failed=0
+
+# check DESCRIPTION COMMAND...: the command passes by exiting 0; what it prints is shown below.
+check() {
+    local description="$1"
+    shift
+    local details
+    if details="$("$@" 2>&1)"; then
+        passed=$((passed + 1))
+        echo "PASS $description"
+    else
+        failed=$((failed + 1))
+        echo "FAIL $description"
+    fi
+    [ -z "$details" ] || sed 's/^/     /' <<< "$details"
+}
+
+# run_in_vm NAME COMMAND...: runs the command in the VM with $RESULTS/NAME as $OUT, keeps its
+# output in $RESULTS/NAME.log and shows the log's tail if it fails.
+run_in_vm() {
+    local name="$1"
+    shift
+    local log="$RESULTS/$name.log"
+    mkdir -p "$RESULTS/$name"
+    if scripts/vm/run-in-vm.sh --out "$RESULTS/$name" --timeout "$VM_TIMEOUT_SECONDS" -- "$@" > "$log" 2>&1; then
+        grep '^run-in-vm:' "$log"
+        return 0
+    fi
+    echo "$log ends with:"
+    tail -n 30 "$log"
+    return 1
+}
+
+contains() {
+    grep -q -- "$2" "$1" || { echo "$1 does not contain '$2'"; return 1; }
+}
+
+# expect_video FILE WIDTHxHEIGHT MIN_FRAMES MAX_FRAMES
+expect_video() {
+    local file="$1" size="$2" min_frames="$3" max_frames="$4"
+    local stream
+    stream="$(ffprobe -v error -count_frames -select_streams v:0 \
+        -show_entries stream=codec_name,width,height,nb_read_frames -of csv=p=0 "$file")" || return 1
+    local codec width height frames
+    IFS=, read -r codec width height frames <<< "$stream"
+    echo "$file: $codec ${width}x$height, $frames frames"
+    [ "${width}x$height" = "$size" ] && [ "$frames" -ge "$min_frames" ] && [ "$frames" -le "$max_frames" ]
+}
+
+expect_clean_decode() {
+    local errors
+    errors="$(ffmpeg -v error -i "$1" -f null - 2>&1)"
+    [ -z "$errors" ] || { echo "$errors"; return 1; }
+}
+
+# A live source changes from frame to frame (vivid stamps a time and frame counter on each).
+expect_moving_picture() {
+    local frames distinct
+    frames="$(ffmpeg -v error -i "$1" -f framemd5 - | grep -v '^#' | awk -F, '{ print $6 }')"
+    distinct="$(sort -u <<< "$frames" | wc -l)"
+    echo "$1: $distinct distinct of $(wc -l <<< "$frames") frames"
+    [ "$distinct" -gt $(($(wc -l <<< "$frames") / 2)) ]
+}
+
+# expect_audio FILE SAMPLE_RATE CHANNELS MIN_SECONDS
+expect_audio() {
+    local stream rate channels duration
+    stream="$(ffprobe -v error -select_streams a:0 -show_entries stream=sample_rate,channels,duration \
+        -of csv=p=0 "$1")" || return 1
+    IFS=, read -r rate channels duration <<< "$stream"
+    echo "$1: $rate Hz, $channels channels, $duration s"
+    [ "$rate" = "$2" ] && [ "$channels" = "$3" ] && awk -v d="$duration" -v min="$4" 'BEGIN { exit !(d >= min) }'
+}
+
+# The tone is there at its level and never drops out: no gap of silence, anywhere.
+expect_continuous_tone() {
+    local report peak gaps
+    report="$(ffmpeg -hide_banner -nostats -i "$1" -af volumedetect,silencedetect=noise=${GAP_MAX_DB}dB:duration=$GAP_MIN_SECONDS \
+        -f null - 2>&1)" || return 1
+    peak="$(sed -n 's/.*max_volume: \(-\?[0-9.]*\) dB.*/\1/p' <<< "$report")"
+    gaps="$(grep -c 'silence_start' <<< "$report")"
+    echo "$1: peak ${peak:-?} dB, $gaps silent gaps"
+    [ -n "$peak" ] && [ "$gaps" -eq 0 ] && awk -v p="$peak" -v min="$TONE_MIN_PEAK_DB" 'BEGIN { exit !(p >= min) }'
+}
+
+# Standard tools against the drivers: proves the VM, the drivers and the checks themselves.
+check_tools() {
+    local out="$RESULTS/tools"
+    check "the VM boots, loads vivid and snd-aloop, and runs the capture tools" \
+        run_in_vm tools scripts/vm/test-devices.sh --guest tools
+    check "v4l2-ctl lists vivid at /dev/video0" contains "$out/list-devices.txt" /dev/video0
+    check "/dev/video0 offers YUYV" contains "$out/formats.txt" "'YUYV'"
+    check "/dev/video0 offers $VIDEO_SIZE" contains "$out/formats.txt" "Size: Discrete $VIDEO_SIZE"
+    check "ffmpeg captured $CAPTURE_SECONDS s of $VIDEO_SIZE H.264 at $VIDEO_FPS fps from /dev/video0" \
+        expect_video "$out/video.mp4" "$VIDEO_SIZE" "$MIN_VIDEO_FRAMES" "$((VIDEO_FPS * CAPTURE_SECONDS + 1))"
+    check "the captured video decodes without errors" expect_clean_decode "$out/video.mp4"
+    check "the captured video moves" expect_moving_picture "$out/video.mp4"
+    check "ffmpeg recorded $CAPTURE_SECONDS s of ${SAMPLE_RATE} Hz stereo from $LOOPBACK_CAPTURE" \
+        expect_audio "$out/tone.wav" "$SAMPLE_RATE" 2 "$MIN_AUDIO_SECONDS"
+    check "the recording carries the tone played into $LOOPBACK_PLAYBACK without gaps" \
+        expect_continuous_tone "$out/tone.wav"
+}
+
+# hlscap's own capture checks (issue "hlscap live") go here: run `hlscap devices` and
+# `hlscap live --video /dev/video0 --audio $LOOPBACK_CAPTURE --size $VIDEO_SIZE --fps $VIDEO_FPS ...`
+# in the VM with run_in_vm, then check the stream in $RESULTS/NAME with the expect_* helpers.
+check_hlscap() {
+    :
+}
+
+rm -rf "$RESULTS"
+mkdir -p "$RESULTS"
+check_tools
+check_hlscap
+echo "devices: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
