@@ -11,7 +11,7 @@ HLSCAP="${HLSCAP_BIN:-.build/release/hlscap}"
 RUNS="${BENCH_RUNS:-3}"
 SECONDS_OF_MEDIA="${BENCH_SECONDS:-600}"
 OUT=bench-out
-CASES=(case_copy_1080p30)
+CASES=(${BENCH_CASES:-case_copy_1080p30 case_transcode_720p30})
 
 mkdir -p "$OUT"
 
@@ -24,6 +24,20 @@ input_1080p30() {
             -f lavfi -i "testsrc2=size=1920x1080:rate=30" -f lavfi -i "sine=frequency=440:sample_rate=48000" \
             -t "$SECONDS_OF_MEDIA" -c:v libx264 -preset ultrafast -pix_fmt yuv420p \
             -g 60 -keyint_min 60 -sc_threshold 0 -b:v 5M -maxrate 6M -bufsize 10M \
+            -c:a aac -b:a 128k -ac 2 "$input.partial.mp4"
+        mv "$input.partial.mp4" "$input"
+    fi
+    echo "$input"
+}
+
+# A 60 s 720p30 recording to transcode: H.264 at a high rate (so decoding costs something) and AAC.
+input_720p30() {
+    local input="$OUT/input-720p30-60s.mp4"
+    if [ ! -s "$input" ]; then
+        echo "bench: generating $input (once)" >&2
+        ffmpeg -hide_banner -v error -y \
+            -f lavfi -i "testsrc2=size=1280x720:rate=30" -f lavfi -i "sine=frequency=440:sample_rate=44100" \
+            -t 60 -c:v libx264 -preset ultrafast -pix_fmt yuv420p -g 60 -b:v 8M \
             -c:a aac -b:a 128k -ac 2 "$input.partial.mp4"
         mv "$input.partial.mp4" "$input"
     fi
@@ -70,6 +84,24 @@ case_copy_1080p30() {
             -hls_playlist_type vod "$OUT/f/playlist.m3u8"
     done
     compare "copy 1080p30 ${SECONDS_OF_MEDIA}s" hlscap ffmpeg
+}
+
+# Transcoding the same 720p30 minute with the same x264 preset, bit rate, VBV and keyframe grid.
+case_transcode_720p30() {
+    local input
+    input=$(input_720p30)
+    rm -f "$OUT/results-hlscap.txt" "$OUT/results-ffmpeg.txt"
+    for run in $(seq "$RUNS"); do
+        echo "bench: transcode 720p30 run $run/$RUNS" >&2
+        measure hlscap "$HLSCAP" file "$input" --transcode --preset veryfast --video-bitrate 3M \
+            --audio-bitrate 128k --out "$OUT/ht" --overwrite --quiet
+        rm -rf "$OUT/ft" && mkdir -p "$OUT/ft"
+        measure ffmpeg ffmpeg -v error -y -i "$input" -c:v libx264 -preset veryfast -profile:v high \
+            -b:v 3M -maxrate 3M -bufsize 6M -g 60 -keyint_min 60 -sc_threshold 0 \
+            -force_key_frames "expr:gte(t,n_forced*2)" -c:a aac -b:a 128k -ar 48000 -ac 2 \
+            -f hls -hls_segment_type fmp4 -hls_time 2 -hls_playlist_type vod "$OUT/ft/playlist.m3u8"
+    done
+    compare "transcode 720p30 60s" hlscap ffmpeg
 }
 
 for case_function in "${CASES[@]}"; do

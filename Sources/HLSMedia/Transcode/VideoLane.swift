@@ -1,3 +1,4 @@
+import CFFmpeg
 import HLSKit
 
 /// The video half of transcoding: scale and rotate, constant frame rate, H.264 with IDRs on the grid.
@@ -93,10 +94,18 @@ final class VideoLane {
     /// Scaled into the output size (letterboxed) and turned upright.
     private func upright(_ frame: Frame, rotation: Int) throws -> Frame {
         let quarterTurns = ((rotation % 360) + 360) % 360 / 90
+        if quarterTurns == 0 && isEncoderReady(frame) { return frame }
         let sideways = quarterTurns % 2 == 1
         let scaler = scalers[quarterTurns] ?? Scaler(width: sideways ? height : width, height: sideways ? width : height)
         scalers[quarterTurns] = scaler
         let scaled = try scaler.scale(frame)
         return quarterTurns == 0 ? scaled : try Rotation.rotate(scaled, clockwiseDegrees: quarterTurns * 90)
+    }
+
+    /// A frame already in the output size and format, with square pixels, needs no scaling pass.
+    private func isEncoderReady(_ frame: Frame) -> Bool {
+        let aspect = frame.pointer.pointee.sample_aspect_ratio
+        let squarePixels = aspect.num == 0 || aspect.num == aspect.den
+        return frame.width == width && frame.height == height && frame.pixelFormat == AV_PIX_FMT_YUV420P && squarePixels
     }
 }
