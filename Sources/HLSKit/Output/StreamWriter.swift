@@ -70,14 +70,18 @@ public struct StreamWriter {
 
     /// Writes the VOD playlist that lists every segment written, ending with ENDLIST.
     public mutating func finishVOD() throws(StoreError) -> Summary {
-        let playlist = MediaPlaylist(
-            targetDurationSeconds: MediaPlaylist.targetDuration(forSegmentDurations: entries.map(\.durationSeconds)),
-            mediaSequence: firstSequenceNumber ?? 1, discontinuitySequence: 0, playlistType: .vod,
-            independentSegments: true, segments: entries, endList: true)
-        try put(Array(playlist.render().utf8), at: Self.playlistName)
+        try put(Array(vodPlaylist.render().utf8), at: Self.playlistName)
         return Summary(segmentCount: entries.count,
                        durationSeconds: entries.reduce(0) { $0 + $1.durationSeconds },
                        mediaBytes: mediaBytes, peakBitrate: peakBitrate)
+    }
+
+    /// The VOD playlist of every segment written so far.
+    public var vodPlaylist: MediaPlaylist {
+        MediaPlaylist(
+            targetDurationSeconds: MediaPlaylist.targetDuration(forSegmentDurations: entries.map(\.durationSeconds)),
+            mediaSequence: firstSequenceNumber ?? 1, discontinuitySequence: 0, playlistType: .vod,
+            independentSegments: true, segments: entries, endList: true)
     }
 
     /// Removes every file this writer stored, newest first, so a failed run leaves no stream that looks valid.
