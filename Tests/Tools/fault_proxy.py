@@ -177,6 +177,8 @@ def main(argv):
     parser.add_argument("--outage", action="append", default=[], metavar="START:SECONDS")
     parser.add_argument("--methods", default="PUT,DELETE", help="methods that faults apply to")
     args = parser.parse_args(argv)
+    # A parent may start us with signals blocked (Foundation's Process does); SIGTERM must stop us.
+    signal.pthread_sigmask(signal.SIG_SETMASK, [])
 
     server = http.server.ThreadingHTTPServer(("127.0.0.1", args.port), ProxyHandler)
     server.daemon_threads = True

@@ -97,6 +97,8 @@ def main(argv):
     parser.add_argument("--interval", type=float, default=0.05)
     parser.add_argument("--timeout", type=float, default=120)
     args = parser.parse_args(argv)
+    # A parent may start us with signals blocked (Foundation's Process does); SIGTERM must stop us.
+    signal.pthread_sigmask(signal.SIG_SETMASK, [])
     stopping = []
     signal.signal(signal.SIGTERM, lambda *_: stopping.append(True))
     poller = Poller(args.url)

@@ -94,6 +94,8 @@ def main(argv):
     parser.add_argument("--logs", help="directory for nginx's configuration and logs (kept)")
     parser.add_argument("--nginx", default=shutil.which("nginx") or "/usr/sbin/nginx")
     args = parser.parse_args(argv)
+    # A parent may start us with signals blocked (Foundation's Process does); SIGTERM must stop us.
+    signal.pthread_sigmask(signal.SIG_SETMASK, [])
 
     root = os.path.abspath(args.root)
     os.makedirs(root, exist_ok=True)

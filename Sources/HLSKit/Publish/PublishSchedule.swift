@@ -48,6 +48,11 @@ public struct PublishSchedule: Sendable {
         /// nil for files that are not segments (initialization sections, master playlists).
         var durationSeconds: Double?
         var failedAttempts = 0
+        /// Failures since the origin was last seen answering; the backoff grows with them.
+        var failuresSinceReachable = 0
+        var lastFailure: String?
+        /// The last try got no answer at all: the origin looked unreachable.
+        var unreachable = false
         var notBefore: Double
         var jobID: Int?
     }
@@ -176,6 +181,7 @@ public struct PublishSchedule: Sendable {
     /// Records how a job ended. `byteCount` is the body's size, counted when an upload succeeded.
     public mutating func complete(_ jobID: Int, response: PublishResponse, byteCount: Int = 0, now: Double) {
         if let index = pending.firstIndex(where: { $0.jobID == jobID }) {
+            pending[index].unreachable = if case .noResponse(_, permanent: false) = response { true } else { false }
             completeUpload(at: index, RequestOutcome(response, method: .put), byteCount: byteCount, now: now)
         } else if let index = removals.firstIndex(where: { $0.jobID == jobID }) {
             completeRemoval(at: index, RequestOutcome(response, method: .delete), now: now)
@@ -212,7 +218,7 @@ public struct PublishSchedule: Sendable {
         var notDelivered = undelivered
         for upload in pending {
             let state = upload.jobID == nil ? "still queued" : "still uploading"
-            let attempts = upload.failedAttempts > 0 ? " after \(upload.failedAttempts) failed tries" : ""
+            let attempts = upload.lastFailure.map { " after \(upload.failedAttempts) failed tries (last: \($0))" } ?? ""
             notDelivered.append(.init(path: upload.path, reason: "\(state)\(attempts) when publishing stopped"))
         }
         let remote = remotePlaylist()
@@ -267,10 +273,13 @@ public struct PublishSchedule: Sendable {
             uploaded.insert(upload.path)
             uploadedCount += 1
             uploadedBytes += byteCount
-        case .retry(_, let afterSeconds):
+            retryUnreachableUploads(now: now)
+        case .retry(let reason, let afterSeconds):
             pending[index].failedAttempts += 1
+            pending[index].failuresSinceReachable += 1
+            pending[index].lastFailure = reason
             pending[index].notBefore = now + limits.backoff.delaySeconds(
-                afterFailedAttempts: pending[index].failedAttempts, retryAfterSeconds: afterSeconds)
+                afterFailedAttempts: pending[index].failuresSinceReachable, retryAfterSeconds: afterSeconds)
             pending[index].jobID = nil
             retryCount += 1
         case .failed(let reason):
@@ -314,6 +323,16 @@ public struct PublishSchedule: Sendable {
             retryCount += 1
         case .failed:
             rejectedPlaylistText = upload.text
+        }
+    }
+
+    /// The origin answered, so uploads that found it unreachable need not sit out the backoff that
+    /// grew during the outage: they go again now, and a later failure backs off from the start.
+    private mutating func retryUnreachableUploads(now: Double) {
+        for index in pending.indices where pending[index].unreachable && pending[index].jobID == nil {
+            pending[index].notBefore = min(pending[index].notBefore, now)
+            pending[index].unreachable = false
+            pending[index].failuresSinceReachable = 0
         }
     }
 

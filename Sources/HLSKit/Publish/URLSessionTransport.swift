@@ -4,6 +4,9 @@ import FoundationNetworking
 #endif
 
 /// Sends the publisher's requests with URLSession.
+///
+/// The session is not invalidated on deinit: the last reference may go on the session's own
+/// delegate queue, where invalidating deadlocks; it lives as long as the process.
 public final class URLSessionTransport: PublishTransport {
     private let session: URLSession
     private let requestTimeoutSeconds: Double
@@ -21,10 +24,6 @@ public final class URLSessionTransport: PublishTransport {
         self.requestTimeoutSeconds = requestTimeoutSeconds
     }
 
-    deinit {
-        session.invalidateAndCancel()
-    }
-
     public func send(_ request: PublishRequest, completion: @escaping @Sendable (PublishResponse) -> Void) {
         var urlRequest = URLRequest(url: request.url, cachePolicy: .reloadIgnoringLocalCacheData,
                                     timeoutInterval: requestTimeoutSeconds)
@@ -33,7 +32,7 @@ public final class URLSessionTransport: PublishTransport {
             urlRequest.setValue(header.value, forHTTPHeaderField: header.name)
         }
         let handler: @Sendable (Data?, URLResponse?, (any Error)?) -> Void = { _, response, error in
-            completion(Self.response(response, error: error))
+            completion(self.response(response, error: error))
         }
         let task = request.method == .put
             ? session.uploadTask(with: urlRequest, from: request.body, completionHandler: handler)
@@ -41,11 +40,12 @@ public final class URLSessionTransport: PublishTransport {
         task.resume()
     }
 
-    private static func response(_ response: URLResponse?, error: (any Error)?) -> PublishResponse {
+    private func response(_ response: URLResponse?, error: (any Error)?) -> PublishResponse {
         if let error {
             let code = (error as? URLError)?.code
             let permanent = code == .badURL || code == .unsupportedURL
-            return .noResponse(error.localizedDescription, permanent: permanent)
+            let reason = code == .timedOut ? "no answer within \(requestTimeoutSeconds) s" : error.localizedDescription
+            return .noResponse(reason, permanent: permanent)
         }
         guard let http = response as? HTTPURLResponse else {
             return .noResponse("the answer is not HTTP", permanent: true)
