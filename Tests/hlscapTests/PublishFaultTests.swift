@@ -17,6 +17,8 @@ import Testing
     static let stallSeconds = "3"
     /// One outage, starting 2 s after the first upload, for 4 s.
     static let outage = "2:4"
+    /// Generous for a loaded two-core machine; the run normally drains in about 10 s.
+    static let drainTimeoutSeconds = "90"
 
     /// A 320×240 H.264/AAC recording with a keyframe every 15 frames, made for this test.
     static func makePacedRecording(in directory: URL) throws -> String {
@@ -44,7 +46,7 @@ import Testing
 
         let result = try ExternalTools.runHlscap([
             "file", recording, "--segment-duration", Self.segmentSeconds, "--publish", proxyURL + "live/",
-            "--publish-timeout", Self.requestTimeoutSeconds])
+            "--publish-timeout", Self.requestTimeoutSeconds, "--publish-drain-timeout", Self.drainTimeoutSeconds])
         #expect(result.succeeded, "\(result.stderr)")
 
         #expect(poller.waitForExit(timeoutSeconds: 10) == 0, "\(poller.output)")

@@ -8,9 +8,12 @@ import Testing
 final class BackgroundTool {
     static let startupSeconds = 20.0
     static let pollSeconds = 0.05
+    static let stopSeconds = 10.0
 
     private let process = Process()
     private let outputURL: URL
+    /// Signalled once on exit, and signalled again by every wait that takes it, so it stays open.
+    private let exited = DispatchSemaphore(value: 0)
 
     /// Starts `script` and, when `readyPrefix` is given, waits for the line that starts with it and
     /// returns its second word (the URL the tool prints).
@@ -23,6 +26,7 @@ final class BackgroundTool {
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = output
         process.standardError = output
+        process.terminationHandler = { [exited] _ in exited.signal() }
         try process.run()
         try output.close()
     }
@@ -46,18 +50,25 @@ final class BackgroundTool {
         (try? String(contentsOf: outputURL, encoding: .utf8)) ?? ""
     }
 
-    /// Waits for the tool to exit by itself, or stops it after `timeoutSeconds`.
+    /// Waits for the tool to exit by itself, or stops it after `timeoutSeconds`; its exit status.
     func waitForExit(timeoutSeconds: Double) -> Int32 {
-        let deadline = Date(timeIntervalSinceNow: timeoutSeconds)
-        while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: Self.pollSeconds) }
-        stop()
+        if !waitForExit(within: timeoutSeconds) { stop() }
         return process.terminationStatus
     }
 
-    /// SIGTERM, then waits for the exit.
+    /// SIGTERM, then SIGKILL if it does not exit in time.
     func stop() {
         if process.isRunning { process.terminate() }
-        process.waitUntilExit()
+        if !waitForExit(within: Self.stopSeconds) {
+            kill(process.processIdentifier, SIGKILL)
+            _ = waitForExit(within: Self.stopSeconds)
+        }
+    }
+
+    private func waitForExit(within seconds: Double) -> Bool {
+        guard exited.wait(timeout: .now() + seconds) == .success else { return false }
+        exited.signal()
+        return true
     }
 }
 
@@ -150,6 +161,25 @@ struct OriginFixture {
         }
         #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("playlist.m3u8").path),
                 "the local stream is kept")
+    }
+
+    @Test(arguments: [
+        ("seg/000001.m4s", "lists seg/000001.m4s, which answered 404"),
+        ("seg/000002.m4s\n#EXTINF:1.000,\nseg/000001.m4s", "lists segments out of order"),
+    ])
+    func thePollerCatchesAPlaylistThatIsUnsafeForViewers(segmentLines: String, complaint: String) throws {
+        let origin = try OriginFixture()
+        defer { origin.stop() }
+        let root = origin.directory.appendingPathComponent("root/bad")
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("seg"), withIntermediateDirectories: true)
+        try Data("media".utf8).write(to: root.appendingPathComponent("seg/000002.m4s"))
+        let playlist = "#EXTM3U\n#EXT-X-TARGETDURATION:1\n#EXTINF:1.000,\n\(segmentLines)\n#EXT-X-ENDLIST\n"
+        try Data(playlist.utf8).write(to: root.appendingPathComponent("playlist.m3u8"))
+        let result = try ExternalTools.run("python3", [
+            ExternalTools.toolsDirectory.appendingPathComponent("origin_poller.py").path,
+            origin.url + "bad/playlist.m3u8", "--timeout", "10"])
+        #expect(result.exitStatus == 1)
+        #expect(result.stdout.contains(complaint), "\(result.stdout)")
     }
 
     @Test(arguments: [
