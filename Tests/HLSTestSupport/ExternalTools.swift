@@ -199,12 +199,30 @@ public enum ExternalTools {
         live: Bool = false,
         timeoutSeconds: Double = 60
     ) throws -> (ok: Bool, report: String) {
+        try chromiumPlays(source: ["--dir", directory.path], live: live, timeoutSeconds: timeoutSeconds)
+    }
+
+    /// Plays the playlist at `url`, on a server that also serves the checker's player page
+    /// (serve.py and Tests/Tools/origin_server.py do).
+    public static func chromiumPlays(
+        url: String,
+        live: Bool = false,
+        timeoutSeconds: Double = 60
+    ) throws -> (ok: Bool, report: String) {
+        try chromiumPlays(source: ["--url", url], live: live, timeoutSeconds: timeoutSeconds)
+    }
+
+    private static func chromiumPlays(
+        source: [String],
+        live: Bool,
+        timeoutSeconds: Double
+    ) throws -> (ok: Bool, report: String) {
         _ = try locate("chromium")
         let script = toolsDirectory.appendingPathComponent("chromium_play.py")
         guard FileManager.default.fileExists(atPath: script.path) else {
             throw ExternalToolError.missingFile(script.path)
         }
-        var arguments = [script.path, "--dir", directory.path, "--timeout", String(timeoutSeconds)]
+        var arguments = [script.path] + source + ["--timeout", String(timeoutSeconds)]
         if live {
             arguments.append("--live")
         }

@@ -70,13 +70,16 @@ public struct StreamWriter {
 
     /// Starts a section with these tracks: the first one writes `init.mp4`; a later one follows a
     /// discontinuity and writes a new init section only when the tracks changed.
-    public mutating func beginSection(tracks: [TrackDescription]) throws(StoreError) {
+    /// Returns the path of the init section it wrote, if any.
+    @discardableResult
+    public mutating func beginSection(tracks: [TrackDescription]) throws(StoreError) -> String? {
         sectionCount += 1
         startsSection = sectionCount > 1
-        guard tracks != self.tracks else { return }
+        guard tracks != self.tracks else { return nil }
         self.tracks = tracks
         initName = sectionCount == 1 ? Self.initName : "init-\(sectionCount).mp4"
         try put(InitSegment.make(tracks: tracks), at: initName)
+        return initName
     }
 
     public mutating func write(_ segment: Segment) throws(StoreError) {
@@ -103,14 +106,19 @@ public struct StreamWriter {
     /// Writes the VOD playlist that lists every segment written, ending with ENDLIST, then the master
     /// playlist that points at it.
     public mutating func finishVOD() throws(StoreError) -> Summary {
-        let playlist = MediaPlaylist(
-            targetDurationSeconds: MediaPlaylist.targetDuration(forSegmentDurations: entries.map(\.durationSeconds)),
-            mediaSequence: firstSequenceNumber ?? 1, discontinuitySequence: 0, playlistType: .vod,
-            independentSegments: true, segments: entries, endList: true)
+        let playlist = vodPlaylist
         try put(Array(playlist.render().utf8), at: Self.playlistName)
         let summary = self.summary
         try put(Array(masterPlaylist(summary, version: playlist.version).render().utf8), at: Self.masterPlaylistName)
         return summary
+    }
+
+    /// The VOD playlist of every segment written so far.
+    public var vodPlaylist: MediaPlaylist {
+        MediaPlaylist(
+            targetDurationSeconds: MediaPlaylist.targetDuration(forSegmentDurations: entries.map(\.durationSeconds)),
+            mediaSequence: firstSequenceNumber ?? 1, discontinuitySequence: 0, playlistType: .vod,
+            independentSegments: true, segments: entries, endList: true)
     }
 
     private var summary: Summary {

@@ -7,7 +7,7 @@ struct FileCommand: Command {
     static let name = "file"
     static let summary = "package recordings as HLS (copying H.264/AAC when possible)"
     static let help = """
-        Usage: hlscap file INPUT… --out DIR [options]
+        Usage: hlscap file INPUT… (--out DIR | --publish URL) [options]
 
         Packages recordings (MP4, MOV, MKV, WebM, MPEG-TS … anything FFmpeg reads) as one HLS stream of
         fragmented MP4: DIR/init.mp4, DIR/seg/000001.m4s …, DIR/playlist.m3u8 (VOD, with ENDLIST) and
@@ -37,15 +37,17 @@ struct FileCommand: Command {
           --out DIR                 directory for the stream (created if missing)
           --segment-duration S      target segment length in seconds (default 2)
           --overwrite               replace a stream already in DIR
+        \(PublishOptions.help)
           --quiet                   no progress line
           --help                    show this help
 
         Exit status: 0 done, 64 usage, 65 bad input data, 66 input missing or unreadable,
-        73 DIR cannot be created or holds a stream, 74 write error.
+        73 DIR cannot be created or holds a stream, 74 write error or a file did not reach the origin.
         """
 
     var inputs: [String]
-    var outputDirectory: String
+    var outputDirectory: String?
+    var publish: PublishOptions?
     var mode: FilePackager.Mode
     var transcodeSettings = TranscodeSettings()
     var overwrite: Bool
@@ -103,18 +105,23 @@ struct FileCommand: Command {
         case (false, true): mode = .transcode
         case (false, false): mode = .automatic
         }
-        guard let out = try arguments.value("--out") else {
-            throw CommandError.usage("--out DIR is required: the directory to write the stream into")
+        publish = try PublishOptions(arguments: &arguments)
+        outputDirectory = try arguments.value("--out")
+        guard outputDirectory != nil || publish != nil else {
+            throw CommandError.usage("--out DIR or --publish URL is required: where the stream goes")
         }
-        outputDirectory = out
         inputs = try arguments.positionals()
         guard !inputs.isEmpty else { throw CommandError.usage("no input file given") }
     }
 
     func run() throws {
+        let spoolDirectory = outputDirectory == nil ? try PublishOptions.makeSpoolDirectory() : nil
+        defer { spoolDirectory.map { try? FileManager.default.removeItem(atPath: $0) } }
+        let directory = outputDirectory ?? spoolDirectory!
         let progress = quiet ? nil : Progress.onTerminal()
-        let packager = FilePackager(inputs: inputs, outputDirectory: outputDirectory, mode: mode,
+        var packager = FilePackager(inputs: inputs, outputDirectory: directory, mode: mode,
                                     transcodeSettings: transcodeSettings, overwrite: overwrite, progress: progress)
+        packager.publish = publish.map { options in { store in options.makeFilePublisher(store: store) } }
         let outcome: FilePackager.Outcome
         do {
             outcome = try packager.run()
@@ -128,9 +135,14 @@ struct FileCommand: Command {
                 + "but may show a glitch there")
         }
         let summary = outcome.summary
+        let playlist = outputDirectory.map { $0 + "/" + StreamWriter.playlistName }
+            ?? publish!.origin.appendingPathComponent(StreamWriter.playlistName).absoluteString
         print(String(format: "%@: %d segments, %.3f s, %d kb/s, mode %@ (%@)",
-                     outputDirectory + "/" + StreamWriter.playlistName, summary.segmentCount,
-                     summary.durationSeconds, summary.averageBitrate / 1000,
+                     playlist, summary.segmentCount, summary.durationSeconds, summary.averageBitrate / 1000,
                      outcome.copied ? "copy" : "transcode", outcome.reason))
+        if let report = outcome.publishReport, let publish {
+            print(report.summaryLine(origin: publish.origin))
+            if !report.isComplete { throw report.incompleteError(origin: publish.origin) }
+        }
     }
 }

@@ -13,6 +13,8 @@ struct FilePackager {
         var copied: Bool
         var reason: String
         var skippedCorruptPackets: Int
+        /// What reached the origin, when publishing.
+        var publishReport: PublishReport?
     }
 
     /// Copy mode cuts only at keyframes: further apart than this many segment durations, segments
@@ -25,6 +27,8 @@ struct FilePackager {
     var transcodeSettings: TranscodeSettings
     var overwrite: Bool
     var progress: Progress?
+    /// Makes the publisher that uploads each file once it is stored; nil writes to disk only.
+    var publish: ((DirectoryStore) -> StreamPublisher)?
 
     private var segmentMilliseconds: Int64 { transcodeSettings.segmentMilliseconds }
 
@@ -38,6 +42,10 @@ struct FilePackager {
         case .automatic:
             if let reason = try firstReasonNotToCopy() {
                 return try transcode(into: store, reason: reason)
+            }
+            // An upload cannot be taken back: find long keyframe gaps before anything is published.
+            if publish != nil, let gap = try firstKeyframeGapTooLong() {
+                return try transcode(into: store, reason: gap.description)
             }
             do {
                 return try copy(into: store,
@@ -66,49 +74,70 @@ struct FilePackager {
 
     private func copy(into store: DirectoryStore, maximumKeyframeGapMilliseconds: Int64?,
                       reason: String) throws -> Outcome {
-        var writer = StreamWriter(store: store)
+        var output = Output(writer: StreamWriter(store: store), publisher: publish?(store))
         var nextSequenceNumber = 1
         do {
             for input in inputs {
                 let source = try CopySource(demuxer: FileDemuxer(path: input))
-                try writer.beginSection(tracks: source.tracks)
-                nextSequenceNumber = try package(source, into: &writer, firstSequenceNumber: nextSequenceNumber,
+                try output.beginSection(tracks: source.tracks)
+                nextSequenceNumber = try package(source, into: &output, firstSequenceNumber: nextSequenceNumber,
                                                  keyframeGapLimit: maximumKeyframeGapMilliseconds.map { ($0, input) })
             }
-            return Outcome(summary: try finish(&writer), copied: true, reason: reason, skippedCorruptPackets: 0)
+            let (summary, report) = try finish(&output)
+            return Outcome(summary: summary, copied: true, reason: reason, skippedCorruptPackets: 0,
+                           publishReport: report)
         } catch {
-            writer.removeWrittenFiles()
+            output.writer.removeWrittenFiles()
             if error is KeyframeGapTooLong { throw error }
             throw Self.commandError(error)
         }
     }
 
     private func transcode(into store: DirectoryStore, reason: String) throws -> Outcome {
-        var writer = StreamWriter(store: store)
+        var output = Output(writer: StreamWriter(store: store), publisher: publish?(store))
         do {
             let source = try TranscodeSource(inputs: inputs, settings: transcodeSettings)
             progress?.totalSeconds = source.totalSeconds
-            try writer.beginSection(tracks: source.tracks)
-            _ = try package(source, into: &writer, firstSequenceNumber: 1, keyframeGapLimit: nil)
-            return Outcome(summary: try finish(&writer), copied: false, reason: reason,
-                           skippedCorruptPackets: source.skippedCorruptPackets)
+            try output.beginSection(tracks: source.tracks)
+            _ = try package(source, into: &output, firstSequenceNumber: 1, keyframeGapLimit: nil)
+            let (summary, report) = try finish(&output)
+            return Outcome(summary: summary, copied: false, reason: reason,
+                           skippedCorruptPackets: source.skippedCorruptPackets, publishReport: report)
         } catch {
-            writer.removeWrittenFiles()
+            output.writer.removeWrittenFiles()
             throw Self.commandError(error)
         }
     }
 
-    private func finish(_ writer: inout StreamWriter) throws -> StreamWriter.Summary {
-        let summary = try writer.finishVOD()
+    private func finish(_ output: inout Output) throws -> (StreamWriter.Summary, PublishReport?) {
+        let summary = try output.finish()
         guard summary.segmentCount > 0 else {
             throw CommandError("\(inputs.joined(separator: ", ")): no video keyframe or audio sample to start a "
                 + "stream with", exitCode: .dataError)
         }
-        return summary
+        return (summary, output.publisher?.finish())
+    }
+
+    /// Reads the inputs' video packets once, without decoding, for a keyframe gap copy mode must refuse.
+    private func firstKeyframeGapTooLong() throws -> KeyframeGapTooLong? {
+        let limit = Self.copyableKeyframeGapSegments * segmentMilliseconds
+        for input in inputs {
+            let source = try CopySource(demuxer: FileDemuxer(path: input))
+            var check = KeyframeGapCheck(limitMilliseconds: limit, input: input)
+            do {
+                while let sample = try source.nextSample() {
+                    try check.check(sample, timescale: Int64(source.tracks[sample.track].timescale),
+                                    isVideo: source.tracks[sample.track].isVideo)
+                }
+            } catch let gap as KeyframeGapTooLong {
+                return gap
+            }
+        }
+        return nil
     }
 
     /// Segments one source into the writer; returns the next free sequence number.
-    private func package(_ source: SampleSource, into writer: inout StreamWriter, firstSequenceNumber: Int,
+    private func package(_ source: SampleSource, into output: inout Output, firstSequenceNumber: Int,
                          keyframeGapLimit: (milliseconds: Int64, input: String)?) throws -> Int {
         let tracks = source.tracks.map { Segmenter.Track(timescale: $0.timescale, isVideo: $0.isVideo) }
         var segmenter = Segmenter(configuration: .init(tracks: tracks, segmentMilliseconds: segmentMilliseconds,
@@ -119,13 +148,13 @@ struct FilePackager {
             try gapCheck?.check(sample, timescale: Int64(tracks[sample.track].timescale),
                                 isVideo: tracks[sample.track].isVideo)
             for segment in segmenter.append(sample) {
-                try writer.write(segment)
+                try output.write(segment)
                 next = segment.sequenceNumber + 1
                 progress?.advance(toSeconds: segment.startSeconds + segment.durationSeconds)
             }
         }
         for segment in segmenter.finish() {
-            try writer.write(segment)
+            try output.write(segment)
             next = segment.sequenceNumber + 1
         }
         return next
@@ -167,6 +196,29 @@ struct FilePackager {
         default:
             return CommandError("\(error)", exitCode: .software)
         }
+    }
+}
+
+/// The stream writer, and the publisher that uploads what it stores.
+private struct Output {
+    var writer: StreamWriter
+    let publisher: StreamPublisher?
+
+    mutating func beginSection(tracks: [TrackDescription]) throws {
+        if let initPath = try writer.beginSection(tracks: tracks) { publisher?.addFile(initPath) }
+    }
+
+    mutating func write(_ segment: Segment) throws {
+        try writer.write(segment)
+        publisher?.addSegment(StreamWriter.segmentPath(segment.sequenceNumber), durationSeconds: segment.durationSeconds)
+        publisher?.updatePlaylist(writer.vodPlaylist)
+    }
+
+    mutating func finish() throws -> StreamWriter.Summary {
+        let summary = try writer.finishVOD()
+        publisher?.updatePlaylist(writer.vodPlaylist)
+        publisher?.addFile(StreamWriter.masterPlaylistName)
+        return summary
     }
 }
 

@@ -1,0 +1,349 @@
+/// The publisher's decisions without threads, clocks or network: which requests to start, when to
+/// retry them, and which playlist the origin may receive. Times are seconds on one monotonic clock,
+/// passed in by the caller.
+///
+/// Safety rules (DESIGN.md, writing rules, applied to a remote origin):
+/// - the origin's playlist lists the longest prefix of the local playlist whose segments (and their
+///   initialization sections) were uploaded, so it never lists a missing segment and always lists
+///   segments in sequence order, whatever order the uploads finished in;
+/// - at most one playlist request is in flight, and the playlist known to be on the origin changes
+///   only when a request for it succeeded;
+/// - ENDLIST goes up only after `finish()` and only when every listed segment is up.
+public struct PublishSchedule: Sendable {
+    public struct Limits: Sendable, Equatable {
+        /// Uploads and deletions in flight at once; the playlist has a lane of its own.
+        public var maxConcurrentRequests: Int
+        /// Media seconds of segments that may wait for the origin before the oldest are dropped.
+        public var backlogSeconds: Double
+        public var backoff: Backoff
+        /// Where the media playlist goes, relative to the origin URL.
+        public var playlistPath: String
+
+        public init(maxConcurrentRequests: Int = 3, backlogSeconds: Double = 300, backoff: Backoff = Backoff(),
+                    playlistPath: String = StreamWriter.playlistName) {
+            self.maxConcurrentRequests = maxConcurrentRequests
+            self.backlogSeconds = backlogSeconds
+            self.backoff = backoff
+            self.playlistPath = playlistPath
+        }
+    }
+
+    public enum Operation: Sendable, Equatable {
+        /// PUT the stored file at `path`.
+        case upload(path: String)
+        /// PUT `text` as the media playlist.
+        case uploadPlaylist(path: String, text: String)
+        case remove(path: String)
+    }
+
+    public struct Job: Sendable, Equatable {
+        public let id: Int
+        public let operation: Operation
+        /// 1 for the first try.
+        public let attempt: Int
+    }
+
+    private struct Upload {
+        var path: String
+        /// nil for files that are not segments (initialization sections, master playlists).
+        var durationSeconds: Double?
+        var failedAttempts = 0
+        /// Failures since the origin was last seen answering; the backoff grows with them.
+        var failuresSinceReachable = 0
+        var lastFailure: String?
+        /// The last try got no answer at all: the origin looked unreachable.
+        var unreachable = false
+        var notBefore: Double
+        var jobID: Int?
+    }
+
+    private struct Removal {
+        var path: String
+        var notBefore: Double
+        var failedAttempts = 0
+        var jobID: Int?
+    }
+
+    private struct PlaylistUpload {
+        var jobID: Int
+        var text: String
+        var listedPaths: [String]
+    }
+
+    public let limits: Limits
+    /// In the order files were handed over: initialization section first, segments by sequence number.
+    private var pending: [Upload] = []
+    private var removals: [Removal] = []
+    private var uploaded: Set<String> = []
+    private var undelivered: [PublishReport.Undelivered] = []
+    private var failedRemovals: [PublishReport.Undelivered] = []
+    private var latestPlaylist: MediaPlaylist?
+    private var confirmedPlaylistText: String?
+    /// A version the origin refused for good; only a newer version is tried.
+    private var rejectedPlaylistText: String?
+    private var playlistInFlight: PlaylistUpload?
+    private var playlistFailedAttempts = 0
+    private var playlistNotBefore = 0.0
+    private var finished = false
+    private var nextJobID = 1
+    private var uploadedCount = 0
+    private var uploadedBytes = 0
+    private var retryCount = 0
+    private var busySince: Double?
+    private var busySeconds = 0.0
+    /// When each segment not yet listed on the origin was handed over.
+    private var handedOverAt: [String: Double] = [:]
+    private var listingLatency = PublishReport.ListingLatency()
+
+    public init(limits: Limits) {
+        self.limits = limits
+    }
+
+    /// Queues a file that is not a segment, such as an initialization section.
+    public mutating func addFile(_ path: String, now: Double) {
+        pending.append(Upload(path: path, notBefore: now))
+    }
+
+    /// Queues a segment and returns the paths of the segments dropped because the backlog overflowed.
+    public mutating func addSegment(_ path: String, durationSeconds: Double, now: Double) -> [String] {
+        pending.append(Upload(path: path, durationSeconds: durationSeconds, notBefore: now))
+        handedOverAt[path] = now
+        var dropped: [String] = []
+        while queuedMediaSeconds > limits.backlogSeconds,
+              let oldest = pending.firstIndex(where: { $0.durationSeconds != nil && $0.jobID == nil }) {
+            let path = pending.remove(at: oldest).path
+            handedOverAt[path] = nil
+            undelivered.append(.init(path: path, reason: "dropped: more than \(PlaylistNumber.threeDecimals(limits.backlogSeconds)) s of media waited for the origin"))
+            dropped.append(path)
+        }
+        return dropped
+    }
+
+    /// The local media playlist as it now is; the origin gets the part of it that is safe to list.
+    public mutating func updatePlaylist(_ playlist: MediaPlaylist) {
+        latestPlaylist = playlist
+    }
+
+    /// Deletes `path` from the origin at `due`. A queued upload of it is cancelled: the file has
+    /// left the playlist, so viewers will never ask for it.
+    public mutating func removeFile(_ path: String, at due: Double) {
+        pending.removeAll { upload in
+            guard upload.path == path, upload.jobID == nil else { return false }
+            undelivered.append(.init(path: path, reason: "left the playlist before it could be uploaded"))
+            handedOverAt[path] = nil
+            return true
+        }
+        removals.append(Removal(path: path, notBefore: due))
+    }
+
+    /// No more files will come: the final playlist may carry ENDLIST once everything it lists is up.
+    public mutating func finish() {
+        finished = true
+    }
+
+    public var queuedMediaSeconds: Double {
+        pending.reduce(0) { $0 + ($1.durationSeconds ?? 0) }
+    }
+
+    /// The requests to start now, oldest file first, within the concurrency limit.
+    public mutating func startJobs(now: Double) -> [Job] {
+        var jobs: [Job] = []
+        var running = pending.count { $0.jobID != nil } + removals.count { $0.jobID != nil }
+        // A later version of a path waits for the earlier one, so the origin ends with the latest.
+        var pathsSeen: Set<String> = []
+        for index in pending.indices {
+            let upload = pending[index]
+            guard pathsSeen.insert(upload.path).inserted, upload.jobID == nil, upload.notBefore <= now,
+                  running < limits.maxConcurrentRequests else { continue }
+            let job = makeJob(.upload(path: upload.path), attempt: upload.failedAttempts + 1)
+            pending[index].jobID = job.id
+            jobs.append(job)
+            running += 1
+        }
+        for index in removals.indices {
+            let removal = removals[index]
+            guard removal.jobID == nil, removal.notBefore <= now, !pathsSeen.contains(removal.path),
+                  running < limits.maxConcurrentRequests else { continue }
+            let job = makeJob(.remove(path: removal.path), attempt: removal.failedAttempts + 1)
+            removals[index].jobID = job.id
+            jobs.append(job)
+            running += 1
+        }
+        if playlistInFlight == nil, playlistNotBefore <= now, let (text, listedPaths) = playlistToUpload() {
+            let job = makeJob(.uploadPlaylist(path: limits.playlistPath, text: text), attempt: playlistFailedAttempts + 1)
+            playlistInFlight = PlaylistUpload(jobID: job.id, text: text, listedPaths: listedPaths)
+            jobs.append(job)
+        }
+        updateBusyTime(now: now)
+        return jobs
+    }
+
+    /// Records how a job ended. `byteCount` is the body's size, counted when an upload succeeded.
+    public mutating func complete(_ jobID: Int, response: PublishResponse, byteCount: Int = 0, now: Double) {
+        if let index = pending.firstIndex(where: { $0.jobID == jobID }) {
+            pending[index].unreachable = if case .noResponse(_, permanent: false) = response { true } else { false }
+            completeUpload(at: index, RequestOutcome(response, method: .put), byteCount: byteCount, now: now)
+        } else if let index = removals.firstIndex(where: { $0.jobID == jobID }) {
+            completeRemoval(at: index, RequestOutcome(response, method: .delete), now: now)
+        } else if let upload = playlistInFlight, upload.jobID == jobID {
+            completePlaylist(upload, RequestOutcome(response, method: .put), now: now)
+        }
+        updateBusyTime(now: now)
+    }
+
+    /// The earliest time after `now` at which a waiting request becomes due, for a timer.
+    public func nextWakeTime(after now: Double) -> Double? {
+        let times = pending.filter { $0.jobID == nil }.map(\.notBefore)
+            + removals.filter { $0.jobID == nil }.map(\.notBefore)
+            + (playlistInFlight == nil && playlistToUpload() != nil ? [playlistNotBefore] : [])
+        return times.filter { $0 > now }.min()
+    }
+
+    /// Whether nothing is left to do before `now`: every file handed over is up or given up, due
+    /// deletions are done, and the origin holds the playlist it may hold.
+    public func isSettled(now: Double) -> Bool {
+        pending.isEmpty && !removals.contains { $0.jobID != nil || $0.notBefore <= now }
+            && playlistInFlight == nil && playlistToUpload() == nil
+    }
+
+    public var status: PublishStatus {
+        PublishStatus(
+            uploadedCount: uploadedCount, queuedCount: pending.count, failedCount: undelivered.count,
+            uploadedBytes: uploadedBytes, queuedMediaSeconds: queuedMediaSeconds, retryCount: retryCount,
+            bytesPerSecond: busySeconds > 0 ? Double(uploadedBytes) / busySeconds : 0)
+    }
+
+    /// The outcome so far; whatever is still queued or in flight counts as not delivered.
+    public func report() -> PublishReport {
+        var notDelivered = undelivered
+        for upload in pending {
+            let state = upload.jobID == nil ? "still queued" : "still uploading"
+            let attempts = upload.lastFailure.map { " after \(upload.failedAttempts) failed tries (last: \($0))" } ?? ""
+            notDelivered.append(.init(path: upload.path, reason: "\(state)\(attempts) when publishing stopped"))
+        }
+        let remote = remotePlaylist()
+        let finalDelivered = remote.map { $0.playlist.render() == confirmedPlaylistText } ?? false
+        let allListed = remote.map { $0.listedPaths.count == latestPlaylist?.segments.count } ?? false
+        if latestPlaylist != nil && !(finalDelivered && allListed) {
+            let reason = confirmedPlaylistText == nil
+                ? "no version reached the origin"
+                : "the origin holds an older version that lists fewer segments or lacks ENDLIST"
+            notDelivered.append(.init(path: limits.playlistPath, reason: reason))
+        }
+        let waitingRemovals = removals.map { PublishReport.Undelivered(path: $0.path, reason: "not yet deleted") }
+        return PublishReport(status: status, undelivered: notDelivered, removalsNotDone: failedRemovals + waitingRemovals,
+                             finalPlaylistDelivered: finalDelivered && allListed, listingLatency: listingLatency)
+    }
+
+    /// The playlist the origin may hold now: the local playlist cut before the first segment that
+    /// is not up, as EVENT while it grows; nil while no segment can be listed.
+    public func remotePlaylist() -> (playlist: MediaPlaylist, listedPaths: [String])? {
+        guard let latest = latestPlaylist else { return nil }
+        let listed = latest.segments.prefix { segment in
+            uploaded.contains(segment.uri) && segment.mapURI.map(uploaded.contains) ?? true
+        }
+        guard !listed.isEmpty else { return nil }
+        var remote = latest
+        remote.segments = Array(listed)
+        // A VOD playlist may not change; the origin's copy grows as an EVENT playlist, and EVENT
+        // allows only appending, so the finished copy stays EVENT and gains ENDLIST.
+        if remote.playlistType == .vod {
+            remote.playlistType = .event
+        }
+        remote.endList = latest.endList && finished && listed.count == latest.segments.count
+        return (remote, listed.map(\.uri))
+    }
+
+    private func playlistToUpload() -> (text: String, listedPaths: [String])? {
+        guard let (playlist, listedPaths) = remotePlaylist() else { return nil }
+        let text = playlist.render()
+        guard text != confirmedPlaylistText, text != rejectedPlaylistText else { return nil }
+        return (text, listedPaths)
+    }
+
+    private mutating func makeJob(_ operation: Operation, attempt: Int) -> Job {
+        defer { nextJobID += 1 }
+        return Job(id: nextJobID, operation: operation, attempt: attempt)
+    }
+
+    private mutating func completeUpload(at index: Int, _ outcome: RequestOutcome, byteCount: Int, now: Double) {
+        switch outcome {
+        case .succeeded:
+            let upload = pending.remove(at: index)
+            uploaded.insert(upload.path)
+            uploadedCount += 1
+            uploadedBytes += byteCount
+            retryUnreachableUploads(now: now)
+        case .retry(let reason, let afterSeconds):
+            pending[index].failedAttempts += 1
+            pending[index].failuresSinceReachable += 1
+            pending[index].lastFailure = reason
+            pending[index].notBefore = now + limits.backoff.delaySeconds(
+                afterFailedAttempts: pending[index].failuresSinceReachable, retryAfterSeconds: afterSeconds)
+            pending[index].jobID = nil
+            retryCount += 1
+        case .failed(let reason):
+            let upload = pending.remove(at: index)
+            handedOverAt[upload.path] = nil
+            undelivered.append(.init(path: upload.path, reason: "the origin refused it: \(reason)"))
+        }
+    }
+
+    private mutating func completeRemoval(at index: Int, _ outcome: RequestOutcome, now: Double) {
+        switch outcome {
+        case .succeeded:
+            uploaded.remove(removals.remove(at: index).path)
+        case .retry(_, let afterSeconds):
+            removals[index].failedAttempts += 1
+            removals[index].notBefore = now + limits.backoff.delaySeconds(
+                afterFailedAttempts: removals[index].failedAttempts, retryAfterSeconds: afterSeconds)
+            removals[index].jobID = nil
+            retryCount += 1
+        case .failed(let reason):
+            let removal = removals.remove(at: index)
+            failedRemovals.append(.init(path: removal.path, reason: "the origin refused to delete it: \(reason)"))
+        }
+    }
+
+    private mutating func completePlaylist(_ upload: PlaylistUpload, _ outcome: RequestOutcome, now: Double) {
+        playlistInFlight = nil
+        switch outcome {
+        case .succeeded:
+            confirmedPlaylistText = upload.text
+            playlistFailedAttempts = 0
+            for path in upload.listedPaths {
+                if let handedOver = handedOverAt.removeValue(forKey: path) {
+                    listingLatency.record(now - handedOver)
+                }
+            }
+        case .retry(_, let afterSeconds):
+            playlistFailedAttempts += 1
+            playlistNotBefore = now + limits.backoff.delaySeconds(
+                afterFailedAttempts: playlistFailedAttempts, retryAfterSeconds: afterSeconds)
+            retryCount += 1
+        case .failed:
+            rejectedPlaylistText = upload.text
+        }
+    }
+
+    /// The origin answered, so uploads that found it unreachable need not sit out the backoff that
+    /// grew during the outage: they go again now, and a later failure backs off from the start.
+    private mutating func retryUnreachableUploads(now: Double) {
+        for index in pending.indices where pending[index].unreachable && pending[index].jobID == nil {
+            pending[index].notBefore = min(pending[index].notBefore, now)
+            pending[index].unreachable = false
+            pending[index].failuresSinceReachable = 0
+        }
+    }
+
+    /// Upload time for the throughput figure: time during which at least one file request ran.
+    private mutating func updateBusyTime(now: Double) {
+        let running = pending.contains { $0.jobID != nil }
+        if running, busySince == nil {
+            busySince = now
+        } else if !running, let since = busySince {
+            busySeconds += now - since
+            busySince = nil
+        }
+    }
+}

@@ -1,0 +1,54 @@
+/// Counters of a publisher, readable at any time (a live status line shows them).
+public struct PublishStatus: Sendable, Equatable {
+    /// Files (segments, init sections, other files) on the origin; playlist versions are not counted.
+    public var uploadedCount: Int
+    /// Files waiting for their first try or for a retry, or being uploaded.
+    public var queuedCount: Int
+    /// Files that will not reach the origin: refused, unreadable, or dropped when the backlog overflowed.
+    public var failedCount: Int
+    public var uploadedBytes: Int
+    /// Media seconds of queued segments, bounded by the backlog.
+    public var queuedMediaSeconds: Double
+    /// Failed tries that were retried.
+    public var retryCount: Int
+    /// Bytes uploaded per second while at least one upload was running.
+    public var bytesPerSecond: Double
+}
+
+/// What a finished publisher did.
+public struct PublishReport: Sendable, Equatable {
+    /// A file that did not reach the origin, and why.
+    public struct Undelivered: Sendable, Equatable, CustomStringConvertible {
+        public var path: String
+        public var reason: String
+
+        public var description: String { "\(path): \(reason)" }
+    }
+
+    /// Seconds from a segment being handed over until the origin's playlist listed it.
+    public struct ListingLatency: Sendable, Equatable {
+        public var count = 0
+        public var totalSeconds = 0.0
+        public var maximumSeconds = 0.0
+
+        public var meanSeconds: Double { count > 0 ? totalSeconds / Double(count) : 0 }
+
+        mutating func record(_ seconds: Double) {
+            count += 1
+            totalSeconds += seconds
+            maximumSeconds = max(maximumSeconds, seconds)
+        }
+    }
+
+    public var status: PublishStatus
+    /// Files, playlist included, whose last version is not on the origin.
+    public var undelivered: [Undelivered]
+    /// Deletions that the origin refused or that were still waiting for their time.
+    public var removalsNotDone: [Undelivered]
+    /// Whether the origin holds the final playlist: every segment listed, ENDLIST when asked for.
+    public var finalPlaylistDelivered: Bool
+    public var listingLatency: ListingLatency
+
+    /// Whether everything reached the origin.
+    public var isComplete: Bool { undelivered.isEmpty && finalPlaylistDelivered }
+}

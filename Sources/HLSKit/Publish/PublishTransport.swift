@@ -1,0 +1,84 @@
+import Foundation
+
+/// One HTTP request to the origin.
+public struct PublishRequest: Sendable, Equatable {
+    public enum Method: String, Sendable {
+        case put = "PUT"
+        case delete = "DELETE"
+    }
+
+    public var method: Method
+    public var url: URL
+    public var headers: [HTTPHeader]
+    public var body: Data
+
+    public init(method: Method, url: URL, headers: [HTTPHeader], body: Data = Data()) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+    }
+}
+
+public struct HTTPHeader: Sendable, Equatable {
+    public var name: String
+    public var value: String
+
+    public init(name: String, value: String) {
+        self.name = name
+        self.value = value
+    }
+
+    /// `Name: value`, as given on the command line; nil when there is no name before a colon.
+    public init?(line: String) {
+        guard let colon = line.firstIndex(of: ":") else { return nil }
+        let name = line[..<colon].trimmingCharacters(in: .whitespaces)
+        guard !name.isEmpty, !name.contains(where: { $0.isWhitespace }) else { return nil }
+        self.init(name: name, value: line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+    }
+}
+
+/// What became of a request: the server's answer, or why there was none.
+public enum PublishResponse: Sendable, Equatable {
+    case status(Int, retryAfterSeconds: Double? = nil)
+    /// No answer: refused, reset or timed out (`permanent` false), or a request that can never
+    /// succeed, such as an unsupported URL or an unreadable local file (`permanent` true).
+    case noResponse(String, permanent: Bool)
+}
+
+/// Sends requests to the origin. The publisher calls `send` from any thread; `completion` is
+/// called exactly once, on any thread.
+public protocol PublishTransport: Sendable {
+    func send(_ request: PublishRequest, completion: @escaping @Sendable (PublishResponse) -> Void)
+}
+
+/// What a response means for the file it concerned.
+enum RequestOutcome: Equatable {
+    case succeeded
+    case retry(reason: String, afterSeconds: Double?)
+    case failed(reason: String)
+
+    private static let requestTimeout = 408
+    private static let tooManyRequests = 429
+    private static let notFound = 404
+    private static let methodNotAllowed = 405
+
+    init(_ response: PublishResponse, method: PublishRequest.Method) {
+        switch response {
+        case .status(let code, let retryAfterSeconds):
+            switch code {
+            case 200..<300:
+                self = .succeeded
+            // Deleting what is already gone, or from an origin that keeps files forever, is done.
+            case Self.notFound where method == .delete, Self.methodNotAllowed where method == .delete:
+                self = .succeeded
+            case Self.requestTimeout, Self.tooManyRequests, 500..<600:
+                self = .retry(reason: "HTTP \(code)", afterSeconds: retryAfterSeconds)
+            default:
+                self = .failed(reason: "HTTP \(code)")
+            }
+        case .noResponse(let reason, let permanent):
+            self = permanent ? .failed(reason: reason) : .retry(reason: reason, afterSeconds: nil)
+        }
+    }
+}

@@ -1,0 +1,201 @@
+import Dispatch
+import Foundation
+
+/// Uploads a growing HLS stream to an HTTP origin (a WebDAV server, an object store with
+/// authenticated URLs, a CDN's ingest) with PUT, while the stream is being written.
+///
+/// The caller writes each file to `store` first and then hands it over; uploads read it back from
+/// the store, so a backlog waits on disk, not in memory. Calls return at once: uploads, retries
+/// and playlist updates run in the background, decided by a `PublishSchedule`. `finish()` waits
+/// for the rest and says what did not reach the origin.
+public final class StreamPublisher: @unchecked Sendable {
+    public struct Configuration: Sendable {
+        /// The stream's files go below it: `origin/init.mp4`, `origin/seg/000001.m4s` …
+        public var origin: URL
+        /// Sent with every request, such as `Authorization`.
+        public var headers: [HTTPHeader]
+        public var limits: PublishSchedule.Limits
+        /// How long `addSegment` may wait for the backlog to drain before the oldest segments are
+        /// dropped: 0 for capture, which cannot wait; longer for a file, which can.
+        public var backlogWaitSeconds: Double
+        /// How long `finish()` waits for the remaining uploads and the final playlist.
+        public var drainTimeoutSeconds: Double
+
+        public init(origin: URL, headers: [HTTPHeader] = [], limits: PublishSchedule.Limits = .init(),
+                    backlogWaitSeconds: Double = 0, drainTimeoutSeconds: Double = 30) {
+            self.origin = origin
+            self.headers = headers
+            self.limits = limits
+            self.backlogWaitSeconds = backlogWaitSeconds
+            self.drainTimeoutSeconds = drainTimeoutSeconds
+        }
+    }
+
+    static let playlistContentType = "application/vnd.apple.mpegurl"
+    static let initContentType = "video/mp4"
+    static let segmentContentType = "video/iso.segment"
+    static let fallbackContentType = "application/octet-stream"
+    /// Playlists change; clients must fetch them again each time.
+    static let playlistCacheControl = "no-cache"
+    /// Media files never change once published (DESIGN.md, writing rules).
+    static let mediaCacheControl = "max-age=31536000, immutable"
+
+    public let configuration: Configuration
+    private let store: DirectoryStore
+    private let transport: any PublishTransport
+    private let timerQueue = DispatchQueue(label: "hlscap.publish.timer")
+    private let startTime = DispatchTime.now()
+    /// Guards every property below; waiters wake on every completed request.
+    private let condition = NSCondition()
+    private var schedule: PublishSchedule
+    private var timerArmedFor: Double?
+    /// After `finish()` returns, late answers change nothing.
+    private var stopped = false
+
+    public init(configuration: Configuration, store: DirectoryStore, transport: any PublishTransport) {
+        self.configuration = configuration
+        self.store = store
+        self.transport = transport
+        schedule = PublishSchedule(limits: configuration.limits)
+    }
+
+    /// Uploads a stored file that is not a segment, such as `init.mp4` or `master.m3u8`.
+    public func addFile(_ path: String) {
+        locked { schedule.addFile(path, now: now()) }
+        pump()
+    }
+
+    /// Uploads a stored segment; the playlist lists it once it is up. Returns the segments dropped
+    /// because more than the backlog's media seconds waited for the origin.
+    @discardableResult
+    public func addSegment(_ path: String, durationSeconds: Double) -> [String] {
+        let dropped: [String] = locked {
+            let deadline = now() + configuration.backlogWaitSeconds
+            while schedule.queuedMediaSeconds + durationSeconds > configuration.limits.backlogSeconds,
+                  now() < deadline {
+                _ = condition.wait(until: Date(timeIntervalSinceNow: deadline - now()))
+            }
+            return schedule.addSegment(path, durationSeconds: durationSeconds, now: now())
+        }
+        pump()
+        return dropped
+    }
+
+    /// The local media playlist as it now is. The origin receives its longest prefix of uploaded
+    /// segments, without ENDLIST until `finish()`.
+    public func updatePlaylist(_ playlist: MediaPlaylist) {
+        locked { schedule.updatePlaylist(playlist) }
+        pump()
+    }
+
+    /// Deletes `path` from the origin after `retentionSeconds`, such as a segment that left a live
+    /// window (RFC 8216bis 6.2.2 asks to keep it for its duration plus the playlist's).
+    public func removeFile(_ path: String, afterSeconds retentionSeconds: Double) {
+        locked { schedule.removeFile(path, at: now() + retentionSeconds) }
+        pump()
+    }
+
+    public var status: PublishStatus {
+        locked { schedule.status }
+    }
+
+    /// Waits up to the drain timeout for the remaining uploads and the final playlist, then stops.
+    public func finish() -> PublishReport {
+        locked { schedule.finish() }
+        pump()
+        return locked {
+            let deadline = now() + configuration.drainTimeoutSeconds
+            while !schedule.isSettled(now: now()), now() < deadline {
+                _ = condition.wait(until: Date(timeIntervalSinceNow: deadline - now()))
+            }
+            stopped = true
+            return schedule.report()
+        }
+    }
+
+    /// Starts whatever the schedule says is due, and arms a timer for the next retry.
+    private func pump() {
+        let (jobs, timerDelay): ([PublishSchedule.Job], Double?) = locked {
+            guard !stopped else { return ([], nil) }
+            let current = now()
+            let jobs = schedule.startJobs(now: current)
+            guard let wake = schedule.nextWakeTime(after: current), timerArmedFor.map({ wake < $0 }) ?? true else {
+                return (jobs, nil)
+            }
+            timerArmedFor = wake
+            return (jobs, wake - current)
+        }
+        if let timerDelay {
+            timerQueue.asyncAfter(deadline: .now() + timerDelay) { [self] in
+                locked { timerArmedFor = nil }
+                pump()
+            }
+        }
+        for job in jobs {
+            start(job)
+        }
+    }
+
+    private func start(_ job: PublishSchedule.Job) {
+        let request: PublishRequest
+        switch job.operation {
+        case .upload(let path):
+            do {
+                request = put(Data(try store.read(path)), at: path)
+            } catch {
+                completed(job, .noResponse("cannot read the local copy: \(error)", permanent: true), byteCount: 0)
+                return
+            }
+        case .uploadPlaylist(let path, let text):
+            request = put(Data(text.utf8), at: path)
+        case .remove(let path):
+            request = PublishRequest(method: .delete, url: url(path), headers: configuration.headers)
+        }
+        let byteCount = request.body.count
+        transport.send(request) { [self] response in
+            completed(job, response, byteCount: byteCount)
+        }
+    }
+
+    private func completed(_ job: PublishSchedule.Job, _ response: PublishResponse, byteCount: Int) {
+        locked {
+            guard !stopped else { return }
+            schedule.complete(job.id, response: response, byteCount: byteCount, now: now())
+            condition.broadcast()
+        }
+        pump()
+    }
+
+    private func put(_ body: Data, at path: String) -> PublishRequest {
+        let (contentType, cacheControl) = Self.contentHeaders(forPath: path)
+        let headers = configuration.headers + [
+            HTTPHeader(name: "Content-Type", value: contentType),
+            HTTPHeader(name: "Cache-Control", value: cacheControl),
+        ]
+        return PublishRequest(method: .put, url: url(path), headers: headers, body: body)
+    }
+
+    /// Content-Type and Cache-Control for a file of the stream, chosen by its extension.
+    static func contentHeaders(forPath path: String) -> (contentType: String, cacheControl: String) {
+        switch path.split(separator: ".").last {
+        case "m3u8": return (playlistContentType, playlistCacheControl)
+        case "mp4": return (initContentType, mediaCacheControl)
+        case "m4s": return (segmentContentType, mediaCacheControl)
+        default: return (fallbackContentType, mediaCacheControl)
+        }
+    }
+
+    private func url(_ path: String) -> URL {
+        configuration.origin.appendingPathComponent(path)
+    }
+
+    private func now() -> Double {
+        Double(DispatchTime.now().uptimeNanoseconds - startTime.uptimeNanoseconds) / 1e9
+    }
+
+    private func locked<Result>(_ body: () throws -> Result) rethrows -> Result {
+        condition.lock()
+        defer { condition.unlock() }
+        return try body()
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+import HLSKit
+import HLSTestSupport
+import Testing
+
+/// Publishing through a proxy that fails 30 % of uploads (503, stalls past the client's timeout,
+/// connection resets) and goes down for a few seconds, while a poller reads the origin's playlist
+/// every 50 ms: nothing may be lost, and the playlist may never list a file the origin lacks.
+@Suite(.serialized) struct PublishFaultTests {
+    /// Keyframes every 0.5 s, so 0.5 s segments make many uploads and many playlist versions.
+    static let pacedSeconds = 20
+    static let segmentSeconds = "0.5"
+    static let failShare = "0.3"
+    /// Each upload waits this long in the proxy, so uploads overlap and finish out of order.
+    static let latencySeconds = "0.1"
+    static let requestTimeoutSeconds = "1.5"
+    static let stallSeconds = "3"
+    /// One outage, starting 2 s after the first upload, for 4 s.
+    static let outage = "2:4"
+    /// Generous for a loaded two-core machine; the run normally drains in about 10 s.
+    static let drainTimeoutSeconds = "90"
+
+    /// A 320×240 H.264/AAC recording with a keyframe every 15 frames, made for this test.
+    static func makePacedRecording(in directory: URL) throws -> String {
+        let path = directory.appendingPathComponent("paced.mp4").path
+        let result = try ExternalTools.run("ffmpeg", [
+            "-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30",
+            "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000", "-t", String(pacedSeconds),
+            "-c:v", "libx264", "-preset", "ultrafast", "-g", "15", "-pix_fmt", "yuv420p", "-c:a", "aac", path])
+        guard result.succeeded else { throw ExternalToolError.failed(command: "ffmpeg (paced recording)", result: result) }
+        return path
+    }
+
+    @Test func everySegmentArrivesAndThePlaylistNeverListsAMissingFile() throws {
+        let origin = try OriginFixture()
+        defer { origin.stop() }
+        let recording = try Self.makePacedRecording(in: origin.directory)
+        let proxy = try BackgroundTool("fault_proxy.py", [
+            origin.url, "--fail-share", Self.failShare, "--seed", "8", "--latency", Self.latencySeconds,
+            "--stall", Self.stallSeconds, "--outage", Self.outage], in: origin.directory)
+        defer { proxy.stop() }
+        let proxyURL = try proxy.announcedURL(prefix: "proxy")
+        let poller = try BackgroundTool("origin_poller.py", [origin.url + "live/playlist.m3u8", "--interval", "0.05"],
+                                        in: origin.directory)
+        defer { poller.stop() }
+
+        let result = try ExternalTools.runHlscap([
+            "file", recording, "--segment-duration", Self.segmentSeconds, "--publish", proxyURL + "live/",
+            "--publish-timeout", Self.requestTimeoutSeconds, "--publish-drain-timeout", Self.drainTimeoutSeconds])
+        #expect(result.succeeded, "\(result.stderr)")
+
+        #expect(poller.waitForExit(timeoutSeconds: 10) == 0, "\(poller.output)")
+        let polled = try JSONSerialization.jsonObject(with: Data(poller.output.utf8)) as? [String: Any]
+        #expect((polled?["violations"] as? [String])?.isEmpty == true)
+        #expect((polled?["versions"] as? Int ?? 0) > 2, "the poller saw the playlist grow: \(poller.output)")
+
+        proxy.stop()
+        let faults = try #require(proxy.output.split(separator: "\n").last.map { Data($0.utf8) })
+        let counts = try #require(try JSONSerialization.jsonObject(with: faults) as? [String: Int])
+        for fault in ["503", "stall", "reset", "outage"] {
+            #expect(counts[fault, default: 0] > 0, "the proxy injected \(fault): \(counts)")
+        }
+
+        let playlist = try origin.storedPlaylist("live/playlist.m3u8")
+        #expect(playlist.endList)
+        #expect(playlist.segments.count >= Self.pacedSeconds * 2 - 1)
+        for segment in playlist.segments {
+            #expect(origin.stored("live/" + segment.uri) != nil, "\(segment.uri)")
+        }
+        let errors = try ExternalTools.ffmpegDecodeErrors(path: origin.url + "live/playlist.m3u8")
+        #expect(errors.isEmpty, "\(errors)")
+    }
+}
