@@ -125,4 +125,36 @@ import Testing
             sampleIndex += Int64(frame.sampleCount)
         }
     }
+
+    @Test func stopEndsEventsAndReleasesTheDevice() throws {
+        let device = try FifoDevice(seconds: 30)
+        defer { device.close() }
+        let source = microphone()
+        let recorder = Recorder()
+        try source.start { event in
+            recorder.record(event)
+            if recorder.audioFrames.count == 5 { recorder.finished.signal() }
+        }
+        #expect(recorder.finished.wait(timeout: .now() + 30) == .success, "no audio arrived")
+        source.stop()
+        let countAtStop = recorder.events.withLock { $0.count }
+        usleep(200_000)
+        #expect(recorder.events.withLock { $0.count } == countAtStop, "events after stop() returned")
+        // The PCM is closed: the writer's next write fails with a broken pipe and it exits.
+        let deadline = Date().addingTimeInterval(10)
+        while device.writer.isRunning && Date() < deadline { usleep(20_000) }
+        #expect(!device.writer.isRunning, "the FIFO is still open after stop()")
+    }
+
+    @Test func unknownPCMFailsAtStartNamingIt() {
+        var configuration = MicrophoneSource.Configuration()
+        configuration.device = "hlscap-no-such-pcm"
+        let source = MicrophoneSource(configuration)
+        #expect {
+            try source.start { _ in }
+        } throws: { error in
+            guard let error = error as? CaptureError else { return false }
+            return error.device == "hlscap-no-such-pcm" && error.description.hasPrefix("hlscap-no-such-pcm: cannot open")
+        }
+    }
 }

@@ -81,7 +81,7 @@ public struct CameraFormatChoice: Hashable, Sendable {
             .filter { $0.element.width == size.width && $0.element.height == size.height }
             .map { (order: $0.offset, offer: $0.element, rate: chooseRate($0.element.frameRates, frameRate)) }
         guard let best = candidates.min(by: { a, b in
-            if compare(a.rate, b.rate) != 0 { return compare(a.rate, b.rate) > 0 }
+            if compare(a.rate, b.rate) != 0 { return isCloser(a.rate, than: b.rate, to: frameRate) }
             if a.offer.pixelFormat.isCompressed != b.offer.pixelFormat.isCompressed { return !a.offer.pixelFormat.isCompressed }
             return a.order < b.order
         }) else { return nil }
@@ -107,6 +107,14 @@ public struct CameraFormatChoice: Hashable, Sendable {
     private static func chooseRate(_ rates: [Rational], _ wanted: Rational) -> Rational {
         rates.filter { compare($0, wanted) <= 0 }.max { compare($0, $1) < 0 }
             ?? rates.min { compare($0, $1) < 0 }!
+    }
+
+    /// Whether `rate` is a better match for `wanted` than `other`: at or below it beats above
+    /// it; below, faster is better; above, slower is better.
+    private static func isCloser(_ rate: Rational, than other: Rational, to wanted: Rational) -> Bool {
+        let rateFits = compare(rate, wanted) <= 0, otherFits = compare(other, wanted) <= 0
+        if rateFits != otherFits { return rateFits }
+        return rateFits ? compare(rate, other) > 0 : compare(rate, other) < 0
     }
 
     /// -1, 0 or 1 as `a` is below, equal to or above `b`, exactly (positive denominators).
