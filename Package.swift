@@ -14,10 +14,11 @@ let package = Package(
             providers: [.apt(["libavcodec-dev", "libavformat-dev", "libavdevice-dev",
                               "libavutil-dev", "libswscale-dev", "libswresample-dev"])]
         ),
+        .systemLibrary(name: "CV4L2"),
         .target(name: "HLSKit"),
         .target(
             name: "HLSMedia",
-            dependencies: ["CFFmpeg", "HLSKit"],
+            dependencies: ["CFFmpeg", "CV4L2", "HLSKit"],
             swiftSettings: [.swiftLanguageMode(.v5)]
         ),
         .executableTarget(

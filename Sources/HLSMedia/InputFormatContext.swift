@@ -12,11 +12,16 @@ public struct InputFormatContext: ~Copyable {
     public enum ReadResult: Equatable {
         case packet
         case endOfFile
+        /// A non-blocking input has no packet ready yet.
+        case tryAgain
     }
 
     /// Opens `url` with the demuxer named `formatName` (probed when `nil`) and demuxer or
     /// protocol `options`; an option that nothing accepts is an error, not silently ignored.
-    public init(url: String, formatName: String? = nil, options: [String: String] = [:]) throws(FFmpegError) {
+    /// `interrupt` lets another thread abort a blocking call; `nonBlocking` makes reads of
+    /// devices return `.tryAgain` instead of waiting.
+    public init(url: String, formatName: String? = nil, options: [String: String] = [:],
+                interrupt: AVIOInterruptCB? = nil, nonBlocking: Bool = false) throws(FFmpegError) {
         FFmpegLog.installIfNeeded()
         var format: UnsafePointer<AVInputFormat>?
         if let formatName {
@@ -32,6 +37,8 @@ public struct InputFormatContext: ~Copyable {
         }
 
         guard let allocated = avformat_alloc_context() else { throw .outOfMemory }
+        if let interrupt { allocated.pointee.interrupt_callback = interrupt }
+        if nonBlocking { allocated.pointee.flags |= AVFMT_FLAG_NONBLOCK }
         // Record from the first call on, so that a failed open can say why.
         let address = UnsafeMutableRawPointer(allocated)
         FFmpegLog.startRecordingErrors(of: address)
@@ -69,6 +76,7 @@ public struct InputFormatContext: ~Copyable {
         packet.unref()
         let result = av_read_frame(pointer, packet.pointer)
         if result == FFmpegError.endOfFile.code { return .endOfFile }
+        if result == FFmpegError.tryAgain.code { return .tryAgain }
         guard result >= 0 else { throw FFmpegError(code: result, loggedMessage: recordedError) }
         return .packet
     }

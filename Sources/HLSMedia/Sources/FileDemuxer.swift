@@ -68,6 +68,9 @@ public final class FileDemuxer {
             case .endOfFile:
                 try checkEndIsComplete()
                 return nil
+            case .tryAgain:
+                // Files are opened blocking; a demuxer may still ask to be called again.
+                continue
             case .packet:
                 // Packets buffered while probing, and streams that appear mid-file, may still
                 // belong to streams we did not select.

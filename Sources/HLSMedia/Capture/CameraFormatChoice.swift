@@ -1,0 +1,126 @@
+/// A pixel format a V4L2 device offers, by its FourCC.
+public struct CameraPixelFormat: Hashable, Sendable, CustomStringConvertible {
+    public var fourCC: UInt32
+    /// The device's own description, such as "YUYV 4:2:2" or "Motion-JPEG".
+    public var name: String
+    public var isCompressed: Bool
+
+    public init(fourCC: UInt32, name: String, isCompressed: Bool) {
+        self.fourCC = fourCC
+        self.name = name
+        self.isCompressed = isCompressed
+    }
+
+    public init(_ code: String, name: String = "", isCompressed: Bool = false) {
+        precondition(code.utf8.count == 4, "a FourCC has four characters")
+        let fourCC = code.utf8.reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+        self.init(fourCC: fourCC, name: name.isEmpty ? code : name, isCompressed: isCompressed)
+    }
+
+    /// The four characters, such as "YUYV".
+    public var code: String {
+        String(decoding: (0..<4).map { UInt8(truncatingIfNeeded: fourCC >> (8 * $0)) }, as: UTF8.self)
+    }
+
+    /// The name FFmpeg's video4linux2 device takes as `input_format`; nil for formats hlscap cannot read.
+    public var ffmpegInputFormat: String? { Self.ffmpegInputFormats[code] }
+
+    private static let ffmpegInputFormats: [String: String] = [
+        "YUYV": "yuyv422", "UYVY": "uyvy422", "YU12": "yuv420p", "NV12": "nv12", "422P": "yuv422p",
+        "RGB3": "rgb24", "BGR3": "bgr24", "GREY": "gray", "MJPG": "mjpeg", "JPEG": "mjpeg",
+    ]
+
+    public var description: String { code }
+}
+
+/// One pixel format at one frame size, with the frame rates the device offers for it.
+public struct CameraFormatOffer: Hashable, Sendable {
+    public var pixelFormat: CameraPixelFormat
+    public var width: Int
+    public var height: Int
+    /// Frames per second, from the device's frame intervals.
+    public var frameRates: [Rational]
+
+    public init(pixelFormat: CameraPixelFormat, width: Int, height: Int, frameRates: [Rational]) {
+        self.pixelFormat = pixelFormat
+        self.width = width
+        self.height = height
+        self.frameRates = frameRates
+    }
+}
+
+/// The format, size and rate to open a camera with.
+public struct CameraFormatChoice: Hashable, Sendable {
+    public var pixelFormat: CameraPixelFormat
+    public var width: Int
+    public var height: Int
+    public var frameRate: Rational
+
+    public init(pixelFormat: CameraPixelFormat, width: Int, height: Int, frameRate: Rational) {
+        self.pixelFormat = pixelFormat
+        self.width = width
+        self.height = height
+        self.frameRate = frameRate
+    }
+
+    /// Picks what to ask the camera for, given what it offers and what the user asked for:
+    ///
+    /// 1. Size: the one asked for if offered; else the largest that fits inside it; else the smallest.
+    /// 2. Rate: the largest at or below the one asked for; else the smallest above it.
+    /// 3. Format: among those reaching the best rate at that size, an uncompressed one (read
+    ///    without decoding) before a compressed one, then the device's order. So MJPEG is chosen
+    ///    only when no raw format reaches the size and rate.
+    ///
+    /// Offers in formats hlscap cannot read are ignored; nil when nothing usable is left.
+    public static func choose(offers: [CameraFormatOffer], width: Int, height: Int,
+                              frameRate: Rational) -> CameraFormatChoice? {
+        let usable = offers.filter { $0.pixelFormat.ffmpegInputFormat != nil && !$0.frameRates.isEmpty }
+        let sizes = Set(usable.map { Size(width: $0.width, height: $0.height) })
+        guard let size = chooseSize(sizes, width: width, height: height) else { return nil }
+        let candidates = usable.enumerated()
+            .filter { $0.element.width == size.width && $0.element.height == size.height }
+            .map { (order: $0.offset, offer: $0.element, rate: chooseRate($0.element.frameRates, frameRate)) }
+        guard let best = candidates.min(by: { a, b in
+            if compare(a.rate, b.rate) != 0 { return isCloser(a.rate, than: b.rate, to: frameRate) }
+            if a.offer.pixelFormat.isCompressed != b.offer.pixelFormat.isCompressed { return !a.offer.pixelFormat.isCompressed }
+            return a.order < b.order
+        }) else { return nil }
+        return CameraFormatChoice(pixelFormat: best.offer.pixelFormat, width: size.width, height: size.height,
+                                  frameRate: best.rate)
+    }
+
+    private struct Size: Hashable {
+        var width: Int
+        var height: Int
+        var area: Int { width * height }
+    }
+
+    private static func chooseSize(_ sizes: Set<Size>, width: Int, height: Int) -> Size? {
+        let wanted = Size(width: width, height: height)
+        if sizes.contains(wanted) { return wanted }
+        let fitting = sizes.filter { $0.width <= width && $0.height <= height }
+        // Ties in area go to the wider size, so the choice never depends on set order.
+        let byArea: (Size, Size) -> Bool = { ($0.area, $0.width) < ($1.area, $1.width) }
+        return fitting.max(by: byArea) ?? sizes.min(by: byArea)
+    }
+
+    private static func chooseRate(_ rates: [Rational], _ wanted: Rational) -> Rational {
+        rates.filter { compare($0, wanted) <= 0 }.max { compare($0, $1) < 0 }
+            ?? rates.min { compare($0, $1) < 0 }!
+    }
+
+    /// Whether `rate` is a better match for `wanted` than `other`: at or below it beats above
+    /// it; below, faster is better; above, slower is better.
+    private static func isCloser(_ rate: Rational, than other: Rational, to wanted: Rational) -> Bool {
+        let rateFits = compare(rate, wanted) <= 0, otherFits = compare(other, wanted) <= 0
+        if rateFits != otherFits { return rateFits }
+        return rateFits ? compare(rate, other) > 0 : compare(rate, other) < 0
+    }
+
+    /// -1, 0 or 1 as `a` is below, equal to or above `b`, exactly (positive denominators).
+    static func compare(_ a: Rational, _ b: Rational) -> Int {
+        let left = Int64(a.numerator) * Int64(b.denominator)
+        let right = Int64(b.numerator) * Int64(a.denominator)
+        return left < right ? -1 : (left == right ? 0 : 1)
+    }
+}

@@ -1,0 +1,37 @@
+/// What a capture source hands its handler, on the source's own thread.
+public enum CaptureEvent {
+    /// A yuv420p picture; `pts` in microseconds on `MonotonicClock`.
+    case video(Frame)
+    /// A block of samples in the format the device delivered; `pts` in microseconds on
+    /// `MonotonicClock`, derived from the count of samples received.
+    case audio(Frame)
+    /// The device failed or disappeared; no event follows.
+    case failed(CaptureError)
+    /// The source has nothing more to give (a test source's duration is over, an input pipe
+    /// closed); no event follows.
+    case ended
+}
+
+/// A camera, a microphone or a synthetic source that reads on its own thread.
+///
+/// `start` opens the device, so an unusable device fails there with a `CaptureError`;
+/// afterwards every result arrives through the handler, one event at a time. After `stop()`
+/// returns the handler is not called again; calling `stop()` from inside the handler is allowed.
+public protocol CaptureSource: AnyObject {
+    func start(handler: @escaping (CaptureEvent) -> Void) throws
+    func stop()
+}
+
+/// A capture device that cannot be opened, or that failed while it was being read.
+public struct CaptureError: Error, Equatable, CustomStringConvertible {
+    /// The device as the user named it: "/dev/video0", "hw:1,0", "test".
+    public var device: String
+    public var message: String
+
+    public init(device: String, message: String) {
+        self.device = device
+        self.message = message
+    }
+
+    public var description: String { "\(device): \(message)" }
+}

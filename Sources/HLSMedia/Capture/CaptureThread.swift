@@ -1,0 +1,70 @@
+import CFFmpeg
+import Foundation
+import Synchronization
+
+/// The reading thread of a capture source, and the one path its events take to the handler.
+///
+/// `emit` delivers an event unless a stop was requested, so once `stop()` has returned the
+/// handler is never called again. The thread can also abort FFmpeg's blocking calls through
+/// `interruptCallback`. Unchecked sendable: `body` is set before the thread starts and touched
+/// only by it afterwards; the rest is an atomic and a semaphore.
+final class CaptureThread: @unchecked Sendable {
+    private let handler: (CaptureEvent) -> Void
+    private let stopRequested = Atomic<Bool>(false)
+    private let finished = DispatchSemaphore(value: 0)
+    private var thread: Thread?
+    private var body: (() -> Void)?
+
+    init(handler: @escaping (CaptureEvent) -> Void) {
+        self.handler = handler
+    }
+
+    var isStopRequested: Bool { stopRequested.load(ordering: .acquiring) }
+
+    /// Runs `body` on a new thread named `name`; the thread ends when `body` returns, and what
+    /// `body` captured (the open device) is released before `stop()` returns.
+    func start(name: String, body: @escaping () -> Void) {
+        self.body = body
+        let thread = Thread { [self] in
+            self.body?()
+            self.body = nil
+            finished.signal()
+        }
+        thread.name = name
+        self.thread = thread
+        thread.start()
+    }
+
+    /// Asks the loop to end and waits until it has, unless called from the loop itself.
+    func stop() {
+        stopRequested.store(true, ordering: .releasing)
+        guard let thread, thread !== Thread.current else { return }
+        finished.wait()
+        // Lets any other caller of stop() through as well.
+        finished.signal()
+    }
+
+    /// Hands `event` to the handler; false when the loop must end: after a stop request, and
+    /// after the final events `.failed` and `.ended`.
+    @discardableResult
+    func emit(_ event: CaptureEvent) -> Bool {
+        guard !isStopRequested else { return false }
+        handler(event)
+        switch event {
+        case .video, .audio: return !isStopRequested
+        case .failed, .ended: return false
+        }
+    }
+
+    /// For `AVFormatContext.interrupt_callback`: FFmpeg gives up a blocking call once a stop
+    /// is requested. The thread object must outlive the format context it is given to.
+    var interruptCallback: AVIOInterruptCB {
+        AVIOInterruptCB(
+            callback: { opaque in
+                guard let opaque else { return 0 }
+                let thread = Unmanaged<CaptureThread>.fromOpaque(opaque).takeUnretainedValue()
+                return thread.isStopRequested ? 1 : 0
+            },
+            opaque: Unmanaged.passUnretained(self).toOpaque())
+    }
+}

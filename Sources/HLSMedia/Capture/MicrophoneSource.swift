@@ -1,0 +1,145 @@
+import CFFmpeg
+import Glibc
+
+/// An ALSA capture PCM read through libavdevice (`--audio default`, `hw:1,0`, any PCM name).
+///
+/// Samples arrive as interleaved signed 16-bit (the ALSA demuxer's format) in blocks of
+/// `blockSamples`, however the device packets them; the last block before `.ended` may be
+/// shorter. Each block's `pts` comes from a `SampleClock` anchored to the device's packet times.
+public final class MicrophoneSource: CaptureSource {
+    public struct Configuration: Sendable {
+        /// An ALSA PCM name.
+        public var device = "default"
+        /// What to ask the device for; it may give a different rate (see `sampleRate`).
+        public var sampleRate = 48_000
+        public var channelCount = 2
+
+        public init() {}
+    }
+
+    public static let blockSamples = 1024
+    private static let bytesPerSample = MemoryLayout<Int16>.size
+
+    public let configuration: Configuration
+    /// The rate the device delivers, known once `start` has returned.
+    public private(set) var sampleRate = 0
+    public private(set) var channelCount = 0
+    private var thread: CaptureThread?
+
+    public init(_ configuration: Configuration) {
+        self.configuration = configuration
+    }
+
+    public func start(handler: @escaping (CaptureEvent) -> Void) throws {
+        precondition(thread == nil, "a capture source starts once")
+        let thread = CaptureThread(handler: handler)
+        let device = configuration.device
+        let input = try CaptureInput(
+            device: device, formatName: "alsa", url: device,
+            options: ["sample_rate": String(configuration.sampleRate), "channels": String(configuration.channelCount)],
+            thread: thread)
+        let parameters = input.stream.pointee.codecpar.pointee
+        guard parameters.codec_id == AV_CODEC_ID_PCM_S16LE else {
+            throw CaptureError(device: device, message: "delivers \(String(cString: avcodec_get_name(parameters.codec_id))), not 16-bit PCM")
+        }
+        sampleRate = Int(parameters.sample_rate)
+        channelCount = Int(parameters.ch_layout.nb_channels)
+        self.thread = thread
+        var reader = Reader(input: input, sampleRate: sampleRate, channelCount: channelCount)
+        thread.start(name: "hlscap alsa \(device)") { reader.run(on: thread) }
+    }
+
+    public func stop() { thread?.stop() }
+
+    /// The reading loop's state: the device, the sample clock and the block being filled.
+    private struct Reader {
+        let input: CaptureInput
+        let sampleRate: Int
+        let channelCount: Int
+        var clock: SampleClock
+        var block: Frame?
+        var blockFilled = 0
+
+        init(input: CaptureInput, sampleRate: Int, channelCount: Int) {
+            self.input = input
+            self.sampleRate = sampleRate
+            self.channelCount = channelCount
+            clock = SampleClock(sampleRate: sampleRate)
+        }
+
+        var bytesPerFrame: Int { channelCount * MicrophoneSource.bytesPerSample }
+
+        mutating func run(on thread: CaptureThread) {
+            do {
+                while true {
+                    switch try input.read(stoppingOn: thread) {
+                    case .stopped:
+                        return
+                    case .ended:
+                        try finish(on: thread)
+                        return
+                    case .packet:
+                        guard try consumePacket(on: thread) else { return }
+                    }
+                }
+            } catch {
+                thread.emit(.failed(error))
+            }
+        }
+
+        /// Counts the packet's samples and copies them into blocks, handing on each full one;
+        /// false when the handler stopped the source.
+        mutating func consumePacket(on thread: CaptureThread) throws(CaptureError) -> Bool {
+            let packet = input.packet.pointer.pointee
+            let samples = Int(packet.size) / bytesPerFrame
+            // The ALSA demuxer stamps the packet's first sample on the wall clock, in microseconds
+            // (its stream time base is 1/1000000).
+            let clockMicroseconds = input.packet.pts.map(MonotonicClock.fromWallClock)
+                ?? MonotonicClock.nowMicroseconds() - Int64(samples) * 1_000_000 / Int64(sampleRate)
+            let firstSample = clock.sampleCount
+            clock.receive(samples: samples, clockMicroseconds: clockMicroseconds)
+            var copied = 0
+            while copied < samples {
+                let current: Frame
+                if let block {
+                    current = block
+                } else {
+                    current = try newBlock(startingAt: firstSample + Int64(copied))
+                    block = current
+                    blockFilled = 0
+                }
+                let count = min(samples - copied, MicrophoneSource.blockSamples - blockFilled)
+                memcpy(current.plane(0).base + blockFilled * bytesPerFrame,
+                       packet.data + copied * bytesPerFrame, count * bytesPerFrame)
+                blockFilled += count
+                copied += count
+                if blockFilled == MicrophoneSource.blockSamples {
+                    block = nil
+                    guard thread.emit(.audio(current)) else { return false }
+                }
+            }
+            return true
+        }
+
+        /// Hands on the partly filled block, then `.ended`.
+        mutating func finish(on thread: CaptureThread) throws(CaptureError) {
+            if let current = block, blockFilled > 0 {
+                current.pointer.pointee.nb_samples = Int32(blockFilled)
+                block = nil
+                guard thread.emit(.audio(current)) else { return }
+            }
+            thread.emit(.ended)
+        }
+
+        func newBlock(startingAt sample: Int64) throws(CaptureError) -> Frame {
+            do {
+                let frame = try Frame.captured(samples: MicrophoneSource.blockSamples, sampleRate: sampleRate,
+                                                    channels: channelCount, format: AV_SAMPLE_FMT_S16)
+                frame.pts = clock.time(ofSample: sample)
+                return frame
+            } catch {
+                throw CaptureError(device: input.device, message: "cannot allocate an audio block: \(error)")
+            }
+        }
+    }
+}

@@ -1,0 +1,105 @@
+import CFFmpeg
+
+/// The built-in source (`--video test`, `--audio test`): `TestPattern` pictures and sound,
+/// timed exactly (frame n at n / fps s, audio in blocks of `audioBlockSamples`), and paced by
+/// the monotonic clock unless `realtime` is off.
+public final class TestSource: CaptureSource {
+    public struct Configuration: Sendable {
+        public var width = 1280
+        public var height = 720
+        public var framesPerSecond = 30
+        public var video = true
+        public var audio = true
+        /// When false, frames come as fast as they can be made (`--no-realtime`), with the same timestamps.
+        public var realtime = true
+        /// Stream time after which the source sends `.ended`; nil runs until stopped.
+        public var durationMicroseconds: Int64?
+
+        public init() {}
+    }
+
+    public static let deviceName = "test"
+    public static let sampleRate = 48_000
+    public static let channelCount = 2
+    public static let audioBlockSamples = 1024
+
+    public let configuration: Configuration
+    private var thread: CaptureThread?
+
+    public init(_ configuration: Configuration) throws {
+        guard configuration.video || configuration.audio else {
+            throw CaptureError(device: Self.deviceName, message: "neither video nor audio is enabled")
+        }
+        guard configuration.width >= 2, configuration.height >= 2,
+              configuration.width % 2 == 0, configuration.height % 2 == 0 else {
+            throw CaptureError(device: Self.deviceName,
+                               message: "size \(configuration.width)x\(configuration.height) must be even and at least 2x2")
+        }
+        guard configuration.framesPerSecond > 0 else {
+            throw CaptureError(device: Self.deviceName, message: "frame rate must be positive")
+        }
+        self.configuration = configuration
+    }
+
+    public func start(handler: @escaping (CaptureEvent) -> Void) throws {
+        precondition(thread == nil, "a capture source starts once")
+        let thread = CaptureThread(handler: handler)
+        self.thread = thread
+        let pattern = TestPattern(width: configuration.width, height: configuration.height,
+                                  framesPerSecond: configuration.framesPerSecond,
+                                  sampleRate: Self.sampleRate, channelCount: Self.channelCount)
+        let configuration = configuration
+        let startMicroseconds = MonotonicClock.nowMicroseconds()
+        thread.start(name: "hlscap test source") {
+            Self.run(pattern, configuration, startMicroseconds: startMicroseconds, on: thread)
+        }
+    }
+
+    public func stop() { thread?.stop() }
+
+    /// Makes video frames and audio blocks in the order of the instant each becomes available:
+    /// a frame at its time, an audio block once its last sample has played.
+    private static func run(_ pattern: TestPattern, _ configuration: Configuration, startMicroseconds: Int64,
+                            on thread: CaptureThread) {
+        let end = configuration.durationMicroseconds ?? .max
+        var frameIndex: Int64 = 0
+        var sampleIndex: Int64 = 0
+        while !thread.isStopRequested {
+            let videoStart = pattern.frameTimeMicroseconds(frameIndex)
+            let audioStart = pattern.sampleTimeMicroseconds(sampleIndex)
+            let videoPending = configuration.video && videoStart < end
+            let audioPending = configuration.audio && audioStart < end
+            guard videoPending || audioPending else {
+                thread.emit(.ended)
+                return
+            }
+            let audioReady = pattern.sampleTimeMicroseconds(sampleIndex + Int64(audioBlockSamples))
+            let nextIsVideo = videoPending && (!audioPending || videoStart <= audioReady)
+            if configuration.realtime {
+                MonotonicClock.sleep(until: startMicroseconds + (nextIsVideo ? videoStart : audioReady))
+            }
+            do {
+                let event: CaptureEvent
+                if nextIsVideo {
+                    let frame = try Frame.yuv420p(width: pattern.width, height: pattern.height, timeBase: MonotonicClock.timeBase)
+                    pattern.draw(frame: frameIndex, into: frame)
+                    frame.pts = startMicroseconds + videoStart
+                    event = .video(frame)
+                    frameIndex += 1
+                } else {
+                    let frame = try Frame.captured(samples: audioBlockSamples, sampleRate: sampleRate,
+                                                        channels: channelCount, format: AV_SAMPLE_FMT_S16)
+                    pattern.fillAudio(from: sampleIndex, count: audioBlockSamples,
+                                      into: UnsafeMutableRawPointer(frame.plane(0).base).assumingMemoryBound(to: Int16.self))
+                    frame.pts = startMicroseconds + audioStart
+                    event = .audio(frame)
+                    sampleIndex += Int64(audioBlockSamples)
+                }
+                guard thread.emit(event) else { return }
+            } catch {
+                thread.emit(.failed(CaptureError(device: deviceName, message: "cannot allocate a frame: \(error)")))
+                return
+            }
+        }
+    }
+}

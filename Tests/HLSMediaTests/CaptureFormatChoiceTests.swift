@@ -1,0 +1,96 @@
+import Testing
+@testable import HLSMedia
+
+@Suite struct CaptureFormatChoiceTests {
+    static let yuyv = CameraPixelFormat("YUYV", name: "YUYV 4:2:2")
+    static let nv12 = CameraPixelFormat("NV12", name: "Y/UV 4:2:0")
+    static let mjpeg = CameraPixelFormat("MJPG", name: "Motion-JPEG", isCompressed: true)
+    static let h264 = CameraPixelFormat("H264", name: "H.264", isCompressed: true)
+
+    static func offer(_ format: CameraPixelFormat, _ width: Int, _ height: Int, _ rates: [Int32]) -> CameraFormatOffer {
+        CameraFormatOffer(pixelFormat: format, width: width, height: height, frameRates: rates.map { Rational($0, 1) })
+    }
+
+    /// A typical USB webcam: raw YUYV is slow at large sizes, MJPEG is fast everywhere.
+    static let webcam = [
+        offer(yuyv, 640, 480, [30, 15]), offer(yuyv, 1280, 720, [10, 5]), offer(yuyv, 1920, 1080, [5]),
+        offer(mjpeg, 640, 480, [30, 15]), offer(mjpeg, 1280, 720, [30, 15]), offer(mjpeg, 1920, 1080, [30]),
+    ]
+
+    struct Case: CustomTestStringConvertible, Sendable {
+        var name: String
+        var offers: [CameraFormatOffer]
+        var width: Int, height: Int, fps: Rational
+        var expected: CameraFormatChoice?
+        var testDescription: String { name }
+    }
+
+    static let cases: [Case] = [
+        Case(name: "webcam 720p30: only MJPEG reaches 30 fps", offers: webcam, width: 1280, height: 720, fps: Rational(30, 1),
+             expected: CameraFormatChoice(pixelFormat: mjpeg, width: 1280, height: 720, frameRate: Rational(30, 1))),
+        Case(name: "webcam 720p10: raw YUYV reaches it", offers: webcam, width: 1280, height: 720, fps: Rational(10, 1),
+             expected: CameraFormatChoice(pixelFormat: yuyv, width: 1280, height: 720, frameRate: Rational(10, 1))),
+        Case(name: "webcam 480p30: raw before MJPEG at the same rate", offers: webcam, width: 640, height: 480,
+             fps: Rational(30, 1),
+             expected: CameraFormatChoice(pixelFormat: yuyv, width: 640, height: 480, frameRate: Rational(30, 1))),
+        Case(name: "largest rate at or below the one asked for", offers: webcam, width: 1280, height: 720,
+             fps: Rational(20, 1),
+             expected: CameraFormatChoice(pixelFormat: mjpeg, width: 1280, height: 720, frameRate: Rational(15, 1))),
+        Case(name: "nothing at or below: the slowest above", offers: [offer(yuyv, 640, 480, [60, 30])],
+             width: 640, height: 480, fps: Rational(25, 1),
+             expected: CameraFormatChoice(pixelFormat: yuyv, width: 640, height: 480, frameRate: Rational(30, 1))),
+        Case(name: "NTSC rate 30000/1001 is below 30", offers: [CameraFormatOffer(
+                pixelFormat: nv12, width: 1280, height: 720, frameRates: [Rational(60000, 1001), Rational(30000, 1001)])],
+             width: 1280, height: 720, fps: Rational(30, 1),
+             expected: CameraFormatChoice(pixelFormat: nv12, width: 1280, height: 720, frameRate: Rational(30000, 1001))),
+        Case(name: "size not offered: largest that fits", offers: webcam, width: 1024, height: 768, fps: Rational(30, 1),
+             expected: CameraFormatChoice(pixelFormat: yuyv, width: 640, height: 480, frameRate: Rational(30, 1))),
+        Case(name: "nothing fits: the smallest", offers: [offer(yuyv, 1920, 1080, [30]), offer(yuyv, 1280, 720, [30])],
+             width: 320, height: 240, fps: Rational(30, 1),
+             expected: CameraFormatChoice(pixelFormat: yuyv, width: 1280, height: 720, frameRate: Rational(30, 1))),
+        Case(name: "device order among raw formats", offers: [offer(nv12, 640, 480, [30]), offer(yuyv, 640, 480, [30])],
+             width: 640, height: 480, fps: Rational(30, 1),
+             expected: CameraFormatChoice(pixelFormat: nv12, width: 640, height: 480, frameRate: Rational(30, 1))),
+        Case(name: "unreadable formats are ignored", offers: [offer(h264, 1280, 720, [30]), offer(mjpeg, 640, 480, [30])],
+             width: 1280, height: 720, fps: Rational(30, 1),
+             expected: CameraFormatChoice(pixelFormat: mjpeg, width: 640, height: 480, frameRate: Rational(30, 1))),
+        Case(name: "nothing usable", offers: [offer(h264, 1280, 720, [30])], width: 1280, height: 720,
+             fps: Rational(30, 1), expected: nil),
+        Case(name: "no offers", offers: [], width: 1280, height: 720, fps: Rational(30, 1), expected: nil),
+    ]
+
+    @Test(arguments: cases)
+    func choice(_ test: Case) {
+        #expect(CameraFormatChoice.choose(offers: test.offers, width: test.width, height: test.height,
+                                          frameRate: test.fps) == test.expected)
+    }
+
+    @Test func fourCCRoundTripsAndNamesFFmpegFormats() {
+        #expect(Self.yuyv.fourCC == 0x5659_5559)
+        #expect(CameraPixelFormat(fourCC: 0x4750_4A4D, name: "", isCompressed: true).code == "MJPG")
+        #expect(Self.yuyv.ffmpegInputFormat == "yuyv422")
+        #expect(Self.mjpeg.ffmpegInputFormat == "mjpeg")
+        #expect(Self.h264.ffmpegInputFormat == nil)
+    }
+
+    @Test func cameraTimestampsOnAnotherClockFallBackToReadTime() {
+        let now: Int64 = 5_000_000_000
+        #expect(CameraSource.monotonicTime(ofDeviceTime: now - 40_000, now: now) == now - 40_000)
+        #expect(CameraSource.monotonicTime(ofDeviceTime: 1_700_000_000_000_000, now: now) == now)
+        #expect(CameraSource.monotonicTime(ofDeviceTime: nil, now: now) == now)
+    }
+
+    @Test func alsaCapturePCMsFromProcAsoundPcm() {
+        let text = """
+            00-00: ALC892 Analog : ALC892 Analog : playback 1 : capture 1
+            00-01: ALC892 Digital : ALC892 Digital : playback 1
+            01-00: Loopback PCM : Loopback PCM : playback 8 : capture 8
+            03-07: HDMI 1 : HDMI 1 : playback 1
+
+            """
+        #expect(AlsaCapturePCM.parse(text) == [AlsaCapturePCM(card: 0, device: 0, name: "ALC892 Analog"),
+                                               AlsaCapturePCM(card: 1, device: 0, name: "Loopback PCM")])
+        #expect(AlsaCapturePCM.parse(text).map(\.pcmName) == ["hw:0,0", "hw:1,0"])
+        #expect(AlsaCapturePCM.all(procPath: "/nonexistent/pcm").isEmpty)
+    }
+}
