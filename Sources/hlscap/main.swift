@@ -2,7 +2,7 @@ import Foundation
 
 let version = "0.1.0"
 
-let commands: [any Command.Type] = [FileCommand.self, DevicesCommand.self]
+let commands: [any Command.Type] = [LiveCommand.self, FileCommand.self, DevicesCommand.self]
 
 let programHelp = """
     hlscap \(version) — package live and recorded video as HLS (fragmented MP4) on disk

@@ -31,7 +31,7 @@ import Testing
         var writer = LiveStreamWriter(store: store, tracks: [audioTrack()], targetDurationSeconds: 2, windowSize: 2)
         try writer.writeInitSection()
         var removals: [LivePlaylist.Removal] = []
-        for number in 1...3 { removals += try writer.write(segment(number), programDateTime: nil) }
+        for number in 1...3 { removals += try writer.write(segment(number), programDateTime: nil).removals }
         let playlist = try MediaPlaylist.parse(String(decoding: try store.read("playlist.m3u8"), as: UTF8.self))
         #expect(playlist.segments.map(\.uri) == ["seg/000002.m4s", "seg/000003.m4s"])
         #expect(playlist.mediaSequence == 2)

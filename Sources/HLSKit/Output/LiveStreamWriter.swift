@@ -69,16 +69,25 @@ public struct LiveStreamWriter {
         try store.write(initBytes, to: initName)
     }
 
+    /// What storing one segment did.
+    public struct Written: Sendable, Equatable {
+        public var path: String
+        public var byteCount: Int
+        /// Segments that left the window.
+        public var removals: [LivePlaylist.Removal]
+    }
+
     /// Stores a segment, then the playlist that lists it.
-    public mutating func write(_ segment: Segment, programDateTime: Date?) throws(StoreError) -> [LivePlaylist.Removal] {
+    public mutating func write(_ segment: Segment, programDateTime: Date?) throws(StoreError) -> Written {
         let path = StreamWriter.segmentPath(segment.sequenceNumber)
-        try store.write(MediaFragment.make(sequenceNumber: UInt32(segment.sequenceNumber), tracks: segment.tracks,
-                                           descriptions: tracks), to: path)
+        let bytes = MediaFragment.make(sequenceNumber: UInt32(segment.sequenceNumber), tracks: segment.tracks,
+                                       descriptions: tracks)
+        try store.write(bytes, to: path)
         nextSequenceNumber = max(nextSequenceNumber, segment.sequenceNumber + 1)
         let removals = live.append(MediaPlaylist.Segment(uri: path, durationSeconds: segment.durationSeconds,
                                                          mapURI: initName, programDateTime: programDateTime))
         try writePlaylist()
-        return removals
+        return Written(path: path, byteCount: bytes.count, removals: removals)
     }
 
     /// Ends the stream: the playlist gets EXT-X-ENDLIST.

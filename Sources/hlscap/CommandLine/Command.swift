@@ -66,3 +66,16 @@ extension Parse {
         return value
     }
 }
+
+extension Parse {
+    /// A picture size: "1280x720", both sides even.
+    static func size(_ text: String, option: String) throws -> OutputSize {
+        let sides = text.split(separator: "x").map { Int($0) }
+        guard sides.count == 2, let width = sides[0], let height = sides[1], width > 0, height > 0,
+              width.isMultiple(of: 2), height.isMultiple(of: 2), max(width, height) <= OutputSize.maxSide else {
+            throw CommandError.usage("\(option) takes an even WxH of at most \(OutputSize.maxSide) pixels a side, "
+                + "such as 1280x720 (got \"\(text)\")")
+        }
+        return OutputSize(width: width, height: height)
+    }
+}

@@ -61,14 +61,24 @@ struct PublishOptions {
 
     /// A publisher for a recording, which can wait for a slow origin instead of dropping segments.
     func makeFilePublisher(store: DirectoryStore) -> StreamPublisher {
+        makePublisher(store: store, backlogWaitSeconds: drainTimeoutSeconds)
+    }
+
+    private func makePublisher(store: DirectoryStore, backlogWaitSeconds: Double) -> StreamPublisher {
         let limits = PublishSchedule.Limits(maxConcurrentRequests: Self.concurrentUploads, backlogSeconds: backlogSeconds)
         let configuration = StreamPublisher.Configuration(
             origin: origin, headers: headers, limits: limits,
-            backlogWaitSeconds: drainTimeoutSeconds, drainTimeoutSeconds: drainTimeoutSeconds)
+            backlogWaitSeconds: backlogWaitSeconds, drainTimeoutSeconds: drainTimeoutSeconds)
         // One connection more than uploads, for the playlist's own lane.
         let transport = URLSessionTransport(requestTimeoutSeconds: requestTimeoutSeconds,
                                             maxConnections: Self.concurrentUploads + 1)
         return StreamPublisher(configuration: configuration, store: store, transport: transport)
+    }
+
+    /// A publisher for a live stream: capture never waits for the origin; past the backlog the oldest
+    /// waiting segments are dropped and reported.
+    func makeLivePublisher(store: DirectoryStore) -> StreamPublisher {
+        makePublisher(store: store, backlogWaitSeconds: 0)
     }
 
     /// A fresh directory for the files the stream needs on disk only until they are uploaded.
