@@ -8,9 +8,12 @@ DEMO_INPUT := Fixtures/h264-bframes-aac.mp4
 DEMO_PORT := 8000
 
 # FFmpeg headers and pkg-config for the CFFmpeg target; ffmpeg/ffprobe, Chromium and Python
-# for the end-to-end checkers; fonts so headless Chromium renders text; GNU time for bench.
+# for the end-to-end checkers; GStreamer as a second, independent HLS decoder; fonts so headless
+# Chromium renders text; GNU time for bench.
 DEPS_PACKAGES := libavcodec-dev libavformat-dev libavdevice-dev libavutil-dev libswscale-dev \
-	libswresample-dev pkg-config ffmpeg chromium python3 fonts-dejavu-core time
+	libswresample-dev pkg-config ffmpeg chromium python3 fonts-dejavu-core time \
+	gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad \
+	gstreamer1.0-libav
 
 .PHONY: deps build test test-tools golden demo bench fixtures clean
 
