@@ -8,10 +8,13 @@ DEMO_INPUT := Fixtures/h264-bframes-aac.mp4
 DEMO_PORT := 8000
 
 # FFmpeg headers and pkg-config for the CFFmpeg target; ffmpeg/ffprobe, Chromium and Python
-# for the end-to-end checkers; fonts so headless Chromium renders text; GNU time for bench;
-# nginx (its DAV module takes PUT and DELETE) as the origin that publishing tests upload to.
+# for the end-to-end checkers; GStreamer as a second, independent HLS decoder; fonts so headless
+# Chromium renders text; GNU time for bench; nginx (its DAV module takes PUT and DELETE) as the
+# origin that publishing tests upload to.
 DEPS_PACKAGES := libavcodec-dev libavformat-dev libavdevice-dev libavutil-dev libswscale-dev \
-	libswresample-dev pkg-config ffmpeg chromium python3 fonts-dejavu-core time nginx
+	libswresample-dev pkg-config ffmpeg chromium python3 fonts-dejavu-core time nginx \
+	gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad \
+	gstreamer1.0-libav
 
 # Debian's kernel, qemu and a static busybox for the capture-driver VM (scripts/vm/run-in-vm.sh);
 # v4l-utils and alsa-utils for the tools that probe the drivers inside it.

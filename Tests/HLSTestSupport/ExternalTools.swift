@@ -190,6 +190,62 @@ public enum ExternalTools {
         return (result.succeeded, (result.stdout + result.stderr).trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
+    /// Time from the earliest presentation time to the end of the last-presented packet of `stream`
+    /// ("v:0", "a:0"), in seconds: the stream's duration as its container states it. The HLS demuxer
+    /// leaves some packet durations unknown: then the last one counts as the average spacing.
+    public static func presentationSpanSeconds(path: String, stream: String) throws -> Double {
+        let arguments = ["-v", "error", "-select_streams", stream, "-show_entries", "packet=pts_time,duration_time",
+                         "-of", "csv=p=0", path]
+        let result = try run("ffprobe", arguments)
+        let command = "ffprobe " + arguments.joined(separator: " ")
+        guard result.succeeded else { throw ExternalToolError.failed(command: command, result: result) }
+        let packets = result.stdout.split(separator: "\n").compactMap { line -> (start: Double, duration: Double?)? in
+            let fields = line.split(separator: ",", omittingEmptySubsequences: false)
+            guard let start = fields.first.flatMap({ Double($0) }) else { return nil }
+            return (start, fields.count > 1 ? Double(fields[1]) : nil)
+        }.sorted { $0.start < $1.start }
+        guard let first = packets.first, let last = packets.last, packets.count > 1 else {
+            throw ExternalToolError.unexpectedOutput(command: command, output: "fewer than two timed packets")
+        }
+        let spacing = (last.start - first.start) / Double(packets.count - 1)
+        return last.start + (last.duration ?? spacing) - first.start
+    }
+
+    /// Width and height of the first video stream as ffprobe decodes it.
+    public static func ffprobeVideoSize(path: String) throws -> (width: Int, height: Int) {
+        let arguments = ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=width,height",
+                         "-of", "csv=p=0", path]
+        let result = try run("ffprobe", arguments)
+        let command = "ffprobe " + arguments.joined(separator: " ")
+        guard result.succeeded else { throw ExternalToolError.failed(command: command, result: result) }
+        let first = result.stdout.split(separator: "\n").first.map(String.init) ?? ""
+        let numbers = first.split(separator: ",").compactMap { Int($0) }
+        guard numbers.count == 2 else { throw ExternalToolError.unexpectedOutput(command: command, output: first) }
+        return (numbers[0], numbers[1])
+    }
+
+    /// What GStreamer decoded from `directory`/playlist.m3u8 (Tests/Tools/gst_decode.py, playbin3 over
+    /// loopback HTTP). `ok` is false when gst-launch failed, warned, or decoded nothing; a damaged stream
+    /// may still decode short, so compare the counts too.
+    public struct GStreamerDecode: Sendable {
+        public let ok: Bool
+        public let videoFrames: Int
+        public let audioSeconds: Double
+        public let report: String
+    }
+
+    public static func gstreamerDecode(directory: URL, timeoutSeconds: Double = 60) throws -> GStreamerDecode {
+        _ = try locate("gst-launch-1.0")
+        let script = toolsDirectory.appendingPathComponent("gst_decode.py")
+        let result = try run("python3", [script.path, directory.path, "--timeout", String(timeoutSeconds)],
+                             timeoutSeconds: timeoutSeconds + terminationGraceSeconds)
+        let report = result.stdout.split(separator: "\n").last.map(String.init) ?? ""
+        let fields = (try? JSONSerialization.jsonObject(with: Data(report.utf8))) as? [String: Any] ?? [:]
+        return GStreamerDecode(ok: result.succeeded, videoFrames: fields["video_frames"] as? Int ?? 0,
+                               audioSeconds: fields["audio_seconds"] as? Double ?? 0,
+                               report: report + result.stderr)
+    }
+
     /// Plays `directory`/playlist.m3u8 in headless Chromium (native HLS) through
     /// Tests/Tools/chromium_play.py, which serves the directory on a free loopback port.
     /// `ok` is true when the video played to the playlist's end; `report` is the checker's

@@ -97,10 +97,6 @@ class CheckerTests(unittest.TestCase):
         self.assertIsNotNone(report["error"], report)
 
 
-if __name__ == "__main__":
-    unittest.main()
-
-
 class AVSyncTests(unittest.TestCase):
     """av_sync.py must pass the in-sync fixture and fail the same clip with its audio shifted."""
     SOURCE = os.path.join(TOOLS, "..", "..", "Fixtures", "flash-beep.mp4")
@@ -127,3 +123,46 @@ class AVSyncTests(unittest.TestCase):
             self.assertTrue(all(35 <= offset <= 45 for offset in report["offsets_ms"]), report)
         finally:
             shutil.rmtree(directory)
+
+
+class GStreamerDecodeTests(unittest.TestCase):
+    """gst_decode.py must count every frame of an intact stream and report less for a damaged one."""
+    FRAMES = 100  # h264-aac.mp4: 4 s at 25 fps
+
+    def setUp(self):
+        self.directory = tempfile.mkdtemp(prefix="gst-decode-test-")
+        package_with_ffmpeg(self.directory)
+
+    def tearDown(self):
+        shutil.rmtree(self.directory)
+
+    def decode(self):
+        result = subprocess.run([sys.executable, os.path.join(TOOLS, "gst_decode.py"), self.directory,
+                                 "--timeout", "30"], capture_output=True, text=True, timeout=90)
+        return result.returncode, json.loads(result.stdout.splitlines()[-1])
+
+    def test_intact_stream_decodes_every_frame(self):
+        status, report = self.decode()
+        self.assertEqual(status, 0, report)
+        self.assertEqual(report["video_frames"], self.FRAMES, report)
+        self.assertAlmostEqual(report["audio_seconds"], 4.0, delta=0.05)
+
+    def test_damaged_samples_decode_short(self):
+        path = os.path.join(self.directory, SEGMENT)
+        with open(path, "r+b") as segment:
+            data = bytearray(segment.read())
+            start = data.find(b"mdat") + 400
+            data[start::7] = b"\xff" * len(data[start::7])
+            segment.seek(0)
+            segment.write(data)
+        status, report = self.decode()
+        self.assertTrue(status != 0 or report["video_frames"] < self.FRAMES, report)
+
+    def test_missing_init_fails(self):
+        os.remove(os.path.join(self.directory, "init.mp4"))
+        status, report = self.decode()
+        self.assertEqual(status, 1, report)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -117,8 +117,17 @@ public final class TranscodeSource {
             return
         }
         try drainDecoders(of: input)
-        let endTicks = inputOffsetTicks + input.durationTicks(frameRate: video?.frameRate)
-        if let video { pending += try video.pad(fromTicks: inputOffsetTicks, untilTicks: endTicks) }
+        var endTicks = inputOffsetTicks + input.durationTicks(frameRate: video?.frameRate)
+        let isLastInput = nextInput == paths.count
+        if let video {
+            // The last input's audio may outlast its pictures by less than a frame (AAC frames round its
+            // end up): no picture is held for that, or the stream would end on an extra frame.
+            let heldUntilTicks = isLastInput ? endTicks - InputState.frameTicks(video.frameRate) + 1 : endTicks
+            pending += try video.pad(fromTicks: inputOffsetTicks, untilTicks: heldUntilTicks)
+            // The next input starts on a free frame slot: its first frame would otherwise round to the
+            // slot the padding just filled, and be dropped.
+            endTicks = video.nextSlotTicks ?? endTicks
+        }
         if let audio { try audio.pad(untilTicks: endTicks, into: &pending) }
         inputOffsetTicks = endTicks
         if nextInput < paths.count {

@@ -76,6 +76,9 @@ final class VideoLane {
         return samples
     }
 
+    /// Output time of the first frame slot not yet filled; nil before the first frame.
+    var nextSlotTicks: Int64? { converter.outputTime(ofIndex: nextIndex) }
+
     func flush() throws -> [EncodedSample] {
         try encoder.flush()
     }

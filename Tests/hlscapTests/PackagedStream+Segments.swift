@@ -1,0 +1,50 @@
+import Foundation
+import HLSKit
+import HLSTestSupport
+
+extension PackagedStream {
+    /// What is wrong with the media segments, read with the test-only box reader: each `moof` numbered
+    /// by its place in the playlist, every track in every segment, version 1 `tfdt` that continues where
+    /// the previous segment ended (within a discontinuity section), and video that starts with an IDR.
+    /// Empty for a sound stream.
+    func segmentProblems() throws -> [String] {
+        var problems: [String] = []
+        var nextDecodeTime: [UInt32: UInt64] = [:]
+        for (index, entry) in try playlist().segments.enumerated() {
+            if entry.discontinuity { nextDecodeTime = [:] }
+            let tracks = try InitSection(bytes(entry.mapURI ?? "init.mp4"))
+            let segment = try bytes(entry.uri)
+            guard let moof = try MP4Box.parse(segment).first("moof") else {
+                problems.append("\(entry.uri): no moof")
+                continue
+            }
+            if try moof.first("mfhd")?.sequenceNumber() != UInt32(index + 1) {
+                problems.append("\(entry.uri): mfhd sequence number is not \(index + 1)")
+            }
+            let fragments = moof.all("traf")
+            if fragments.count != tracks.trackCount {
+                problems.append("\(entry.uri): \(fragments.count) track fragments for \(tracks.trackCount) tracks")
+            }
+            for traf in fragments {
+                guard let trackID = try traf.first("tfhd")?.trackFragmentTrackID(),
+                      let tfdt = traf.first("tfdt"), let run = try traf.first("trun")?.trackRun() else {
+                    problems.append("\(entry.uri): a traf without tfhd, tfdt or trun")
+                    continue
+                }
+                if tfdt.version != 1 { problems.append("\(entry.uri) track \(trackID): tfdt version \(tfdt.version)") }
+                let baseDecodeTime = try tfdt.baseDecodeTime()
+                if let expected = nextDecodeTime[trackID], expected != baseDecodeTime {
+                    problems.append("\(entry.uri) track \(trackID): tfdt \(baseDecodeTime), expected \(expected)")
+                }
+                nextDecodeTime[trackID] = baseDecodeTime + run.entries.reduce(0) { $0 + UInt64($1.duration ?? 0) }
+                if trackID == tracks.videoTrackID {
+                    let first = try FragmentSamples.samples(in: segment, trackID: trackID).first
+                    if try first.map(FragmentSamples.containsIDR) != true {
+                        problems.append("\(entry.uri) does not start with an IDR")
+                    }
+                }
+            }
+        }
+        return problems
+    }
+}
