@@ -11,7 +11,8 @@ public enum DeviceLibrary {
     public static let fileName = "libavdevice.so.\(LIBAVDEVICE_VERSION_MAJOR)"
 
     private static let registration: Result<Void, DeviceLibraryError> = {
-        guard let handle = dlopen(fileName, RTLD_NOW | RTLD_GLOBAL) else {
+        // Lazy binding: resolving every symbol of libavdevice and its dependencies up front costs more than capture uses.
+        guard let handle = dlopen(fileName, RTLD_LAZY | RTLD_GLOBAL) else {
             return .failure(DeviceLibraryError(detail: String(cString: dlerror())))
         }
         guard let symbol = dlsym(handle, "avdevice_register_all") else {

@@ -127,11 +127,14 @@ import Testing
         expectRefused(try Self.package(huge), mentioning: [huge.path, "9000x16", "8192"])
     }
 
-    @Test func rawH264WithoutTimestampsStillPackages() throws {
-        let raw = try Self.ffmpegToFile("no-timestamps.h264", ["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25",
+    /// Copying needs timestamps: automatic mode transcodes such an input, and says why.
+    @Test(arguments: [[], ["--transcode"]])
+    func rawH264WithoutTimestampsStillPackages(modeArguments: [String]) throws {
+        let raw = try Self.ffmpegToFile("no-timestamps-\(modeArguments.count).h264", ["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25",
                                                                "-t", "2"] + TranscodeInputs.x264)
-        let outcome = try Self.package(raw, ["--transcode"])
+        let outcome = try Self.package(raw, modeArguments)
         #expect(outcome.result.exitStatus == 0, "stderr: \(outcome.result.stderr)")
+        #expect(outcome.result.stdout.contains("mode transcode ("))
         #expect(try ExternalTools.ffprobeFrameCount(path: outcome.playlistURL.path) == 50)
         #expect(try ExternalTools.ffmpegDecodeErrors(path: outcome.playlistURL.path) == "")
         let problems = try outcome.segmentProblems()

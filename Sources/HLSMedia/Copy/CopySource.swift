@@ -103,7 +103,8 @@ public final class CopySource {
         var track = state[index]
         let timeBase = track.info.timeBase
         guard let sourceDecodeTime = packet.dts ?? packet.pts ?? track.lastDecodeTime.map({ $0 + 1 }) else {
-            return nil
+            throw CopyError(path: path, detail: "its \(track.info.codecName) packets have no timestamps, which copying "
+                + "needs; leave out --copy and transcoding will handle it")
         }
         let decodeTime = rescale(sourceDecodeTime, timeBase, track.timescale)
         let presentationTime = packet.pts.map { rescale($0, timeBase, track.timescale) } ?? decodeTime

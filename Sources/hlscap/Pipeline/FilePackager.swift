@@ -36,7 +36,11 @@ struct FilePackager {
         let store = try prepareOutput()
         switch mode {
         case .copy:
-            return try copy(into: store, maximumKeyframeGapMilliseconds: nil, reason: "--copy")
+            do {
+                return try copy(into: store, maximumKeyframeGapMilliseconds: nil, reason: "--copy")
+            } catch {
+                throw Self.commandError(error)
+            }
         case .transcode:
             return try transcode(into: store, reason: "encoding options given")
         case .automatic:
@@ -54,6 +58,8 @@ struct FilePackager {
                                     + "durations apart")
             } catch let gap as KeyframeGapTooLong {
                 return try transcode(into: store, reason: gap.description)
+            } catch let refusal as CopyError {
+                return try transcode(into: store, reason: refusal.reasonToTranscode)
             }
         }
     }
@@ -88,7 +94,8 @@ struct FilePackager {
                            publishReport: report)
         } catch {
             output.writer.removeWrittenFiles()
-            if error is KeyframeGapTooLong { throw error }
+            // Reasons to transcode instead go up as they are; the caller decides.
+            if error is KeyframeGapTooLong || error is CopyError { throw error }
             throw Self.commandError(error)
         }
     }

@@ -85,7 +85,6 @@ final class LivePipeline {
     private var outputDirectory: String { settings.outputDirectory ?? "." }
 
     func run() throws {
-        try DeviceLibrary.registerDevices()
         let store = try prepareStore()
         sources = try makeSources()
         encoding = try LiveEncoding(settings: settings, hasVideo: settings.video != .none,
