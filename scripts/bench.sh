@@ -11,7 +11,7 @@ HLSCAP="${HLSCAP_BIN:-.build/release/hlscap}"
 RUNS="${BENCH_RUNS:-3}"
 SECONDS_OF_MEDIA="${BENCH_SECONDS:-600}"
 OUT=bench-out
-CASES=(${BENCH_CASES:-case_copy_1080p30 case_transcode_720p30})
+CASES=(${BENCH_CASES:-case_copy_1080p30 case_transcode_720p30 case_live_720p30 case_live_hour})
 
 mkdir -p "$OUT"
 
@@ -44,11 +44,12 @@ input_720p30() {
     echo "$input"
 }
 
-# measure LABEL COMMAND...: runs COMMAND once, appends "wall_seconds peak_rss_kib" to LABEL's file.
+# measure LABEL COMMAND...: runs COMMAND once, appends "wall_seconds peak_rss_kib user_seconds
+# system_seconds" to LABEL's file.
 measure() {
     local label="$1"
     shift
-    /usr/bin/time -f '%e %M' -o "$OUT/time.last" "$@"
+    /usr/bin/time -f '%e %M %U %S' -o "$OUT/time.last" "$@"
     cat "$OUT/time.last" >> "$OUT/results-$label.txt"
 }
 
@@ -61,14 +62,16 @@ median() {
 # compare NAME LABEL_A LABEL_B: prints medians of A and B and the ratios A/B.
 compare() {
     local name="$1" a="$OUT/results-$2.txt" b="$OUT/results-$3.txt"
-    local wall_a wall_b rss_a rss_b
+    local wall_a wall_b rss_a rss_b cpu_a cpu_b
     wall_a=$(median "$a" 1); wall_b=$(median "$b" 1)
     rss_a=$(median "$a" 2); rss_b=$(median "$b" 2)
+    awk '{ print $1, $2, $3 + $4 }' "$a" > "$a.cpu"; awk '{ print $1, $2, $3 + $4 }' "$b" > "$b.cpu"
+    cpu_a=$(median "$a.cpu" 3); cpu_b=$(median "$b.cpu" 3)
     printf '%s (median of %s runs)\n' "$name" "$RUNS"
-    printf '  %-8s wall %7.2f s   peak RSS %8d KiB\n' "$2" "$wall_a" "$rss_a"
-    printf '  %-8s wall %7.2f s   peak RSS %8d KiB\n' "$3" "$wall_b" "$rss_b"
-    awk -v wa="$wall_a" -v wb="$wall_b" -v ra="$rss_a" -v rb="$rss_b" -v a="$2" -v b="$3" \
-        'BEGIN { printf "  %s/%s: wall time %.2fx, peak memory %.2fx\n", a, b, wa / wb, ra / rb }'
+    printf '  %-8s wall %7.2f s   cpu %7.2f s   peak RSS %8d KiB\n' "$2" "$wall_a" "$cpu_a" "$rss_a"
+    printf '  %-8s wall %7.2f s   cpu %7.2f s   peak RSS %8d KiB\n' "$3" "$wall_b" "$cpu_b" "$rss_b"
+    awk -v wa="$wall_a" -v wb="$wall_b" -v ca="$cpu_a" -v cb="$cpu_b" -v ra="$rss_a" -v rb="$rss_b" -v a="$2" -v b="$3" \
+        'BEGIN { printf "  %s/%s: wall time %.2fx, cpu time %.2fx, peak memory %.2fx\n", a, b, wa / wb, ca / cb, ra / rb }'
 }
 
 # Copy-mode packaging of a 1080p30 recording into 2 s fMP4 segments.
@@ -102,6 +105,54 @@ case_transcode_720p30() {
             -f hls -hls_segment_type fmp4 -hls_time 2 -hls_playlist_type vod "$OUT/ft/playlist.m3u8"
     done
     compare "transcode 720p30 60s" hlscap ffmpeg
+}
+
+# Live: 60 s of 720p30 test source (pattern, flash and beep each second) against the same job in
+# ffmpeg (lavfi test pattern with the same flash and beep), same x264 preset, tuning and bit rate.
+# Also the publish latency: a segment's last frame captured -> playlist renamed into place.
+case_live_720p30() {
+    local seconds="${BENCH_LIVE_SECONDS:-60}"
+    rm -f "$OUT/results-hlscap.txt" "$OUT/results-ffmpeg.txt" "$OUT/latency.log"
+    for run in $(seq "$RUNS"); do
+        echo "bench: live 720p30 run $run/$RUNS" >&2
+        rm -rf "$OUT/hl"
+        measure hlscap sh -c "exec \"$HLSCAP\" live --video test --audio test --size 1280x720 --fps 30 \
+            --video-bitrate 2700k --preset veryfast --duration $seconds --out $OUT/hl --quiet --verbose \
+            2>>$OUT/latency.log >/dev/null"
+        rm -rf "$OUT/fl" && mkdir -p "$OUT/fl"
+        measure ffmpeg ffmpeg -v error -y \
+            -re -f lavfi -i "testsrc2=size=1280x720:rate=30,drawbox=color=white:thickness=fill:enable='eq(mod(n\,30)\,0)'" \
+            -re -f lavfi -i "aevalsrc='if(lt(mod(t\,1)\,0.05)\,0.5*sin(2*PI*1000*t)\,0.1*sin(2*PI*440*t))':sample_rate=48000:channel_layout=stereo" \
+            -t "$seconds" -c:v libx264 -preset veryfast -tune zerolatency -profile:v high \
+            -b:v 2700k -maxrate 2700k -bufsize 5400k -g 60 -keyint_min 60 -sc_threshold 0 \
+            -force_key_frames "expr:gte(t,n_forced*2)" -c:a aac -b:a 128k -ac 2 \
+            -f hls -hls_segment_type fmp4 -hls_time 2 -hls_list_size 6 "$OUT/fl/playlist.m3u8"
+    done
+    compare "live 720p30 ${seconds}s" hlscap ffmpeg
+    grep -o 'listed [0-9]* ms' "$OUT/latency.log" | awk '{ print $2 }' | sort -n > "$OUT/latency.ms"
+    awk '{ v[NR] = $1 } END { if (NR) printf "  publish latency (last frame captured -> playlist in place): p50 %d ms, p99 %d ms over %d segments\n", v[int((NR + 1) / 2)], v[int(NR * 0.99 + 0.999)], NR }' "$OUT/latency.ms"
+}
+
+# An hour of live media as fast as it encodes (--no-realtime), at 640x360 to keep it to minutes:
+# the resident set sampled every second must not grow past its level after the first minutes.
+case_live_hour() {
+    local seconds="${BENCH_HOUR_SECONDS:-3600}"
+    echo "bench: live ${seconds}s of 640x360 test source, unpaced" >&2
+    rm -rf "$OUT/hh"
+    "$HLSCAP" live --video test --audio test --size 640x360 --no-realtime --duration "$seconds" \
+        --out "$OUT/hh" --quiet > /dev/null &
+    local pid=$! samples="$OUT/rss.samples"
+    : > "$samples"
+    while kill -0 "$pid" 2>/dev/null; do
+        awk '/VmRSS/ { print $2 }' "/proc/$pid/status" >> "$samples" 2>/dev/null || true
+        sleep 1
+    done
+    wait "$pid"
+    awk -v s="$seconds" '{ v[NR] = $1 } END {
+        first = int(NR / 10) + 1; if (first < 10 && NR >= 10) first = 10
+        early = v[first]; peak = 0; for (i = first; i <= NR; i++) if (v[i] > peak) peak = v[i]
+        printf "live %ss unpaced: RSS %d KiB after the first tenth, peak %d KiB after it: growth %d KiB over %d samples\n",
+            s, early, peak, peak - early, NR }' "$samples"
 }
 
 for case_function in "${CASES[@]}"; do

@@ -15,9 +15,11 @@ public struct VideoEncoderSettings: Sendable, Equatable {
     public var zeroLatency: Bool
     /// The longest run of frames between keyframes when none is forced sooner.
     public var keyframeIntervalFrames: Int
+    /// Encoding threads; 0 lets libx264 use every core.
+    public var threadCount: Int
 
     public init(width: Int, height: Int, frameRate: Rational, bitrate: Int, preset: String = "veryfast",
-                zeroLatency: Bool = false, keyframeIntervalFrames: Int) {
+                zeroLatency: Bool = false, keyframeIntervalFrames: Int, threadCount: Int = 0) {
         self.width = width
         self.height = height
         self.frameRate = frameRate
@@ -25,6 +27,7 @@ public struct VideoEncoderSettings: Sendable, Equatable {
         self.preset = preset
         self.zeroLatency = zeroLatency
         self.keyframeIntervalFrames = keyframeIntervalFrames
+        self.threadCount = threadCount
     }
 
     /// The VBV buffer holds two seconds at the peak rate: room for a keyframe without
@@ -85,8 +88,7 @@ public final class VideoEncoder {
         codecContext.pointee.keyint_min = Int32(settings.keyframeIntervalFrames)
         // SPS and PPS go to extradata (for avcC), not in front of every keyframe.
         codecContext.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER | Int32(bitPattern: AV_CODEC_FLAG_CLOSED_GOP)
-        // libx264 picks its thread count from the cores.
-        codecContext.pointee.thread_count = 0
+        codecContext.pointee.thread_count = Int32(settings.threadCount)
 
         var options = [
             "preset": settings.preset,
