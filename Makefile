@@ -4,7 +4,7 @@ SHELL := /bin/bash
 
 SWIFT ?= swift
 HLSCAP := .build/debug/hlscap
-DEMO_INPUT := Fixtures/h264-bframes-aac.mp4
+DEMO_SECONDS := 20
 DEMO_PORT := 8000
 
 # FFmpeg headers and pkg-config for the CFFmpeg target; ffmpeg/ffprobe, Chromium and Python
@@ -45,13 +45,16 @@ test-devices: build
 golden: build
 	scripts/make-golden.sh
 
+# The main job on the built-in test source: about 20 s of live capture into demo-out/.
 demo: build
-	$(HLSCAP) file $(DEMO_INPUT) --out demo-out --overwrite
+	$(HLSCAP) live --video test --audio test --size 1280x720 --duration $(DEMO_SECONDS) --window 0 \
+		--out demo-out --overwrite
 	@echo
-	@echo "Packaged $(DEMO_INPUT) into demo-out/. To watch it, serve the directory:"
-	@echo "  python3 Tests/Tools/serve.py demo-out $(DEMO_PORT)   (or: python3 -m http.server -d demo-out $(DEMO_PORT))"
-	@echo "then open http://localhost:$(DEMO_PORT)/playlist.m3u8 in Safari or Chromium,"
-	@echo "or run: ffplay http://localhost:$(DEMO_PORT)/playlist.m3u8"
+	@echo "A live HLS stream of the test source is in demo-out/ (playlist.m3u8, init.mp4, seg/)."
+	@echo "To watch it, serve the directory:"
+	@echo "  python3 -m http.server -d demo-out $(DEMO_PORT)"
+	@echo "then open http://localhost:$(DEMO_PORT)/playlist.m3u8 in Safari or Chromium, or run"
+	@echo "  ffplay http://localhost:$(DEMO_PORT)/playlist.m3u8"
 
 # Not part of `test`: it needs minutes and a release build.
 bench: deps

@@ -119,9 +119,18 @@ final class LiveEncoding {
         return captureMicroseconds - timing.originMicroseconds!
     }
 
+    /// With `--duration`, capture past the end is left out, so the stream is exactly that long.
+    private func isPastDuration(_ microsecondsSinceOrigin: Int64) -> Bool {
+        guard let milliseconds = settings.durationMilliseconds else { return false }
+        return microsecondsSinceOrigin >= milliseconds * 1000
+    }
+
     func encode(video frame: Frame) throws -> [Segment] {
         guard let videoEncoder, let capture = frame.pts else { return [] }
-        let ticks = rescale(anchor(capture), from: 1_000_000, to: VideoEncoder.timescale)
+        let sinceOrigin = anchor(capture)
+        guard !isPastDuration(sinceOrigin) else { return [] }
+        statistics.countFrame(captureMicroseconds: capture)
+        let ticks = rescale(sinceOrigin, from: 1_000_000, to: VideoEncoder.timescale)
         // The encoder needs increasing times; a frame stamped no later than the previous one is a duplicate.
         if let last = lastVideoTicks, ticks <= last { return [] }
         if timing.leadMicroseconds == nil { timing.leadMicroseconds = capture }
@@ -138,6 +147,7 @@ final class LiveEncoding {
     func encode(audio frame: Frame) throws -> [Segment] {
         guard let audioEncoder, let resampler, let fifo, let capture = frame.pts else { return [] }
         frame.pts = anchor(capture)
+        guard !isPastDuration(frame.pts!) else { return [] }
         frame.timeBase = MonotonicClock.timeBase
         var samples: [EncodedSample] = []
         for converted in try resampler.convert(frame) {

@@ -175,7 +175,6 @@ final class LivePipeline {
 
     private func encode(video frame: Frame) {
         do {
-            statistics.countFrame(captureMicroseconds: frame.pts ?? 0)
             publish(try encoding.encode(video: frame))
         } catch {
             requestStop(CommandError("video encoding failed: \(error)", exitCode: .software))
