@@ -278,13 +278,20 @@ final class LivePipeline {
         lock.unlock()
     }
 
-    /// A second interrupt: end the playlist as it stands and leave.
+    /// A second interrupt: end the playlist as it stands and leave, without waiting for uploads or
+    /// a busy disk for long. Every file on disk is whole either way (temp file and rename).
     private func exitAtOnce() {
-        outputQueue.sync {
+        let ended = DispatchSemaphore(value: 0)
+        outputQueue.async { [self] in
             try? writer.finish()
+            ended.signal()
         }
+        _ = ended.wait(timeout: .now() + .milliseconds(Self.secondInterruptGraceMilliseconds))
         exit(ExitCode.interrupted.rawValue)
     }
+
+    /// How long a second interrupt waits for the output queue to add EXT-X-ENDLIST.
+    static let secondInterruptGraceMilliseconds = 500
 
     // MARK: Set-up
 
