@@ -230,6 +230,15 @@ struct PublishScheduleTests {
         for job in schedule.startJobs(now: 0) { schedule.complete(job.id, response: .status(201), now: 0.5) }
         let playlist = try #require(schedule.startJobs(now: 0.5).first)
         schedule.complete(playlist.id, response: .status(201), now: 0.75)
-        #expect(schedule.report().listingLatency == .init(count: 1, totalSeconds: 0.75, maximumSeconds: 0.75))
+        #expect(schedule.report().listingLatency.samplesSeconds == [0.75])
+    }
+
+    @Test func listingLatencyQuantilesUseTheNearestRank() {
+        var latency = PublishReport.ListingLatency()
+        for milliseconds in 1...100 { latency.record(Double(milliseconds) / 1000) }
+        #expect(latency.quantileSeconds(0.5) == 0.05)
+        #expect(latency.quantileSeconds(0.99) == 0.099)
+        #expect(latency.maximumSeconds == 0.1)
+        #expect(PublishReport.ListingLatency().quantileSeconds(0.99) == 0)
     }
 }

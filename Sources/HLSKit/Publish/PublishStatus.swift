@@ -27,16 +27,23 @@ public struct PublishReport: Sendable, Equatable {
 
     /// Seconds from a segment being handed over until the origin's playlist listed it.
     public struct ListingLatency: Sendable, Equatable {
-        public var count = 0
-        public var totalSeconds = 0.0
-        public var maximumSeconds = 0.0
+        /// One value per listed segment (an hour of 2 s segments is 1800 of them).
+        public private(set) var samplesSeconds: [Double] = []
 
-        public var meanSeconds: Double { count > 0 ? totalSeconds / Double(count) : 0 }
+        public var count: Int { samplesSeconds.count }
+        public var meanSeconds: Double { count > 0 ? samplesSeconds.reduce(0, +) / Double(count) : 0 }
+        public var maximumSeconds: Double { samplesSeconds.max() ?? 0 }
+
+        /// The `fraction` quantile (0.5 for the median, 0.99 for p99), nearest rank.
+        public func quantileSeconds(_ fraction: Double) -> Double {
+            guard count > 0 else { return 0 }
+            let sorted = samplesSeconds.sorted()
+            let rank = Int((fraction * Double(count)).rounded(.up))
+            return sorted[min(max(rank, 1), count) - 1]
+        }
 
         mutating func record(_ seconds: Double) {
-            count += 1
-            totalSeconds += seconds
-            maximumSeconds = max(maximumSeconds, seconds)
+            samplesSeconds.append(seconds)
         }
     }
 
