@@ -44,6 +44,19 @@ struct OutputDirectoryStoreTests {
         }
     }
 
+    @Test func deferredWritesArePublishedAtOnceAndMadeDurableBySynchronize() throws {
+        try withScratchDirectory { root in
+            let store = try DirectoryStore(root: root)
+            try store.write(Array("segment".utf8), to: "seg/000001.m4s", durability: .deferred)
+            #expect(try store.read("seg/000001.m4s") == Array("segment".utf8))
+            #expect(try rawEntries(root + "/seg") == ["000001.m4s"], "no temporary file is left behind")
+            try store.synchronize()
+
+            try FileManager.default.removeItem(atPath: root)
+            #expect(throws: StoreError.self) { try store.synchronize() }
+        }
+    }
+
     @Test func writesLargeFilesCompletely() throws {
         try withScratchDirectory { root in
             let store = try DirectoryStore(root: root)

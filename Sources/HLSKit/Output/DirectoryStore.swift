@@ -22,8 +22,18 @@ public struct DirectoryStore: Sendable {
         try checkWritable()
     }
 
+    /// When a write must be on stable storage.
+    public enum Durability: Sendable {
+        /// Before `write` returns: the file and its directory entry are `fsync`ed.
+        case immediate
+        /// By the next `synchronize()`: for files that nothing refers to until then, such as the
+        /// segments of a recording before its playlist.
+        case deferred
+    }
+
     /// Stores `bytes` under `relativePath` (such as `seg/000001.m4s`), creating its directories.
-    public func write(_ bytes: [UInt8], to relativePath: String) throws(StoreError) {
+    public func write(_ bytes: [UInt8], to relativePath: String,
+                      durability: Durability = .immediate) throws(StoreError) {
         let path = try absolutePath(relativePath, for: .write)
         let slash = relativePath.lastIndex(of: "/")
         let directory = slash.map { "\(root)/\(relativePath[..<$0])" } ?? root
@@ -33,17 +43,30 @@ public struct DirectoryStore: Sendable {
         do {
             let file = try FileDescriptor.open(temporaryPath, flags: O_WRONLY | O_CREAT | O_TRUNC, mode: Self.fileMode)
             try file.writeAll(bytes)
-            try file.sync()
+            if durability == .immediate { try file.sync() }
             try file.close()
             try SystemCall.retryingInterrupts { rename(temporaryPath, path) }
         } catch {
             _ = unlink(temporaryPath)
             throw StoreError(.write, path, error)
         }
+        guard durability == .immediate else { return }
         do {
             try Self.syncDirectory(directory)
         } catch {
             throw StoreError(.write, path, error)
+        }
+    }
+
+    /// Makes every deferred write durable with one `syncfs` of the filesystem holding the store,
+    /// one journal commit instead of one per file.
+    public func synchronize() throws(StoreError) {
+        do {
+            let directory = try FileDescriptor.open(root, flags: O_RDONLY | O_DIRECTORY, mode: 0)
+            try directory.syncFilesystem()
+            try directory.close()
+        } catch {
+            throw StoreError(.write, root, error)
         }
     }
 

@@ -106,6 +106,8 @@ public struct StreamWriter {
     /// Writes the VOD playlist that lists every segment written, ending with ENDLIST, then the master
     /// playlist that points at it.
     public mutating func finishVOD() throws(StoreError) -> Summary {
+        // Media went out with deferred durability; one filesystem sync covers it before a playlist names it.
+        try store.synchronize()
         let playlist = vodPlaylist
         try put(Array(playlist.render().utf8), at: Self.playlistName)
         let summary = self.summary
@@ -153,8 +155,10 @@ public struct StreamWriter {
     }
 
     private mutating func put(_ bytes: [UInt8], at path: String) throws(StoreError) {
-        try store.write(bytes, to: path)
+        let isPlaylist = path.hasSuffix(".m3u8")
+        // Nothing refers to media before the playlist, so it need not reach the disk one file at a time.
+        try store.write(bytes, to: path, durability: isPlaylist ? .immediate : .deferred)
         writtenPaths.append(path)
-        if !path.hasSuffix(".m3u8") { mediaBytes += bytes.count }
+        if !isPlaylist { mediaBytes += bytes.count }
     }
 }

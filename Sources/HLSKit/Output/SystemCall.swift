@@ -74,6 +74,18 @@ struct FileDescriptor: ~Copyable {
         try SystemCall.retryingInterrupts { fsync(rawValue) }
     }
 
+    /// Flushes the whole filesystem this descriptor is on (`syncfs`).
+    func syncFilesystem() throws(Errno) {
+        try SystemCall.retryingInterrupts { Self.syncfs(rawValue) }
+    }
+
+    /// glibc's `syncfs`, which Swift's Glibc module leaves out (it is declared only for _GNU_SOURCE);
+    /// without it, `sync` flushes every filesystem.
+    private static let syncfs: @convention(c) (Int32) -> Int32 = {
+        guard let symbol = dlsym(nil, "syncfs") else { return { _ in Glibc.sync(); return 0 } }
+        return unsafeBitCast(symbol, to: (@convention(c) (Int32) -> Int32).self)
+    }()
+
     /// Not retried on EINTR: Linux releases the descriptor even then, and a retry could close
     /// a descriptor another thread has just opened.
     consuming func close() throws(Errno) {
