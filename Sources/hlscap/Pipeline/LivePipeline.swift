@@ -75,7 +75,6 @@ final class LivePipeline {
     // Output-queue state.
     private var writer: LiveStreamWriter!
     private var publisher: StreamPublisher?
-    private var pendingRemovals: [String] = []
     private let statistics = LiveStatistics()
 
     init(settings: Settings) {
@@ -229,11 +228,8 @@ final class LivePipeline {
 
     private func scheduleRemoval(_ removal: LivePlaylist.Removal) {
         publisher?.removeFile(removal.uri, afterSeconds: removal.retentionSeconds)
-        pendingRemovals.append(removal.uri)
         let milliseconds = Int((removal.retentionSeconds * 1000).rounded(.up))
         outputQueue.asyncAfter(deadline: .now() + .milliseconds(milliseconds)) { [self] in
-            guard let index = pendingRemovals.firstIndex(of: removal.uri) else { return }
-            pendingRemovals.remove(at: index)
             try? writer.store.remove(removal.uri)
         }
     }
@@ -260,8 +256,7 @@ final class LivePipeline {
                     } catch {
                         record(FilePackager.commandError(error))
                     }
-                    for uri in pendingRemovals { try? writer.store.remove(uri) }
-                    pendingRemovals = []
+                    // Segments still within their retention time stay: a viewer may still fetch them.
                     if let publisher, let options = settings.publish {
                         publisher.updatePlaylist(writer.live.playlist)
                         let report = publisher.finish()
