@@ -257,13 +257,18 @@ final class LivePipeline {
                         record(FilePackager.commandError(error))
                     }
                     // Segments still within their retention time stay: a viewer may still fetch them.
-                    if let publisher, let options = settings.publish {
-                        publisher.updatePlaylist(writer.live.playlist)
+                    guard let publisher, let options = settings.publish else {
+                        stopped.signal()
+                        return
+                    }
+                    publisher.updatePlaylist(writer.live.playlist)
+                    // Waiting for the origin off the output queue lets a second interrupt end at once.
+                    DispatchQueue.global().async { [self] in
                         let report = publisher.finish()
                         print(report.summaryLine(origin: options.origin))
                         if !report.isComplete { record(report.incompleteError(origin: options.origin)) }
+                        stopped.signal()
                     }
-                    stopped.signal()
                 }
             }
         }
