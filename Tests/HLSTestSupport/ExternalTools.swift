@@ -255,7 +255,18 @@ public enum ExternalTools {
         live: Bool = false,
         timeoutSeconds: Double = 60
     ) throws -> (ok: Bool, report: String) {
-        try chromiumPlays(source: ["--dir", directory.path], live: live, timeoutSeconds: timeoutSeconds)
+        try chromiumPlays(source: ["--dir", directory.path], live: live ? [] : nil, timeoutSeconds: timeoutSeconds)
+    }
+
+    /// Plays `directory`/playlist.m3u8 while it grows: `ok` when Chromium followed the playlist
+    /// for `liveSeconds` of media, past what it listed when playback began (chromium_play.py --live).
+    public static func chromiumPlaysLive(
+        directory: URL,
+        liveSeconds: Double,
+        timeoutSeconds: Double = 60
+    ) throws -> (ok: Bool, report: String) {
+        try chromiumPlays(source: ["--dir", directory.path], live: ["--live-seconds", String(liveSeconds)],
+                          timeoutSeconds: timeoutSeconds)
     }
 
     /// Plays the playlist at `url`, on a server that also serves the checker's player page
@@ -265,12 +276,13 @@ public enum ExternalTools {
         live: Bool = false,
         timeoutSeconds: Double = 60
     ) throws -> (ok: Bool, report: String) {
-        try chromiumPlays(source: ["--url", url], live: live, timeoutSeconds: timeoutSeconds)
+        try chromiumPlays(source: ["--url", url], live: live ? [] : nil, timeoutSeconds: timeoutSeconds)
     }
 
+    /// `live`: nil for VOD, else chromium_play.py's live options after `--live`.
     private static func chromiumPlays(
         source: [String],
-        live: Bool,
+        live: [String]?,
         timeoutSeconds: Double
     ) throws -> (ok: Bool, report: String) {
         _ = try locate("chromium")
@@ -279,11 +291,140 @@ public enum ExternalTools {
             throw ExternalToolError.missingFile(script.path)
         }
         var arguments = [script.path] + source + ["--timeout", String(timeoutSeconds)]
-        if live {
-            arguments.append("--live")
+        if let live {
+            arguments += ["--live"] + live
         }
         let result = try run("python3", arguments, timeoutSeconds: timeoutSeconds + chromiumStartupSeconds)
         let report = (result.stdout + result.stderr).trimmingCharacters(in: .whitespacesAndNewlines)
         return (result.succeeded, result.timedOut ? "timed out: \(report)" : report)
+    }
+}
+
+/// A process left running in the background (hlscap live, a checker) until it exits by itself or
+/// is signalled; its output goes to files, read back at any time.
+public final class BackgroundProcess: @unchecked Sendable {
+    public let command: String
+    private let process = Process()
+    private let outputDirectory: URL
+    /// Signalled once on exit, and signalled again by every wait that takes it, so it stays open.
+    private let exited = DispatchSemaphore(value: 0)
+
+    /// Starts `executable` (a path, or a name looked up on PATH) with `environment` added to this
+    /// process's own.
+    public init(_ executable: String, _ arguments: [String], environment: [String: String] = [:],
+                currentDirectory: URL = ExternalTools.repositoryRoot) throws {
+        command = ([executable] + arguments).joined(separator: " ")
+        outputDirectory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("background-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: outputDirectory, withIntermediateDirectories: true)
+        let stdoutHandle = try Self.outputHandle(outputDirectory.appendingPathComponent("stdout"))
+        let stderrHandle = try Self.outputHandle(outputDirectory.appendingPathComponent("stderr"))
+        defer {
+            try? stdoutHandle.close()
+            try? stderrHandle.close()
+        }
+        process.executableURL = executable.contains("/") ? URL(fileURLWithPath: executable)
+            : try ExternalTools.locate(executable)
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        process.currentDirectoryURL = currentDirectory
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = stdoutHandle
+        process.standardError = stderrHandle
+        process.terminationHandler = { [exited] _ in exited.signal() }
+        try process.run()
+    }
+
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        try? FileManager.default.removeItem(at: outputDirectory)
+    }
+
+    private static func outputHandle(_ url: URL) throws -> FileHandle {
+        _ = FileManager.default.createFile(atPath: url.path, contents: nil)
+        return try FileHandle(forWritingTo: url)
+    }
+
+    public var isRunning: Bool { process.isRunning }
+    public var stdout: String { output("stdout") }
+    public var stderr: String { output("stderr") }
+
+    private func output(_ name: String) -> String {
+        (try? String(contentsOf: outputDirectory.appendingPathComponent(name), encoding: .utf8)) ?? ""
+    }
+
+    /// Sends `signal` (SIGINT, SIGTERM, SIGKILL) unless the process has already exited.
+    public func send(_ signal: Int32) {
+        if process.isRunning { kill(process.processIdentifier, signal) }
+    }
+
+    /// Waits up to `timeoutSeconds` for the process to exit by itself; nil while it still runs.
+    public func waitForExit(timeoutSeconds: Double) -> ProcessResult? {
+        guard exited.wait(timeout: .now() + timeoutSeconds) == .success else { return nil }
+        exited.signal()
+        return ProcessResult(exitStatus: process.terminationStatus, stdout: stdout, stderr: stderr, timedOut: false)
+    }
+
+    /// Waits for the exit; a process that outlives `timeoutSeconds` is killed and reports `timedOut`.
+    public func finish(timeoutSeconds: Double) -> ProcessResult {
+        if let result = waitForExit(timeoutSeconds: timeoutSeconds) { return result }
+        send(SIGKILL)
+        exited.wait()
+        exited.signal()
+        return ProcessResult(exitStatus: process.terminationStatus, stdout: stdout, stderr: stderr, timedOut: true)
+    }
+}
+
+/// What Tests/Tools/live_poller.py saw of a live stream directory.
+public struct LivePollerReport: Decodable, Sendable {
+    public struct Removal: Decodable, Sendable {
+        public let uri: String
+        public let leftAt: Double
+        public let goneAt: Double?
+        public let retention: Double
+    }
+
+    public let polls: Int
+    public let versions: Int
+    public let segments: Int
+    public let firstSequence: Int?
+    public let lastSequence: Int?
+    public let targetDuration: Int?
+    public let endList: Bool
+    public let removals: [Removal]
+    /// The init section and every segment the poller saw, in order, as one fMP4.
+    public let concatenated: String?
+    public let violations: [String]
+}
+
+extension ExternalTools {
+    /// Starts the built hlscap in the background.
+    public static func startHlscap(_ arguments: [String], environment: [String: String] = [:]) throws -> BackgroundProcess {
+        try BackgroundProcess(hlscapBinary().path, arguments, environment: environment)
+    }
+
+    /// Starts Tests/Tools/live_poller.py on `directory`: it copies into `copyDirectory` and ends by
+    /// itself once the playlist has ENDLIST and removed segments have outlived their retention time.
+    public static func startLivePoller(directory: URL, copyDirectory: URL,
+                                       timeoutSeconds: Double = defaultTimeoutSeconds) throws -> BackgroundProcess {
+        let script = toolsDirectory.appendingPathComponent("live_poller.py")
+        return try BackgroundProcess("python3", [
+            script.path, directory.path, "--report", copyDirectory.path + ".json",
+            "--copy-dir", copyDirectory.path, "--timeout", String(timeoutSeconds)])
+    }
+
+    /// The report of a poller started by `startLivePoller`, once it has exited.
+    public static func livePollerReport(copyDirectory: URL) throws -> LivePollerReport {
+        let data = try Data(contentsOf: URL(fileURLWithPath: copyDirectory.path + ".json"))
+        return try JSONDecoder().decode(LivePollerReport.self, from: data)
+    }
+
+    /// Checks a stream that is no longer written: the playlist parses, every file it lists is
+    /// complete, and it has ENDLIST (one read of live_poller.py).
+    public static func checkFinishedLiveStream(directory: URL, copyDirectory: URL) throws -> LivePollerReport {
+        let poller = try startLivePoller(directory: directory, copyDirectory: copyDirectory)
+        let result = poller.finish(timeoutSeconds: defaultTimeoutSeconds)
+        guard !result.timedOut else { throw ExternalToolError.failed(command: poller.command, result: result) }
+        return try livePollerReport(copyDirectory: copyDirectory)
     }
 }

@@ -12,9 +12,12 @@ Prints one JSON line:
   {"played", "ended", "currentTime", "duration", "error", "videoWidth", ...}
 Exit 0 when the video played to its end (VOD: ended, and currentTime >= duration - 0.5 for
 both the element's duration and the sum of the playlist's EXTINF values, since Chromium
-shortens its duration to what it could parse when a segment is truncated; --live:
-currentTime advanced --live-seconds without an error), 1 otherwise, 2 when the playlist,
-Chromium or the DevTools connection could not be reached.
+shortens its duration to what it could parse when a segment is truncated), 1 otherwise, 2 when
+the playlist, Chromium or the DevTools connection could not be reached.
+--live: the playlist is read along with the player, and playback passes when it followed the
+growing playlist: currentTime advanced --live-seconds without an error, by more than the
+media the playlist listed when playback began, and the playlist gained segments meanwhile.
+The report adds "playedSeconds", "listedAtStart" (seconds) and "segmentsAdded".
 """
 import argparse
 import base64
@@ -51,6 +54,7 @@ STARTUP_SECONDS = 30
 POLL_SECONDS = 0.25
 END_TOLERANCE_SECONDS = 0.5
 EXTINF = "#EXTINF:"
+MEDIA_SEQUENCE = "#EXT-X-MEDIA-SEQUENCE:"
 # Media plays faster than real time so end-to-end tests stay short; Chromium honours
 # playbackRate for native HLS (audio is time-stretched, video frames are dropped as needed).
 DEFAULT_VOD_RATE = 4.0
@@ -239,15 +243,25 @@ class Chromium:
         shutil.rmtree(self.profile, ignore_errors=True)
 
 
-def playlist_duration(playlist_url):
-    """Sum of the EXTINF durations of a media playlist, in seconds."""
+def read_playlist(playlist_url):
     with urllib.request.urlopen(playlist_url, timeout=STARTUP_SECONDS) as reply:
-        text = reply.read().decode("utf-8", errors="replace")
+        return reply.read().decode("utf-8", errors="replace")
+
+
+def playlist_duration(text):
+    """Sum of the EXTINF durations of a media playlist, in seconds."""
     return sum(
         float(line[len(EXTINF):].split(",", 1)[0])
         for line in text.splitlines()
         if line.startswith(EXTINF)
     )
+
+
+def last_sequence(text):
+    """The media sequence number of the playlist's last segment."""
+    lines = text.splitlines()
+    first = next((int(line[len(MEDIA_SEQUENCE):]) for line in lines if line.startswith(MEDIA_SEQUENCE)), 0)
+    return first + sum(1 for line in lines if line.startswith(EXTINF)) - 1
 
 
 def player_url(playlist_url, rate):
@@ -256,11 +270,12 @@ def player_url(playlist_url, rate):
     return urllib.parse.urlunsplit((parts.scheme, parts.netloc, serve.PLAYER_PATH, query, ""))
 
 
-def watch(devtools, args):
+def watch(devtools, args, playlist_url):
     """Polls the video element until it ends, fails, or time runs out; returns the report."""
     started = time.monotonic()
     deadline = started + args.timeout
     first_time = None
+    first_edge = None
     report = {}
     while time.monotonic() < deadline:
         state = json.loads(devtools.evaluate(STATE_EXPRESSION) or "{}")
@@ -275,8 +290,15 @@ def watch(devtools, args):
         if first_time is None and current > 0:
             first_time = current
         report["played"] = current > 0
-        if args.live:
-            if first_time is not None and current - first_time >= args.live_seconds:
+        if args.live and first_time is not None:
+            # What the playlist held when playback began, and how far it grew since.
+            text = read_playlist(playlist_url)
+            if first_edge is None:
+                first_edge = last_sequence(text)
+                report["listedAtStart"] = playlist_duration(text)
+            report["segmentsAdded"] = last_sequence(text) - first_edge
+            report["playedSeconds"] = round(current - first_time, 3)
+            if report["playedSeconds"] >= args.live_seconds:
                 break
         elif state.get("ended"):
             break
@@ -291,7 +313,9 @@ def succeeded(report, args):
     if report.get("error") or not report.get("played"):
         return False
     if args.live:
-        return True
+        played = report.get("playedSeconds", 0)
+        return (played >= args.live_seconds and played > report["listedAtStart"]
+                and report["segmentsAdded"] > 0)
     durations = (report.get("duration"), report.get("playlistDuration"))
     if not report.get("ended") or None in durations:
         return False
@@ -307,13 +331,13 @@ def run(args, playlist_url):
             devtools = DevTools(websocket)
             rate = args.rate if args.rate is not None else (1.0 if args.live else DEFAULT_VOD_RATE)
             devtools.call("Page.navigate", url=player_url(playlist_url, rate))
-            report = watch(devtools, args)
+            report = watch(devtools, args, playlist_url)
         finally:
             websocket.close()
     finally:
         chromium.stop()
     if not args.live:
-        report["playlistDuration"] = playlist_duration(playlist_url)
+        report["playlistDuration"] = playlist_duration(read_playlist(playlist_url))
     return report
 
 

@@ -27,6 +27,17 @@ readonly GAP_MAX_DB=-60
 readonly GAP_MIN_SECONDS=0.02
 readonly PLAYER_START_LIMIT_SECONDS=30
 readonly VM_TIMEOUT_SECONDS=180
+readonly HLSCAP=.build/debug/hlscap
+readonly LIVE_SECONDS=8
+# hlscap reads this many frames at least in LIVE_SECONDS; fewer means capture lost frames. Frames
+# it read but dropped because the encoder fell behind (TCG on a busy host) still count as captured.
+readonly MIN_LIVE_FRAMES=$((VIDEO_FPS * LIVE_SECONDS * 9 / 10))
+# A second more than LIVE_SECONDS: frames read while hlscap starts and stops; more means duplicates.
+readonly MAX_LIVE_FRAMES=$((VIDEO_FPS * (LIVE_SECONDS + 1)))
+# The cheapest preset, as for ffmpeg above: the debug build under emulation is slow enough.
+readonly LIVE_PRESET=ultrafast
+# The AAC encoder's priming and the last partial frame shorten the audio a little.
+readonly MIN_LIVE_AUDIO_SECONDS=$((LIVE_SECONDS - 1))
 readonly RESULTS=.build/vm/test-devices
 
 # ---- Inside the VM: $OUT is the shared output directory. ----
@@ -57,6 +68,23 @@ guest_tools() {
     ffmpeg -hide_banner -nostats -y -f alsa -sample_rate "$SAMPLE_RATE" -channels 2 \
         -i "$LOOPBACK_CAPTURE" -t "$CAPTURE_SECONDS" "$OUT/tone.wav" > "$OUT/tone.log" 2>&1
     # kill fails if the player died early; ffmpeg stopped by SIGTERM exits 255.
+    kill "$player"
+    wait "$player" || true
+}
+
+# The host's debug build runs in the VM; its exit status goes to $OUT/live.status so that a
+# failing run still leaves its log and whatever stream it wrote for the host to show.
+guest_hlscap() {
+    "$HLSCAP" devices > "$OUT/devices.txt" 2>&1
+    ffmpeg -hide_banner -nostats -v warning -f lavfi -i "sine=frequency=$TONE_HZ:sample_rate=$SAMPLE_RATE" \
+        -ac 2 -f alsa "$LOOPBACK_PLAYBACK" > "$OUT/tone-player.log" 2>&1 &
+    local player=$!
+    wait_until_playing /proc/asound/Loopback/pcm0p/sub0/status
+    local status=0
+    "$HLSCAP" live --video /dev/video0 --audio "$LOOPBACK_CAPTURE" --size "$VIDEO_SIZE" --fps "$VIDEO_FPS" \
+        --preset "$LIVE_PRESET" --duration "$LIVE_SECONDS" --out "$OUT/live" --verbose --quiet \
+        > "$OUT/live.log" 2>&1 || status=$?
+    echo "$status" > "$OUT/live.status"
     kill "$player"
     wait "$player" || true
 }
@@ -128,18 +156,19 @@ expect_clean_decode() {
 # A live source changes from frame to frame (vivid stamps a time and frame counter on each).
 expect_moving_picture() {
     local frames distinct
-    frames="$(ffmpeg -v error -i "$1" -f framemd5 - | grep -v '^#' | awk -F, '{ print $6 }')"
+    frames="$(ffmpeg -v error -i "$1" -map 0:v:0 -f framemd5 - | grep -v '^#' | awk -F, '{ print $6 }')"
     distinct="$(sort -u <<< "$frames" | wc -l)"
     echo "$1: $distinct distinct of $(wc -l <<< "$frames") frames"
     [ "$distinct" -gt $(($(wc -l <<< "$frames") / 2)) ]
 }
 
-# expect_audio FILE SAMPLE_RATE CHANNELS MIN_SECONDS
+# expect_audio FILE SAMPLE_RATE CHANNELS MIN_SECONDS (a stream may start later than 0: hlscap's at 10 s)
 expect_audio() {
-    local stream rate channels duration
-    stream="$(ffprobe -v error -select_streams a:0 -show_entries stream=sample_rate,channels,duration \
+    local stream rate channels start end duration
+    stream="$(ffprobe -v error -select_streams a:0 -show_entries stream=sample_rate,channels,start_time,duration \
         -of csv=p=0 "$1")" || return 1
-    IFS=, read -r rate channels duration <<< "$stream"
+    IFS=, read -r rate channels start end <<< "$stream"
+    duration="$(awk -v s="$start" -v e="$end" 'BEGIN { printf "%.3f", e - s }')"
     echo "$1: $rate Hz, $channels channels, $duration s"
     [ "$rate" = "$2" ] && [ "$channels" = "$3" ] && awk -v d="$duration" -v min="$4" 'BEGIN { exit !(d >= min) }'
 }
@@ -173,11 +202,65 @@ check_tools() {
         expect_continuous_tone "$out/tone.wav"
 }
 
-# hlscap's own capture checks (issue "hlscap live") go here: run `hlscap devices` and
-# `hlscap live --video /dev/video0 --audio $LOOPBACK_CAPTURE --size $VIDEO_SIZE --fps $VIDEO_FPS ...`
-# in the VM with run_in_vm, then check the stream in $RESULTS/NAME with the expect_* helpers.
+# expect_status FILE: the exit status recorded in FILE is 0; shows the log beside it otherwise.
+expect_status() {
+    local status
+    status="$(cat "$1" 2>/dev/null)" || { echo "$1 is missing"; return 1; }
+    [ "$status" = 0 ] && return 0
+    echo "exit status $status; ${1%.status}.log:"
+    cat "${1%.status}.log"
+    return 1
+}
+
+# concatenate DIR FILE: the init section and every segment DIR/playlist.m3u8 lists, as one fMP4
+# that ffprobe reports durations for (the HLS demuxer does not).
+concatenate() {
+    local playlist="$1/playlist.m3u8"
+    [ -f "$playlist" ] || { echo "$playlist is missing"; return 1; }
+    local uri
+    cat "$1/init.mp4" > "$2"
+    grep -v '^#' "$playlist" | while read -r uri; do cat "$1/$uri"; done >> "$2"
+}
+
+# expect_live_frames FILE LOG SIZE MIN_CAPTURED MAX_CAPTURED: FILE holds every frame hlscap's summary
+# line in LOG says it encoded, at SIZE, and the frames it encoded plus those it dropped are in range.
+expect_live_frames() {
+    local file="$1" log="$2" size="$3" min="$4" max="$5"
+    local summary encoded dropped
+    summary="$(grep -o '[0-9]* frames, [0-9]* dropped' "$log")" || { echo "no summary line in $log"; return 1; }
+    read -r encoded _ dropped _ <<< "$summary"
+    echo "hlscap captured $((encoded + dropped)) frames: encoded $encoded, dropped $dropped"
+    expect_video "$file" "$size" "$encoded" "$encoded" \
+        && [ "$((encoded + dropped))" -ge "$min" ] && [ "$((encoded + dropped))" -le "$max" ]
+}
+
+# The tone is in the stream at its level.
+expect_audible() {
+    local peak
+    peak="$(ffmpeg -hide_banner -nostats -i "$1" -map 0:a:0 -af volumedetect -f null - 2>&1 \
+        | sed -n 's/.*max_volume: \(-\?[0-9.]*\) dB.*/\1/p')"
+    echo "$1: audio peak ${peak:-?} dB"
+    [ -n "$peak" ] && awk -v p="$peak" -v min="$TONE_MIN_PEAK_DB" 'BEGIN { exit !(p >= min) }'
+}
+
+# hlscap against the same drivers: `hlscap devices`, then a live stream from vivid and the loopback.
 check_hlscap() {
-    :
+    local out="$RESULTS/hlscap"
+    local stream="$out/live" joined="$out/live.mp4"
+    check "the VM runs hlscap devices and hlscap live" run_in_vm hlscap scripts/vm/test-devices.sh --guest hlscap
+    check "hlscap devices lists vivid at /dev/video0" contains "$out/devices.txt" /dev/video0
+    check "hlscap devices lists the Loopback card" contains "$out/devices.txt" Loopback
+    check "hlscap live from /dev/video0 and $LOOPBACK_CAPTURE exits 0" expect_status "$out/live.status"
+    check "the live playlist ends with EXT-X-ENDLIST" contains "$stream/playlist.m3u8" '#EXT-X-ENDLIST'
+    check "ffmpeg decodes the live playlist without errors" expect_clean_decode "$stream/playlist.m3u8"
+    check "the listed segments join into one fMP4" concatenate "$stream" "$joined"
+    check "hlscap captured $LIVE_SECONDS s of $VIDEO_SIZE video at $VIDEO_FPS fps; the stream holds every frame it encoded" \
+        expect_live_frames "$joined" "$out/live.log" "$VIDEO_SIZE" "$MIN_LIVE_FRAMES" "$MAX_LIVE_FRAMES"
+    check "the stream's video moves" expect_moving_picture "$joined"
+    check "the stream holds $LIVE_SECONDS s of $SAMPLE_RATE Hz stereo audio" \
+        expect_audio "$joined" "$SAMPLE_RATE" 2 "$MIN_LIVE_AUDIO_SECONDS"
+    check "the stream's audio carries the tone" expect_audible "$joined"
+    [ ! -f "$out/live.log" ] || sed 's/^/     /' "$out/live.log"
 }
 
 rm -rf "$RESULTS"

@@ -67,6 +67,11 @@ final class LivePipeline {
     private var queuedVideoFrames = 0
     private var backpressure: DispatchSemaphore?
     private var stopping = false
+    /// Capture threads wait here until every source has started and the init section is stored;
+    /// then frames are taken, or dropped when the start failed, so a device that cannot be opened
+    /// leaves no stream behind.
+    private let startup = DispatchGroup()
+    private var accepting = false
     private var failure: CommandError?
     private var sources: [CaptureSource] = []
 
@@ -75,11 +80,11 @@ final class LivePipeline {
     // Output-queue state.
     private var writer: LiveStreamWriter!
     private var publisher: StreamPublisher?
-    private var pendingRemovals: [String] = []
     private let statistics = LiveStatistics()
 
     init(settings: Settings) {
         self.settings = settings
+        startup.enter()
     }
 
     private var outputDirectory: String { settings.outputDirectory ?? "." }
@@ -91,15 +96,17 @@ final class LivePipeline {
                                     hasAudio: settings.audio != .none, statistics: statistics)
         writer = try makeWriter(store: store, tracks: encoding.tracks)
         encoding.firstSequenceNumber = writer.nextSequenceNumber
+        if !settings.realtime { backpressure = DispatchSemaphore(value: Self.videoQueueLimit) }
+        try startSources()
         do {
             try writer.writeInitSection()
         } catch {
+            abandonStart(sources[...])
             throw FilePackager.commandError(error)
         }
         publisher = settings.publish?.makeLivePublisher(store: store)
         publisher?.addFile(writer.initName)
         statistics.publisher = publisher
-        if !settings.realtime { backpressure = DispatchSemaphore(value: Self.videoQueueLimit) }
 
         let signals = SignalHandling { [weak self] second in
             if second { self?.exitAtOnce() } else { self?.requestStop(nil) }
@@ -113,14 +120,8 @@ final class LivePipeline {
         let status = settings.quiet ? nil : StatusLine(statistics: statistics)
         status?.start()
 
-        for source in sources {
-            do {
-                try source.start { [weak self] event in self?.handle(event) }
-            } catch let error as CaptureError {
-                requestStop(CommandError(error.description, exitCode: .noInput))
-                break
-            }
-        }
+        lock.withLock { accepting = true }
+        startup.leave()
         stopped.wait()
         status?.stop()
         let location = settings.publish.map { $0.origin.appendingPathComponent(StreamWriter.playlistName).absoluteString }
@@ -129,9 +130,29 @@ final class LivePipeline {
         if let failure { throw failure }
     }
 
+    /// Starts every source; when one cannot start, stops the others and fails before anything is written.
+    private func startSources() throws {
+        for (index, source) in sources.enumerated() {
+            do {
+                try source.start { [weak self] event in self?.handle(event) }
+            } catch let error as CaptureError {
+                abandonStart(sources[..<index])
+                throw CommandError(error.description, exitCode: .noInput)
+            }
+        }
+    }
+
+    /// Lets the waiting capture threads go on to drop their frames, and stops their sources.
+    private func abandonStart(_ started: ArraySlice<CaptureSource>) {
+        startup.leave()
+        for source in started { source.stop() }
+    }
+
     // MARK: Capture threads
 
     private func handle(_ event: CaptureEvent) {
+        startup.wait()
+        guard lock.withLock({ accepting }) else { return }
         switch event {
         case .video(let frame):
             if let backpressure {
@@ -227,11 +248,8 @@ final class LivePipeline {
 
     private func scheduleRemoval(_ removal: LivePlaylist.Removal) {
         publisher?.removeFile(removal.uri, afterSeconds: removal.retentionSeconds)
-        pendingRemovals.append(removal.uri)
         let milliseconds = Int((removal.retentionSeconds * 1000).rounded(.up))
         outputQueue.asyncAfter(deadline: .now() + .milliseconds(milliseconds)) { [self] in
-            guard let index = pendingRemovals.firstIndex(of: removal.uri) else { return }
-            pendingRemovals.remove(at: index)
             try? writer.store.remove(removal.uri)
         }
     }
@@ -258,15 +276,19 @@ final class LivePipeline {
                     } catch {
                         record(FilePackager.commandError(error))
                     }
-                    for uri in pendingRemovals { try? writer.store.remove(uri) }
-                    pendingRemovals = []
-                    if let publisher, let options = settings.publish {
-                        publisher.updatePlaylist(writer.live.playlist)
+                    // Segments still within their retention time stay: a viewer may still fetch them.
+                    guard let publisher, let options = settings.publish else {
+                        stopped.signal()
+                        return
+                    }
+                    publisher.updatePlaylist(writer.live.playlist)
+                    // Waiting for the origin off the output queue lets a second interrupt end at once.
+                    DispatchQueue.global().async { [self] in
                         let report = publisher.finish()
                         print(report.summaryLine(origin: options.origin))
                         if !report.isComplete { record(report.incompleteError(origin: options.origin)) }
+                        stopped.signal()
                     }
-                    stopped.signal()
                 }
             }
         }

@@ -1,0 +1,99 @@
+import Foundation
+import HLSKit
+import HLSTestSupport
+import Testing
+
+/// How `hlscap live` ends: --duration, SIGTERM and SIGINT stop cleanly; a second SIGINT leaves at once;
+/// a device that cannot be opened leaves no stream behind.
+@Suite(.serialized) struct LiveStopTests {
+    /// Stops after two whole segments and half of a third.
+    static let durationSeconds = 5.0
+    static let segmentSeconds = 2.0
+    /// Long enough that a second interrupt, not the drain timeout, must end the run.
+    static let drainTimeoutSeconds = 600
+    /// Nothing listens there: uploads fail until the drain timeout.
+    static let unreachableOrigin = "http://127.0.0.1:1/live/"
+
+    /// The stream in `directory` is finished and safe to serve: ENDLIST, every listed file complete.
+    func expectConsistentFinishedStream(_ directory: URL) throws -> LivePollerReport {
+        let copy = directory.deletingLastPathComponent().appendingPathComponent("check-\(UUID().uuidString)")
+        let report = try ExternalTools.checkFinishedLiveStream(directory: directory, copyDirectory: copy)
+        #expect(report.endList)
+        #expect(report.violations.isEmpty, "\(report.violations)")
+        #expect(report.segments > 0)
+        return report
+    }
+
+    @Test func durationStopsCleanlyWithAShortButNotEmptyLastSegment() throws {
+        let directory = try PackagedStream.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let stream = directory.appendingPathComponent("stream")
+        let result = try ExternalTools.runHlscap(["live"] + LiveStream.testSource + [
+            "--duration", String(Self.durationSeconds), "--out", stream.path, "--quiet"])
+        #expect(result.exitStatus == 0, "\(result.stderr)")
+        _ = try expectConsistentFinishedStream(stream)
+        let playlist = try LiveStream.playlist(in: stream)
+        let last = try #require(playlist.segments.last)
+        #expect(last.durationSeconds > 0 && last.durationSeconds < Self.segmentSeconds, "\(playlist.render())")
+        #expect(playlist.segments.dropLast().allSatisfy { abs($0.durationSeconds - Self.segmentSeconds) < 0.05 })
+        let total = playlist.segments.reduce(0) { $0 + $1.durationSeconds }
+        #expect(abs(total - Self.durationSeconds) < 0.1, "\(total) s listed for --duration \(Self.durationSeconds)")
+        let lastSegment = try MP4Box.parse(Array(Data(contentsOf: stream.appendingPathComponent(last.uri))))
+        let samples = lastSegment.first { $0.type == "moof" }?.all("traf/trun") ?? []
+        #expect(samples.count == 2, "video and audio in the last segment")
+    }
+
+    @Test(arguments: [SIGTERM, SIGINT])
+    func aSignalStopsCleanly(signal: Int32) throws {
+        let directory = try PackagedStream.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let stream = directory.appendingPathComponent("stream")
+        let hlscap = try ExternalTools.startHlscap(["live"] + LiveStream.testSource + ["--out", stream.path, "--quiet"])
+        try #require(LiveStream.waitForSegments(2, in: stream, of: hlscap), "\(hlscap.stderr)")
+        hlscap.send(signal)
+        let result = hlscap.finish(timeoutSeconds: LiveStream.stopSeconds)
+        #expect(result.exitStatus == 0 && !result.timedOut, "\(result.stderr)")
+        #expect(result.stdout.contains("/playlist.m3u8: "), "the summary line: \(result.stdout)")
+        let report = try expectConsistentFinishedStream(stream)
+        #expect(report.segments >= 3, "the partial segment at the stop is written too")
+    }
+
+    @Test func aSecondInterruptExitsAtOnceWithAConsistentPlaylist() throws {
+        let directory = try PackagedStream.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let stream = directory.appendingPathComponent("stream")
+        // The first interrupt ends the local playlist, then waits for uploads that cannot succeed.
+        let hlscap = try ExternalTools.startHlscap(["live"] + LiveStream.testSource + [
+            "--out", stream.path, "--quiet", "--publish", Self.unreachableOrigin,
+            "--publish-drain-timeout", String(Self.drainTimeoutSeconds)])
+        try #require(LiveStream.waitForSegments(2, in: stream, of: hlscap), "\(hlscap.stderr)")
+        hlscap.send(SIGINT)
+        let deadline = Date(timeIntervalSinceNow: LiveStream.stopSeconds)
+        while (try? LiveStream.playlist(in: stream))?.endList != true && Date() < deadline {
+            Thread.sleep(forTimeInterval: LiveStream.pollSeconds)
+        }
+        #expect(hlscap.isRunning, "still draining uploads: \(hlscap.stdout)\(hlscap.stderr)")
+        hlscap.send(SIGINT)
+        let result = hlscap.finish(timeoutSeconds: LiveStream.stopSeconds)
+        #expect(result.exitStatus == 130 && !result.timedOut, "\(result.stderr)")
+        _ = try expectConsistentFinishedStream(stream)
+    }
+
+    @Test(arguments: [
+        (["--video", "/dev/video9", "--audio", "test"], "/dev/video9"),
+        (["--video", "test", "--audio", "hlscap-no-such-pcm"], "hlscap-no-such-pcm"),
+    ])
+    func aMissingDeviceIsNamedAndLeavesNoStream(sources: [String], device: String) throws {
+        let directory = try PackagedStream.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let stream = directory.appendingPathComponent("stream")
+        let result = try ExternalTools.runHlscap(["live"] + sources + ["--out", stream.path, "--quiet"],
+                                                 timeoutSeconds: LiveStream.stopSeconds)
+        #expect(result.exitStatus == 66, "\(result.stderr)")
+        // libasound prints its own "ALSA lib …" line for an unknown PCM; hlscap says one thing.
+        let lines = result.stderr.split(separator: "\n").filter { $0.hasPrefix("hlscap: ") }
+        #expect(lines.count == 1 && lines[0].hasPrefix("hlscap: \(device): "), "\(result.stderr)")
+        #expect(result.stdout.isEmpty, "no summary of a stream that never started: \(result.stdout)")
+        #expect(PackagedStream.files(below: stream).isEmpty, "\(PackagedStream.files(below: stream))")
+    }
+}
