@@ -129,6 +129,11 @@ import Testing
         ["file", "Fixtures/h264-aac.mp4", "--out", "/tmp/x", "--fps", "0"],
         ["file", "Fixtures/h264-aac.mp4", "--out", "/tmp/x", "--video-bitrate", "fast"],
         ["file", "Fixtures/h264-aac.mp4", "--out", "/tmp/x", "--audio-channels", "7"],
+        ["live", "--video", "test", "--audio", "test", "--out", "/tmp/x", "--window", "2"],
+        ["live", "--video", "none", "--audio", "none", "--out", "/tmp/x"],
+        ["live", "--video", "test", "--audio", "test", "--out", "/tmp/x", "--resume", "--overwrite"],
+        ["live", "--video", "test", "--audio", "test", "--out", "/tmp/x", "--size", "641x360"],
+        ["live", "--video", "test", "--audio", "test"],
         ["nonsense"],
         [],
     ])

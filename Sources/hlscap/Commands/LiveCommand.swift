@@ -32,7 +32,7 @@ struct LiveCommand: Command {
         Stream:
           --out DIR                 directory for the stream (created if missing)
           --segment-duration S      segment length in seconds (default 2)
-          --window N                segments in the playlist (default 6); 0 keeps all (EVENT)
+          --window N                segments in the playlist, at least 3 (default 6); 0 keeps all (EVENT)
           --duration S              stop after S seconds
           --resume                  continue the stream already in DIR (after a stop or a crash)
           --overwrite               replace a stream already in DIR
@@ -79,8 +79,9 @@ struct LiveCommand: Command {
             throw CommandError.usage("--segment-duration must be between 0.5 and 60 seconds")
         }
         if let window = try arguments.value("--window") {
-            guard let value = Int(window), value >= 0 else {
-                throw CommandError.usage("--window takes a number of segments (0 keeps all)")
+            // RFC 8216bis 6.2.2: a live playlist keeps at least three target durations of segments.
+            guard let value = Int(window), value == 0 || value >= 3 else {
+                throw CommandError.usage("--window takes 0 (keep all) or at least 3 segments")
             }
             settings.windowSize = value
         }
