@@ -140,7 +140,8 @@ struct PublishStreamPublisherTests {
 
     @Test func anUnreachableOriginIsReportedAfterTheDrainTimeout() throws {
         let origin = ScriptedOrigin(failEverything: true)
-        let (report, _) = try Self.publish(to: origin, drainTimeoutSeconds: 0.2)
+        // Longer than the first backoff (0.25 s), so every upload is tried at least twice.
+        let (report, _) = try Self.publish(to: origin, drainTimeoutSeconds: 1)
         #expect(!report.isComplete)
         #expect(Set(report.undelivered.map(\.path)) == Self.allMediaPaths.union(["playlist.m3u8"]))
         #expect(report.status.uploadedCount == 0)
