@@ -29,8 +29,10 @@ build: deps
 	$(SWIFT) build
 
 # The checkers' own tests run first: an end-to-end result means nothing if they cannot fail.
+# Tests run one at a time: live runs, ALSA capture and publishing are paced in real time and
+# must not share two cores with Chromium and transcoding.
 test: build test-tools
-	$(SWIFT) test 2>&1 | tee .build/swift-test.log
+	$(SWIFT) test --no-parallel 2>&1 | tee .build/swift-test.log
 
 test-tools: deps
 	PYTHONDONTWRITEBYTECODE=1 python3 -m unittest discover -s Tests/Tools -p 'test_*.py'
