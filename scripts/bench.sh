@@ -11,7 +11,7 @@ HLSCAP="${HLSCAP_BIN:-.build/release/hlscap}"
 RUNS="${BENCH_RUNS:-3}"
 SECONDS_OF_MEDIA="${BENCH_SECONDS:-600}"
 OUT=bench-out
-CASES=(${BENCH_CASES:-case_copy_1080p30 case_transcode_720p30 case_live_720p30 case_live_hour})
+CASES=(${BENCH_CASES:-case_copy_1080p30 case_transcode_720p30 case_live_720p30 case_publish_720p30 case_live_hour})
 
 mkdir -p "$OUT"
 
@@ -153,6 +153,36 @@ case_live_hour() {
         early = v[first]; peak = 0; for (i = first; i <= NR; i++) if (v[i] > peak) peak = v[i]
         printf "live %ss unpaced: RSS %d KiB after the first tenth, peak %d KiB after it: growth %d KiB over %d samples\n",
             s, early, peak, peak - early, NR }' "$samples"
+}
+
+# Publishing: the same 60 s live job with and without --publish to an nginx origin on loopback.
+# Prints the CPU ratio and the time from a segment being written to the origin's playlist listing it.
+case_publish_720p30() {
+    local seconds="${BENCH_LIVE_SECONDS:-60}" origin_log="$OUT/origin.log"
+    rm -rf "$OUT/origin" && mkdir -p "$OUT/origin"
+    python3 Tests/Tools/origin_server.py "$OUT/origin" > "$origin_log" 2>&1 &
+    local origin_pid=$!
+    local url=""
+    for _ in $(seq 100); do
+        url=$(awk '/^origin / { print $2 }' "$origin_log")
+        [ -n "$url" ] && break
+        sleep 0.1
+    done
+    [ -n "$url" ] || { echo "bench: nginx origin did not start" >&2; kill "$origin_pid"; return 1; }
+    rm -f "$OUT/results-publish.txt" "$OUT/results-local.txt" "$OUT/publish.log"
+    for run in $(seq "$RUNS"); do
+        echo "bench: publish 720p30 run $run/$RUNS" >&2
+        rm -rf "$OUT/hp"
+        measure publish sh -c "exec \"$HLSCAP\" live --video test --audio test --size 1280x720 --fps 30 \
+            --video-bitrate 2700k --duration $seconds --out $OUT/hp --quiet --publish ${url}live$run/ \
+            >>$OUT/publish.log 2>&1"
+        rm -rf "$OUT/hp"
+        measure local "$HLSCAP" live --video test --audio test --size 1280x720 --fps 30 \
+            --video-bitrate 2700k --duration "$seconds" --out "$OUT/hp" --quiet
+    done
+    kill "$origin_pid"; wait "$origin_pid" 2>/dev/null || true
+    compare "live 720p30 ${seconds}s, --publish against --out only" publish local
+    grep -h "published to" "$OUT/publish.log" | sed 's/^/  /'
 }
 
 for case_function in "${CASES[@]}"; do
