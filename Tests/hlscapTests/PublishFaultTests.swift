@@ -31,6 +31,24 @@ import Testing
         return path
     }
 
+    /// The poller saw the origin's playlist grow at least `minimumVersions` times and never list a
+    /// file the origin lacked, while the proxy injected every kind of fault.
+    static func expectSafeListingUnderFaults(poller: BackgroundTool, proxy: BackgroundTool,
+                                             minimumVersions: Int) throws {
+        #expect(poller.waitForExit(timeoutSeconds: 10) == 0, "\(poller.output)")
+        let polled = try JSONSerialization.jsonObject(with: Data(poller.output.utf8)) as? [String: Any]
+        #expect((polled?["violations"] as? [String])?.isEmpty == true, "\(poller.output)")
+        #expect((polled?["versions"] as? Int ?? 0) >= minimumVersions,
+                "the poller saw the playlist grow: \(poller.output)")
+
+        proxy.stop()
+        let faults = try #require(proxy.output.split(separator: "\n").last.map { Data($0.utf8) })
+        let counts = try #require(try JSONSerialization.jsonObject(with: faults) as? [String: Int])
+        for fault in ["503", "stall", "reset", "outage"] {
+            #expect(counts[fault, default: 0] > 0, "the proxy injected \(fault): \(counts)")
+        }
+    }
+
     @Test func everySegmentArrivesAndThePlaylistNeverListsAMissingFile() throws {
         let origin = try OriginFixture()
         defer { origin.stop() }
@@ -49,17 +67,7 @@ import Testing
             "--publish-timeout", Self.requestTimeoutSeconds, "--publish-drain-timeout", Self.drainTimeoutSeconds])
         #expect(result.succeeded, "\(result.stderr)")
 
-        #expect(poller.waitForExit(timeoutSeconds: 10) == 0, "\(poller.output)")
-        let polled = try JSONSerialization.jsonObject(with: Data(poller.output.utf8)) as? [String: Any]
-        #expect((polled?["violations"] as? [String])?.isEmpty == true)
-        #expect((polled?["versions"] as? Int ?? 0) > 2, "the poller saw the playlist grow: \(poller.output)")
-
-        proxy.stop()
-        let faults = try #require(proxy.output.split(separator: "\n").last.map { Data($0.utf8) })
-        let counts = try #require(try JSONSerialization.jsonObject(with: faults) as? [String: Int])
-        for fault in ["503", "stall", "reset", "outage"] {
-            #expect(counts[fault, default: 0] > 0, "the proxy injected \(fault): \(counts)")
-        }
+        try Self.expectSafeListingUnderFaults(poller: poller, proxy: proxy, minimumVersions: 3)
 
         let playlist = try origin.storedPlaylist("live/playlist.m3u8")
         #expect(playlist.endList)

@@ -36,17 +36,7 @@ import Testing
         #expect(result.succeeded, "\(result.stderr)")
         #expect(result.stdout.contains("published to \(proxyURL)live/"), "\(result.stdout)")
 
-        #expect(poller.waitForExit(timeoutSeconds: 10) == 0, "\(poller.output)")
-        let polled = try JSONSerialization.jsonObject(with: Data(poller.output.utf8)) as? [String: Any]
-        #expect((polled?["violations"] as? [String])?.isEmpty == true, "\(poller.output)")
-        #expect((polled?["versions"] as? Int ?? 0) > 10, "the poller saw the playlist grow: \(poller.output)")
-
-        proxy.stop()
-        let faults = try #require(proxy.output.split(separator: "\n").last.map { Data($0.utf8) })
-        let counts = try #require(try JSONSerialization.jsonObject(with: faults) as? [String: Int])
-        for fault in ["503", "stall", "reset", "outage"] {
-            #expect(counts[fault, default: 0] > 0, "the proxy injected \(fault): \(counts)")
-        }
+        try PublishFaultTests.expectSafeListingUnderFaults(poller: poller, proxy: proxy, minimumVersions: 11)
 
         let playlist = try origin.storedPlaylist("live/playlist.m3u8")
         #expect(playlist.endList)

@@ -43,7 +43,10 @@ public struct DirectoryStore: Sendable {
         do {
             let file = try FileDescriptor.open(temporaryPath, flags: O_WRONLY | O_CREAT | O_TRUNC, mode: Self.fileMode)
             try file.writeAll(bytes)
-            if durability == .immediate { try file.sync() }
+            switch durability {
+            case .immediate: try file.sync()
+            case .deferred: file.startWriteback()
+            }
             try file.close()
             try SystemCall.retryingInterrupts { rename(temporaryPath, path) }
         } catch {

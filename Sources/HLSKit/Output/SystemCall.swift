@@ -74,6 +74,12 @@ struct FileDescriptor: ~Copyable {
         try SystemCall.retryingInterrupts { fsync(rawValue) }
     }
 
+    /// Asks the kernel to start writing the file's pages out now, without waiting for it: a later
+    /// `syncfs` then finds little left to do.
+    func startWriteback() {
+        _ = posix_fadvise(rawValue, 0, 0, POSIX_FADV_DONTNEED)
+    }
+
     /// Flushes the whole filesystem this descriptor is on (`syncfs`).
     func syncFilesystem() throws(Errno) {
         try SystemCall.retryingInterrupts { Self.syncfs(rawValue) }
