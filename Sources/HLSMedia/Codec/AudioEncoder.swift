@@ -8,12 +8,7 @@ public struct AudioEncoderSettings: Sendable, Equatable {
     /// Bits per second.
     public var bitrate: Int
 
-    /// FFmpeg's "fast" coefficient coder instead of its default "twoloop" search: a fraction of the
-    /// CPU for a small loss in quality, for live capture where the encoder must keep up.
-    public var fastCoder: Bool
-
-    public init(sampleRate: Int = 48_000, channelCount: Int = 2, bitrate: Int = 128_000, fastCoder: Bool = false) {
-        self.fastCoder = fastCoder
+    public init(sampleRate: Int = 48_000, channelCount: Int = 2, bitrate: Int = 128_000) {
         self.sampleRate = sampleRate
         self.channelCount = channelCount
         self.bitrate = bitrate
@@ -66,7 +61,7 @@ public final class AudioEncoder {
         codecContext.pointee.time_base = AVRational(num: 1, den: Int32(settings.sampleRate))
         codecContext.pointee.profile = FF_PROFILE_AAC_LOW
         codecContext.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER
-        try context.open(options: settings.fastCoder ? ["aac_coder": "fast"] : [:])
+        try context.open()
         packet = try Packet()
 
         do {

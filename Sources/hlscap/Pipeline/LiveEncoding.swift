@@ -74,7 +74,7 @@ final class LiveEncoding {
         }
         audioTrack = tracks.count
         if hasAudio {
-            let audioSettings = AudioEncoderSettings(bitrate: settings.audioBitrate, fastCoder: true)
+            let audioSettings = AudioEncoderSettings(bitrate: settings.audioBitrate)
             let encoder = try AudioEncoder(settings: audioSettings, trackIndex: audioTrack)
             tracks.append(TrackDescription(trackID: UInt32(tracks.count + 1), timescale: UInt32(audioSettings.sampleRate),
                                            format: .aac(AACFormat(audioSpecificConfig: encoder.audioSpecificConfig,
