@@ -1,4 +1,5 @@
 import CFFmpeg
+import HLSKit
 
 /// An owned `AVFrame`: a decoded picture or a block of audio samples, with its time.
 ///
@@ -30,6 +31,12 @@ public final class Frame {
     public var pts: Int64? {
         get { pointer.pointee.pts == hlscap_nopts_value() ? nil : pointer.pointee.pts }
         set { pointer.pointee.pts = newValue ?? hlscap_nopts_value() }
+    }
+
+    /// `pts` expressed in ticks of `timescale` (90 000 for video, the sample rate for audio).
+    public func pts(inTimescale timescale: Int64) -> Int64? {
+        pts.map { rescale($0, multipliedBy: Int64(timeBase.numerator) * timescale,
+                          dividedBy: Int64(timeBase.denominator)) }
     }
 
     public var width: Int { Int(pointer.pointee.width) }

@@ -80,10 +80,11 @@ public final class AudioEncoder {
                 + "\(frame.channelCount) channels, format \(frame.sampleFormat.rawValue); the encoder takes up to "
                 + "\(Self.frameSampleCount) fltp samples at \(settings.sampleRate) Hz, \(settings.channelCount) channels")
         }
-        guard let pts = frame.pts else { throw CodecError.unexpectedFrame("audio frame without a timestamp") }
+        guard let pts = frame.pts(inTimescale: Int64(settings.sampleRate)) else {
+            throw CodecError.unexpectedFrame("audio frame without a timestamp")
+        }
         let input = try frame.newReference()
-        input.pts = HLSKit.rescale(pts, multipliedBy: Int64(frame.timeBase.numerator) * Int64(settings.sampleRate),
-                                   dividedBy: Int64(frame.timeBase.denominator))
+        input.pts = pts
         try context.sendFrame(input.pointer)
         return try receiveSamples()
     }
@@ -96,8 +97,7 @@ public final class AudioEncoder {
 
     private func receiveSamples() throws -> [EncodedSample] {
         var samples: [EncodedSample] = []
-        while try context.receivePacket(into: packet.pointer) == .output {
-            defer { packet.unref() }
+        try context.receivePackets(into: &packet) { packet in
             guard let pts = packet.pts else {
                 throw CodecError.unexpectedFrame("the AAC encoder returned a packet without a timestamp")
             }

@@ -58,6 +58,14 @@ struct CodecContext: ~Copyable {
         try Self.receiveResult(avcodec_receive_packet(pointer, packet))
     }
 
+    /// Every packet the encoder has ready, each handed to `body` and then released.
+    func receivePackets(into packet: inout Packet, _ body: (borrowing Packet) throws -> Void) throws {
+        while try receivePacket(into: packet.pointer) == .output {
+            defer { packet.unref() }
+            try body(packet)
+        }
+    }
+
     /// The codec's global header (`extradata`): SPS/PPS, the AudioSpecificConfig …
     var extradata: [UInt8] {
         guard let data = pointer.pointee.extradata, pointer.pointee.extradata_size > 0 else { return [] }

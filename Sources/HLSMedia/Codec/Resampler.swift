@@ -46,10 +46,7 @@ public final class Resampler {
         }
         let output = try outputFrame()
         try FFmpegError.check(swr_convert_frame(context, output.pointer, frame.pointer))
-        if let pts = frame.pts {
-            output.pts = HLSKit.rescale(pts, multipliedBy: Int64(frame.timeBase.numerator) * Int64(outputSampleRate),
-                                        dividedBy: Int64(frame.timeBase.denominator))
-        }
+        if let pts = frame.pts(inTimescale: Int64(outputSampleRate)) { output.pts = pts }
         if output.sampleCount > 0 { frames.append(output) }
         return frames
     }

@@ -120,11 +120,12 @@ public final class VideoEncoder {
             throw CodecError.unexpectedFrame("\(frame.width)x\(frame.height) format \(frame.pixelFormat.rawValue); "
                 + "the encoder takes \(settings.width)x\(settings.height) yuv420p")
         }
-        guard let pts = frame.pts else { throw CodecError.unexpectedFrame("video frame without a timestamp") }
+        guard let pts = frame.pts(inTimescale: Self.timescale) else {
+            throw CodecError.unexpectedFrame("video frame without a timestamp")
+        }
         // A reference of our own, so the caller's frame keeps its pts and picture type.
         let input = try frame.newReference()
-        input.pts = HLSKit.rescale(pts, multipliedBy: Int64(frame.timeBase.numerator) * Self.timescale,
-                                   dividedBy: Int64(frame.timeBase.denominator))
+        input.pts = pts
         input.pointer.pointee.pict_type = forceKeyframe ? AV_PICTURE_TYPE_I : AV_PICTURE_TYPE_NONE
         try context.sendFrame(input.pointer)
         return try receiveSamples()
@@ -139,8 +140,7 @@ public final class VideoEncoder {
 
     private func receiveSamples() throws -> [EncodedSample] {
         var samples: [EncodedSample] = []
-        while try context.receivePacket(into: packet.pointer) == .output {
-            defer { packet.unref() }
+        try context.receivePackets(into: &packet) { packet in
             guard let dts = packet.dts, let pts = packet.pts else {
                 throw CodecError.unexpectedFrame("libx264 returned a packet without timestamps")
             }

@@ -214,10 +214,7 @@ public final class TranscodeSource {
 
     /// A frame's time in 90 kHz ticks.
     private static func ticks(_ frame: Frame) -> Int64? {
-        frame.pts.map { pts in
-            rescale(pts, multipliedBy: Int64(frame.timeBase.numerator) * VideoEncoder.timescale,
-                    dividedBy: Int64(frame.timeBase.denominator))
-        }
+        frame.pts(inTimescale: VideoEncoder.timescale)
     }
 }
 
