@@ -122,8 +122,9 @@ func decodeStream(_ path: String, kind: InputStreamInfo.Kind,
         #expect(decoded.frames.count == total - 1)
     }
 
-    @Test func errorsNameTheCodec() {
-        #expect(CodecError.decoderNotFound(codec: "vvc").description.contains("vvc"))
+    @Test func errorsNameTheCodecAndTheFile() {
+        let missing = CodecError.decoderNotFound(codec: "vvc", path: "clip.mkv").description
+        #expect(missing.hasPrefix("clip.mkv: ") && missing.contains("vvc"))
         #expect(CodecError.encoderNotFound(codec: "libx264").description.contains("libx264"))
     }
 }

@@ -121,6 +121,21 @@ import Testing
         #expect(decoded.ok && decoded.videoFrames == 25, "\(decoded.report)")
     }
 
+    /// A Matroska track whose codec ID FFmpeg does not know: demuxed as a video stream it cannot decode.
+    @Test func aStreamWithoutADecoderIsRefusedNamingTheFile() throws {
+        let vp8 = try Self.ffmpegToFile("vp8-for-unknown-codec.mkv", ["-f", "lavfi", "-i",
+                                                                    "testsrc2=size=160x120:rate=25", "-t", "1",
+                                                                    "-c:v", "libvpx"])
+        let bytes = try Data(contentsOf: vp8)
+        let codecID = Data("V_VP8".utf8)
+        let position = try #require(bytes.range(of: codecID))
+        var unknown = bytes
+        unknown.replaceSubrange(position, with: Data("V_ZZ8".utf8))
+        let input = vp8.deletingLastPathComponent().appendingPathComponent("unknown-codec.mkv")
+        try unknown.write(to: input)
+        expectRefused(try Self.package(input), mentioning: [input.path, "no decoder"])
+    }
+
     @Test func picturesWiderThan8192PixelsAreRefused() throws {
         let huge = try Self.ffmpegToFile("huge-9000x16.mkv", ["-f", "lavfi", "-i", "color=size=9000x16:rate=25",
                                                               "-t", "1", "-c:v", "ffv1"])

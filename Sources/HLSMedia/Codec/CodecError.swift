@@ -1,8 +1,9 @@
 /// Why a decoder, encoder or converter cannot do its work, beyond a failed FFmpeg call
 /// (which throws `FFmpegError`).
 public enum CodecError: Error, Equatable, CustomStringConvertible {
-    /// This FFmpeg build has no decoder for the codec, named as FFmpeg names it ("vp9").
-    case decoderNotFound(codec: String)
+    /// This FFmpeg build has no decoder for a stream of `path`, its codec named as FFmpeg names it
+    /// ("vp9"; "none" when FFmpeg does not know the codec at all).
+    case decoderNotFound(codec: String, path: String)
     /// This FFmpeg build has no encoder of that name ("libx264", "aac").
     case encoderNotFound(codec: String)
     /// The decoder rejected a packet's data as damaged. Decoding can go on with the next
@@ -17,8 +18,9 @@ public enum CodecError: Error, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .decoderNotFound(let codec):
-            "no decoder for \(codec) in this FFmpeg build; the input cannot be transcoded"
+        case .decoderNotFound(let codec, let path):
+            "\(path): this FFmpeg build has no decoder for \(codec == "none" ? "its codec" : codec), so it "
+                + "cannot be transcoded"
         case .encoderNotFound(let codec):
             "no \(codec) encoder in this FFmpeg build; install the distribution's full FFmpeg libraries"
         case .corruptPacket(let error):

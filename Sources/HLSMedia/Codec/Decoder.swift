@@ -26,7 +26,7 @@ public final class Decoder {
         stream = demuxer.streams[streamIndex]
         let parameters = demuxer.codecParameters(ofStream: streamIndex)
         guard let codec = avcodec_find_decoder(parameters.pointee.codec_id) else {
-            throw CodecError.decoderNotFound(codec: stream.codecName)
+            throw CodecError.decoderNotFound(codec: stream.codecName, path: demuxer.path)
         }
         context = try CodecContext(codec: codec)
         try FFmpegError.check(avcodec_parameters_to_context(context.pointer, parameters))
