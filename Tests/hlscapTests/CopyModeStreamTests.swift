@@ -85,6 +85,31 @@ import Testing
                 == [1000, 1000, 1000, 1000])
     }
 
+    /// A phone's portrait recording keeps its display matrix in copy mode, so players turn it upright.
+    @Test func copyModeKeepsTheRotationInTheTrackHeader() throws {
+        let directory = try PackagedStream.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let rotated = directory.appendingPathComponent("portrait.mp4").path
+        let input = ExternalTools.fixturesDirectory.appendingPathComponent("h264-aac.mp4").path
+        let made = try ExternalTools.run("ffmpeg", ["-nostdin", "-v", "error", "-i", input, "-c", "copy",
+                                                    "-metadata:s:v", "rotate=270", rotated])
+        #expect(made.succeeded, "\(made.stderr)")
+        let output = directory.appendingPathComponent("out")
+        let result = try ExternalTools.runHlscap(["file", rotated, "--copy", "--out", output.path])
+        #expect(result.succeeded, "\(result.stderr)")
+
+        let moov = try #require(try MP4Box.parse(Array(Data(contentsOf: output.appendingPathComponent("init.mp4"))))
+            .first("moov"))
+        let video = try #require(try moov.all("trak").first { try $0.first("mdia/hdlr")?.handlerType() == "vide" })
+        let header = try #require(try video.first("tkhd")?.trackHeader())
+        // Turned a quarter clockwise: (0, 1, -1, 0) in 16.16, and w = 1 in 2.30.
+        #expect(header.matrix == [0, 65_536, 0, -65_536, 0, 0, 0, 0, 1 << 30])
+        let rotation = try ExternalTools.run("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries",
+                                                         "stream_side_data=rotation", "-of", "csv=p=0",
+                                                         output.appendingPathComponent("init.mp4").path])
+        #expect(rotation.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "-90")
+    }
+
     @Test func audioAndVideoStayInSync() throws {
         let stream = try PackagedStream.package("flash-beep.mp4")
         defer { stream.remove() }
