@@ -4,9 +4,22 @@ import HLSKit
 /// Why a recording cannot be packaged by copying its compressed samples.
 public struct CopyError: Error, CustomStringConvertible {
     public var path: String
-    public var detail: String
+    public var reason: String
+    /// Whether decoding and encoding would package the input (a codec or timing that copying cannot carry).
+    public var transcodingHelps: Bool
 
-    public var description: String { "\(path): \(detail)" }
+    public init(path: String, reason: String, transcodingHelps: Bool = false) {
+        self.path = path
+        self.reason = reason
+        self.transcodingHelps = transcodingHelps
+    }
+
+    /// The file and the reason, without advice: what automatic mode says when it transcodes instead.
+    public var summary: String { "\(path): \(reason)" }
+
+    public var description: String {
+        transcodingHelps ? summary + "; leave out --copy and transcoding will handle it" : summary
+    }
 }
 
 /// Reads an H.264/AAC recording as track descriptions and samples for the segmenter, without decoding.
@@ -46,8 +59,8 @@ public final class CopySource {
         inputStreams = demuxer.streams
         for stream in demuxer.streams where !(stream.isH264 || stream.isAAC) {
             let kind = stream.kind == .video ? "video" : "audio"
-            throw CopyError(path: demuxer.path, detail: "\(stream.codecName) \(kind) cannot be copied into HLS "
-                + "(copy mode carries H.264 video and AAC audio); leave out --copy and transcoding will handle it")
+            throw CopyError(path: demuxer.path, reason: "\(stream.codecName) \(kind) cannot be copied into HLS "
+                + "(copy mode carries H.264 video and AAC audio)", transcodingHelps: true)
         }
         var readAhead: [DemuxedPacket] = []
         var state: [Track] = []
@@ -103,8 +116,8 @@ public final class CopySource {
         var track = state[index]
         let timeBase = track.info.timeBase
         guard let sourceDecodeTime = packet.dts ?? packet.pts ?? track.lastDecodeTime.map({ $0 + 1 }) else {
-            throw CopyError(path: path, detail: "its \(track.info.codecName) packets have no timestamps, which copying "
-                + "needs; leave out --copy and transcoding will handle it")
+            throw CopyError(path: path, reason: "its \(track.info.codecName) packets have no timestamps, which copying "
+                + "needs", transcodingHelps: true)
         }
         let decodeTime = rescale(sourceDecodeTime, timeBase, track.timescale)
         let presentationTime = packet.pts.map { rescale($0, timeBase, track.timescale) } ?? decodeTime
@@ -118,7 +131,7 @@ public final class CopySource {
             do {
                 unit = try H264AccessUnit(packet.data, framing: framing, configuration: configuration)
             } catch {
-                throw CopyError(path: path, detail: "broken H.264 sample at \(seconds(decodeTime, track)) s "
+                throw CopyError(path: path, reason: "broken H.264 sample at \(seconds(decodeTime, track)) s "
                     + "(\(error)); the file is corrupt")
             }
             return EncodedSample(track: index, decodeTime: decodeTime,
@@ -130,7 +143,7 @@ public final class CopySource {
                 do {
                     data = Array(try ADTSHeader.payload(ofFrame: data))
                 } catch {
-                    throw CopyError(path: path, detail: "broken ADTS frame at \(seconds(decodeTime, track)) s "
+                    throw CopyError(path: path, reason: "broken ADTS frame at \(seconds(decodeTime, track)) s "
                         + "(\(error)); the file is corrupt")
                 }
             }
@@ -156,7 +169,7 @@ public final class CopySource {
                 let configuration = try AVCDecoderConfiguration(parsing: stream.extradata)
                 return (.lengthPrefixed(lengthSize: configuration.nalUnitLengthSize), configuration)
             } catch {
-                throw CopyError(path: demuxer.path, detail: "unreadable H.264 configuration (\(error))")
+                throw CopyError(path: demuxer.path, reason: "unreadable H.264 configuration (\(error))")
             }
         }
         if let configuration = try? AVCDecoderConfiguration(annexB: stream.extradata) {
@@ -167,7 +180,7 @@ public final class CopySource {
             (try? AVCDecoderConfiguration(annexB: $0.data)) != nil
         }
         guard let packet, let configuration = try? AVCDecoderConfiguration(annexB: packet.data) else {
-            throw CopyError(path: demuxer.path, detail: "no H.264 parameter sets (SPS/PPS) found; "
+            throw CopyError(path: demuxer.path, reason: "no H.264 parameter sets (SPS/PPS) found; "
                 + "the video cannot be decoded")
         }
         return (.annexB, configuration)
@@ -179,7 +192,7 @@ public final class CopySource {
         let packet = try readUntil(streamIndex: streamIndex, demuxer: demuxer, readAhead: &readAhead) { _ in true }
         guard let packet, let header = try? ADTSHeader(parsing: packet.data),
               let config = try? header.audioSpecificConfig() else {
-            throw CopyError(path: demuxer.path, detail: "AAC audio without a decoder configuration or ADTS "
+            throw CopyError(path: demuxer.path, reason: "AAC audio without a decoder configuration or ADTS "
                 + "headers; the audio cannot be decoded")
         }
         return config
@@ -206,7 +219,7 @@ public final class CopySource {
         do {
             sps = try configuration.parsedSequenceParameterSet()
         } catch {
-            throw CopyError(path: path, detail: "unreadable H.264 sequence parameter set (\(error))")
+            throw CopyError(path: path, reason: "unreadable H.264 sequence parameter set (\(error))")
         }
         let width = stream.width > 0 ? stream.width : sps.width
         let height = stream.height > 0 ? stream.height : sps.height

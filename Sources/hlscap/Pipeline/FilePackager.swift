@@ -59,7 +59,7 @@ struct FilePackager {
             } catch let gap as KeyframeGapTooLong {
                 return try transcode(into: store, reason: gap.description)
             } catch let refusal as CopyError {
-                return try transcode(into: store, reason: refusal.reasonToTranscode)
+                return try transcode(into: store, reason: refusal.summary)
             }
         }
     }
@@ -70,7 +70,7 @@ struct FilePackager {
             do {
                 _ = try CopySource(demuxer: FileDemuxer(path: input))
             } catch let error as CopyError {
-                return error.reasonToTranscode
+                return error.summary
             } catch {
                 throw Self.commandError(error)
             }
@@ -266,9 +266,4 @@ private struct KeyframeGapCheck {
 
 extension Segment {
     var startSeconds: Double { Double(startTicks) / Double(timescale) - 10 }
-}
-
-extension CopyError {
-    /// The reason automatic mode gives for transcoding this input.
-    var reasonToTranscode: String { detail.components(separatedBy: ";").first.map { "\(path): \($0)" } ?? detail }
 }
