@@ -28,7 +28,11 @@ public struct Segmenter: Sendable {
         public var startOffsetSeconds: Int64
         public var firstSequenceNumber: Int
 
-        public init(tracks: [Track], segmentMilliseconds: Int64 = 2000, startOffsetSeconds: Int64 = 10,
+        /// Where the first frame is presented: late enough that AAC priming never makes a decode time negative.
+        public static let defaultStartOffsetSeconds: Int64 = 10
+
+        public init(tracks: [Track], segmentMilliseconds: Int64 = 2000,
+                    startOffsetSeconds: Int64 = defaultStartOffsetSeconds,
                     firstSequenceNumber: Int = 1) {
             self.tracks = tracks
             self.segmentMilliseconds = segmentMilliseconds

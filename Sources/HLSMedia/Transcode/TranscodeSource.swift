@@ -117,7 +117,7 @@ public final class TranscodeSource {
             return
         }
         try drainDecoders(of: input)
-        var endTicks = inputOffsetTicks + input.durationTicks(frameRate: video?.frameRate)
+        var endTicks = inputOffsetTicks + input.durationTicks
         let isLastInput = nextInput == paths.count
         if let video {
             // The last input's audio may outlast its pictures by less than a frame (AAC frames round its
@@ -267,9 +267,7 @@ private final class InputState {
     }
 
     /// Where the next input starts: the end of the longer track.
-    func durationTicks(frameRate: Rational?) -> Int64 {
-        max(videoEndTicks, audioEndTicks)
-    }
+    var durationTicks: Int64 { max(videoEndTicks, audioEndTicks) }
 
     static func frameTicks(_ frameRate: Rational) -> Int64 {
         rescale(Int64(frameRate.denominator), multipliedBy: VideoEncoder.timescale, dividedBy: Int64(frameRate.numerator))

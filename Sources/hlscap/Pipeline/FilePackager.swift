@@ -265,5 +265,8 @@ private struct KeyframeGapCheck {
 }
 
 extension Segment {
-    var startSeconds: Double { Double(startTicks) / Double(timescale) - 10 }
+    /// Where the segment starts in the input, in seconds: its output time less the segmenter's offset.
+    var startSeconds: Double {
+        Double(startTicks) / Double(timescale) - Double(Segmenter.Configuration.defaultStartOffsetSeconds)
+    }
 }

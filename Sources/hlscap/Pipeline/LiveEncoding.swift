@@ -10,7 +10,7 @@ struct LiveTiming {
     var leadMicroseconds: Int64?
     /// Wall-clock time matching `originMicroseconds`.
     var originDate: Date?
-    var startOffsetSeconds: Int64 = 10
+    var startOffsetSeconds = Segmenter.Configuration.defaultStartOffsetSeconds
 
     /// Capture time (µs) of an output time on the lead track.
     func captureMicroseconds(ticks: Int64, timescale: UInt32) -> Int64? {
