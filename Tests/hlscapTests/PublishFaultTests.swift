@@ -31,10 +31,57 @@ import Testing
         return path
     }
 
+    @Test func everySegmentArrivesAndThePlaylistNeverListsAMissingFile() throws {
+        let rig = try FaultyOrigin(proxyArguments: [
+            "--fail-share", Self.failShare, "--seed", "8", "--latency", Self.latencySeconds,
+            "--stall", Self.stallSeconds, "--outage", Self.outage])
+        defer { rig.stop() }
+        let origin = rig.origin
+        let recording = try Self.makePacedRecording(in: origin.directory)
+
+        let result = try ExternalTools.runHlscap([
+            "file", recording, "--segment-duration", Self.segmentSeconds, "--publish", rig.proxyURL + "live/",
+            "--publish-timeout", Self.requestTimeoutSeconds, "--publish-drain-timeout", Self.drainTimeoutSeconds])
+        #expect(result.succeeded, "\(result.stderr)")
+
+        try rig.expectSafeListingUnderFaults(minimumVersions: 3)
+
+        let playlist = try origin.storedPlaylist("live/playlist.m3u8")
+        #expect(playlist.endList)
+        #expect(playlist.segments.count >= Self.pacedSeconds * 2 - 1)
+        for segment in playlist.segments {
+            #expect(origin.stored("live/" + segment.uri) != nil, "\(segment.uri)")
+        }
+        let errors = try ExternalTools.ffmpegDecodeErrors(path: origin.url + "live/playlist.m3u8")
+        #expect(errors.isEmpty, "\(errors)")
+    }
+}
+
+/// An nginx origin behind the fault-injecting proxy, and a poller reading the origin's
+/// `live/playlist.m3u8` every 50 ms the whole time.
+final class FaultyOrigin {
+    let origin: OriginFixture
+    let proxy: BackgroundTool
+    let poller: BackgroundTool
+    /// Where hlscap publishes: the proxy in front of the origin.
+    let proxyURL: String
+
+    init(proxyArguments: [String]) throws {
+        origin = try OriginFixture()
+        do {
+            proxy = try BackgroundTool("fault_proxy.py", [origin.url] + proxyArguments, in: origin.directory)
+            proxyURL = try proxy.announcedURL(prefix: "proxy")
+            poller = try BackgroundTool("origin_poller.py", [origin.url + "live/playlist.m3u8", "--interval", "0.05"],
+                                        in: origin.directory)
+        } catch {
+            origin.stop()
+            throw error
+        }
+    }
+
     /// The poller saw the origin's playlist grow at least `minimumVersions` times and never list a
     /// file the origin lacked, while the proxy injected every kind of fault.
-    static func expectSafeListingUnderFaults(poller: BackgroundTool, proxy: BackgroundTool,
-                                             minimumVersions: Int) throws {
+    func expectSafeListingUnderFaults(minimumVersions: Int) throws {
         #expect(poller.waitForExit(timeoutSeconds: 10) == 0, "\(poller.output)")
         let polled = try JSONSerialization.jsonObject(with: Data(poller.output.utf8)) as? [String: Any]
         #expect((polled?["violations"] as? [String])?.isEmpty == true, "\(poller.output)")
@@ -49,33 +96,9 @@ import Testing
         }
     }
 
-    @Test func everySegmentArrivesAndThePlaylistNeverListsAMissingFile() throws {
-        let origin = try OriginFixture()
-        defer { origin.stop() }
-        let recording = try Self.makePacedRecording(in: origin.directory)
-        let proxy = try BackgroundTool("fault_proxy.py", [
-            origin.url, "--fail-share", Self.failShare, "--seed", "8", "--latency", Self.latencySeconds,
-            "--stall", Self.stallSeconds, "--outage", Self.outage], in: origin.directory)
-        defer { proxy.stop() }
-        let proxyURL = try proxy.announcedURL(prefix: "proxy")
-        let poller = try BackgroundTool("origin_poller.py", [origin.url + "live/playlist.m3u8", "--interval", "0.05"],
-                                        in: origin.directory)
-        defer { poller.stop() }
-
-        let result = try ExternalTools.runHlscap([
-            "file", recording, "--segment-duration", Self.segmentSeconds, "--publish", proxyURL + "live/",
-            "--publish-timeout", Self.requestTimeoutSeconds, "--publish-drain-timeout", Self.drainTimeoutSeconds])
-        #expect(result.succeeded, "\(result.stderr)")
-
-        try Self.expectSafeListingUnderFaults(poller: poller, proxy: proxy, minimumVersions: 3)
-
-        let playlist = try origin.storedPlaylist("live/playlist.m3u8")
-        #expect(playlist.endList)
-        #expect(playlist.segments.count >= Self.pacedSeconds * 2 - 1)
-        for segment in playlist.segments {
-            #expect(origin.stored("live/" + segment.uri) != nil, "\(segment.uri)")
-        }
-        let errors = try ExternalTools.ffmpegDecodeErrors(path: origin.url + "live/playlist.m3u8")
-        #expect(errors.isEmpty, "\(errors)")
+    func stop() {
+        poller.stop()
+        proxy.stop()
+        origin.stop()
     }
 }

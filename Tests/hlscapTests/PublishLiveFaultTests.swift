@@ -17,16 +17,12 @@ import Testing
     static let drainTimeoutSeconds = "90"
 
     @Test func aLiveStreamSurvivesFailuresAndAnOutageWithNothingLost() throws {
-        let origin = try OriginFixture()
-        defer { origin.stop() }
-        let proxy = try BackgroundTool("fault_proxy.py", [
-            origin.url, "--fail-share", Self.failShare, "--seed", "11", "--latency", Self.latencySeconds,
-            "--stall", Self.stallSeconds, "--outage", Self.outage], in: origin.directory)
-        defer { proxy.stop() }
-        let proxyURL = try proxy.announcedURL(prefix: "proxy")
-        let poller = try BackgroundTool("origin_poller.py", [origin.url + "live/playlist.m3u8", "--interval", "0.05"],
-                                        in: origin.directory)
-        defer { poller.stop() }
+        let rig = try FaultyOrigin(proxyArguments: [
+            "--fail-share", Self.failShare, "--seed", "11", "--latency", Self.latencySeconds,
+            "--stall", Self.stallSeconds, "--outage", Self.outage])
+        defer { rig.stop() }
+        let origin = rig.origin
+        let proxyURL = rig.proxyURL
 
         let result = try ExternalTools.runHlscap([
             "live", "--video", "test", "--audio", "test", "--size", "320x180", "--window", "0",
@@ -36,7 +32,7 @@ import Testing
         #expect(result.succeeded, "\(result.stderr)")
         #expect(result.stdout.contains("published to \(proxyURL)live/"), "\(result.stdout)")
 
-        try PublishFaultTests.expectSafeListingUnderFaults(poller: poller, proxy: proxy, minimumVersions: 11)
+        try rig.expectSafeListingUnderFaults(minimumVersions: 11)
 
         let playlist = try origin.storedPlaylist("live/playlist.m3u8")
         #expect(playlist.endList)
