@@ -1,3 +1,4 @@
+import CFFmpeg
 import Foundation
 import HLSKit
 import Testing
@@ -111,6 +112,26 @@ import Testing
         }
         total += try resampler.flush()?.sampleCount ?? 0
         #expect(abs(total - 2 * 48_000) <= 8, "\(total) samples")
+    }
+
+    @Test func aFrameThatStatesOnlyAChannelCountIsConverted() throws {
+        let resampler = Resampler(outputSampleRate: 48_000, outputChannelCount: 2)
+        var total = 0
+        for index in 0..<10 {
+            // As WAV and raw PCM decode: two channels in no stated order.
+            let frame = try Frame(timeBase: Rational(1, 44_100))
+            frame.pointer.pointee.nb_samples = 4_410
+            frame.pointer.pointee.sample_rate = 44_100
+            frame.pointer.pointee.format = AV_SAMPLE_FMT_S16.rawValue
+            frame.pointer.pointee.ch_layout.order = AV_CHANNEL_ORDER_UNSPEC
+            frame.pointer.pointee.ch_layout.nb_channels = 2
+            try FFmpegError.check(av_frame_get_buffer(frame.pointer, 0))
+            frame.plane(0).base.initialize(repeating: 0, count: 4_410 * 2 * 2)
+            frame.pts = Int64(index * 4_410)
+            total += try resampler.convert(frame).reduce(0) { $0 + $1.sampleCount }
+        }
+        total += try resampler.flush()?.sampleCount ?? 0
+        #expect(abs(total - 48_000) <= 4, "\(total) samples")
     }
 
     @Test(arguments: [(44_100, 0), (500_000, 2), (800, 2)])

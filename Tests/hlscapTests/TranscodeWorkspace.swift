@@ -118,6 +118,11 @@ enum TranscodeInputs {
     static let audioOnly = SyncClip(
         name: "audio-only.flac", seconds: 3, video: nil, audio: SyncClip.Audio(sampleRate: 44_100, layout: "stereo"),
         encoding: ["-c:a", "flac"])
+    /// A WAV file states a channel count but no layout. 2.5 s: at 2 s the last segment would hold a
+    /// single AAC frame, which GStreamer 1.22's HLS reader leaves out.
+    static let wavPCM = SyncClip(
+        name: "audio-only.wav", seconds: 2.5, video: nil, audio: SyncClip.Audio(sampleRate: 44_100, layout: "stereo"),
+        encoding: ["-c:a", "pcm_s16le"])
     /// The first of two joined clips, and a wider, flatter second one to be letterboxed into its size.
     static let joinFirst = SyncClip(
         name: "join-first.mp4", seconds: 3, video: video(320, 240, 25), audio: stereo48k, encoding: x264 + aac)
@@ -138,6 +143,7 @@ enum TranscodeInputs {
         TranscodeCase(name: "60fps-1080p", clips: [fullHD60], arguments: ["--transcode"], outputSize: (1920, 1080)),
         TranscodeCase(name: "video-only", clips: [videoOnly], outputSize: (320, 240)),
         TranscodeCase(name: "audio-only", clips: [audioOnly], outputSize: nil),
+        TranscodeCase(name: "wav-without-layout", clips: [wavPCM], outputSize: nil),
         TranscodeCase(name: "joined-sizes", clips: [joinFirst, joinWide], arguments: ["--transcode"],
                       outputSize: (320, 240)),
     ]

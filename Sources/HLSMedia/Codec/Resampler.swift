@@ -39,6 +39,12 @@ public final class Resampler {
     /// the input format changed (the old format's tail, then the new frame).
     public func convert(_ frame: Frame) throws -> [Frame] {
         let format = try Self.inputFormat(of: frame)
+        // swresample compares each frame's layout with the one it was set up with, so a frame
+        // that states only a channel count (WAV, raw PCM) carries the usual layout for it too.
+        if frame.pointer.pointee.ch_layout.order == AV_CHANNEL_ORDER_UNSPEC {
+            av_channel_layout_uninit(&frame.pointer.pointee.ch_layout)
+            av_channel_layout_default(&frame.pointer.pointee.ch_layout, format.channelCount)
+        }
         var frames: [Frame] = []
         if format != inputFormat {
             if inputFormat != nil, let tail = try flush() { frames.append(tail) }
@@ -72,12 +78,7 @@ public final class Resampler {
         swr_free(&context)
         var inputLayout = AVChannelLayout()
         defer { av_channel_layout_uninit(&inputLayout) }
-        // A stream that states only a channel count gets the usual layout for that count.
-        if frame.pointer.pointee.ch_layout.order == AV_CHANNEL_ORDER_UNSPEC {
-            av_channel_layout_default(&inputLayout, format.channelCount)
-        } else {
-            try FFmpegError.check(av_channel_layout_copy(&inputLayout, &frame.pointer.pointee.ch_layout))
-        }
+        try FFmpegError.check(av_channel_layout_copy(&inputLayout, &frame.pointer.pointee.ch_layout))
         var outputLayout = AVChannelLayout()
         av_channel_layout_default(&outputLayout, Int32(outputChannelCount))
         defer { av_channel_layout_uninit(&outputLayout) }

@@ -96,7 +96,7 @@ struct FilePackager {
             output.writer.removeWrittenFiles()
             // Reasons to transcode instead go up as they are; the caller decides.
             if error is KeyframeGapTooLong || error is CopyError { throw error }
-            throw Self.commandError(error)
+            throw packagingError(error)
         }
     }
 
@@ -112,8 +112,16 @@ struct FilePackager {
                            skippedCorruptPackets: source.skippedCorruptPackets, publishReport: report)
         } catch {
             output.writer.removeWrittenFiles()
-            throw Self.commandError(error)
+            throw packagingError(error)
         }
+    }
+
+    /// An error met while packaging; one without a message of its own names the inputs it came from.
+    private func packagingError(_ error: any Error) -> CommandError {
+        let commandError = Self.commandError(error)
+        guard commandError.exitCode == .software else { return commandError }
+        return CommandError("\(inputs.joined(separator: ", ")): packaging failed: \(commandError.message)",
+                            exitCode: .software)
     }
 
     private func finish(_ output: inout Output) throws -> (StreamWriter.Summary, PublishReport?) {
