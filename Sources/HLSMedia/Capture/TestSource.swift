@@ -62,6 +62,8 @@ public final class TestSource: CaptureSource {
     private static func run(_ pattern: TestPattern, _ configuration: Configuration, startMicroseconds: Int64,
                             on thread: CaptureThread) {
         let end = configuration.durationMicroseconds ?? .max
+        // Enough for the frames the writing queue holds before it drops any, and the encoder's.
+        let pictures = PicturePool(width: pattern.width, height: pattern.height, capacity: 12)
         var frameIndex: Int64 = 0
         var sampleIndex: Int64 = 0
         while !thread.isStopRequested {
@@ -81,7 +83,7 @@ public final class TestSource: CaptureSource {
             do {
                 let event: CaptureEvent
                 if nextIsVideo {
-                    let frame = try Frame.yuv420p(width: pattern.width, height: pattern.height, timeBase: MonotonicClock.timeBase)
+                    let frame = try pictures.picture(timeBase: MonotonicClock.timeBase)
                     pattern.draw(frame: frameIndex, into: frame)
                     frame.pts = startMicroseconds + videoStart
                     event = .video(frame)
