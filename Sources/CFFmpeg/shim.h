@@ -17,6 +17,7 @@
 #include <libswresample/swresample.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <sys/prctl.h>
 
 // Macros Swift cannot import, as functions.
 static inline int hlscap_averror(int posixError) { return AVERROR(posixError); }
@@ -27,6 +28,11 @@ static inline int hlscap_averror_decoder_not_found(void) { return AVERROR_DECODE
 static inline int64_t hlscap_nopts_value(void) { return AV_NOPTS_VALUE; }
 static inline AVRational hlscap_time_base_q(void) { return AV_TIME_BASE_Q; }
 static inline int hlscap_averror_stream_not_found(void) { return AVERROR_STREAM_NOT_FOUND; }
+
+// Asks the kernel not to back this process's memory with 2 MB transparent huge pages. x264
+// requests them for its frame buffers, and a huge page counts whole however little of it is
+// used. prctl is variadic, which Swift cannot call.
+static inline int hlscap_disable_transparent_huge_pages(void) { return prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0); }
 
 // Formats a log message without consuming `args`, so the same va_list can still be
 // handed to av_log_default_callback afterwards.

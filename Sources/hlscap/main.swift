@@ -1,3 +1,4 @@
+import CFFmpeg
 import Foundation
 
 let version = "0.1.0"
@@ -61,4 +62,6 @@ func runMain(_ words: [String]) -> ExitCode {
     }
 }
 
+// Memory over speed: x264's 2 MB pages added 4 MB to a 720p live stream at no measurable gain.
+_ = hlscap_disable_transparent_huge_pages()
 exit(runMain(Array(CommandLine.arguments.dropFirst())).rawValue)

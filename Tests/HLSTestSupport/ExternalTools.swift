@@ -346,6 +346,7 @@ public final class BackgroundProcess: @unchecked Sendable {
     }
 
     public var isRunning: Bool { process.isRunning }
+    public var processIdentifier: Int32 { process.processIdentifier }
     public var stdout: String { output("stdout") }
     public var stderr: String { output("stderr") }
 
