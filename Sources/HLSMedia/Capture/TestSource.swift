@@ -62,8 +62,9 @@ public final class TestSource: CaptureSource {
     private static func run(_ pattern: TestPattern, _ configuration: Configuration, startMicroseconds: Int64,
                             on thread: CaptureThread) {
         let end = configuration.durationMicroseconds ?? .max
-        // Enough for the frames the writing queue holds before it drops any, and the encoder's.
-        let pictures = PicturePool(width: pattern.width, height: pattern.height, capacity: 12)
+        // One being drawn, one waiting for the writing queue, one being encoded, one spare; frames
+        // beyond that, while the queue is behind, are made for the moment and freed after.
+        let pictures = PicturePool(width: pattern.width, height: pattern.height, capacity: 4)
         var frameIndex: Int64 = 0
         var sampleIndex: Int64 = 0
         while !thread.isStopRequested {
