@@ -32,6 +32,5 @@ import Testing
         extra = nil
         kept = nil
         #expect(try pool.picture(timeBase: Self.timeBase).plane(0).base == keptBuffer)
-        _ = (kept, extra)
     }
 }

@@ -38,13 +38,13 @@ public final class Resampler {
     /// Returns nothing while the resampler is still filling its filter, and two frames when
     /// the input format changed (the old format's tail, then the new frame).
     public func convert(_ frame: Frame) throws -> [Frame] {
-        let format = try Self.inputFormat(of: frame)
         // swresample compares each frame's layout with the one it was set up with, so a frame
-        // that states only a channel count (WAV, raw PCM) carries the usual layout for it too.
-        if frame.pointer.pointee.ch_layout.order == AV_CHANNEL_ORDER_UNSPEC {
-            av_channel_layout_uninit(&frame.pointer.pointee.ch_layout)
-            av_channel_layout_default(&frame.pointer.pointee.ch_layout, format.channelCount)
+        // that states only a channel count (WAV, raw PCM) carries the usual layout for it first.
+        let layout = frame.pointer.pointee.ch_layout
+        if layout.order == AV_CHANNEL_ORDER_UNSPEC {
+            av_channel_layout_default(&frame.pointer.pointee.ch_layout, layout.nb_channels)
         }
+        let format = try Self.inputFormat(of: frame)
         var frames: [Frame] = []
         if format != inputFormat {
             if inputFormat != nil, let tail = try flush() { frames.append(tail) }

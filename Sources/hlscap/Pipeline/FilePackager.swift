@@ -96,7 +96,7 @@ struct FilePackager {
             output.writer.removeWrittenFiles()
             // Reasons to transcode instead go up as they are; the caller decides.
             if error is KeyframeGapTooLong || error is CopyError { throw error }
-            throw packagingError(error)
+            throw Self.commandError(error, packaging: inputs)
         }
     }
 
@@ -112,16 +112,8 @@ struct FilePackager {
                            skippedCorruptPackets: source.skippedCorruptPackets, publishReport: report)
         } catch {
             output.writer.removeWrittenFiles()
-            throw packagingError(error)
+            throw Self.commandError(error, packaging: inputs)
         }
-    }
-
-    /// An error met while packaging; one without a message of its own names the inputs it came from.
-    private func packagingError(_ error: any Error) -> CommandError {
-        let commandError = Self.commandError(error)
-        guard commandError.exitCode == .software else { return commandError }
-        return CommandError("\(inputs.joined(separator: ", ")): packaging failed: \(commandError.message)",
-                            exitCode: .software)
     }
 
     private func finish(_ output: inout Output) throws -> (StreamWriter.Summary, PublishReport?) {
@@ -196,7 +188,9 @@ struct FilePackager {
         return store
     }
 
-    static func commandError(_ error: any Error) -> CommandError {
+    /// The message and exit status for `error`; one without a message of its own met while
+    /// packaging `inputs` names them.
+    static func commandError(_ error: any Error, packaging inputs: [String] = []) -> CommandError {
         switch error {
         case let error as CommandError:
             return error
@@ -209,7 +203,8 @@ struct FilePackager {
         case let error as StoreError:
             return CommandError(error.description, exitCode: ExitCode(rawValue: error.kind.rawValue) ?? .ioError)
         default:
-            return CommandError("\(error)", exitCode: .software)
+            let context = inputs.isEmpty ? "" : inputs.joined(separator: ", ") + ": packaging failed: "
+            return CommandError(context + "\(error)", exitCode: .software)
         }
     }
 }
