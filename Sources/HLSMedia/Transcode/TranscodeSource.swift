@@ -17,6 +17,8 @@ public final class TranscodeSource {
     public let totalSeconds: Double?
     /// Packets a decoder rejected as corrupt; they were skipped.
     public private(set) var skippedCorruptPackets = 0
+    /// The video renditions' names, tallest first (`720p` …), when encoding a ladder.
+    public var videoRenditionNames: [String] { video?.renditions.renditions.map(\.name) ?? [] }
     /// Output time reached so far, in seconds.
     public private(set) var mediaSeconds = 0.0
 
@@ -55,8 +57,7 @@ public final class TranscodeSource {
                 throw CodecError.unsupportedSettings("no input has a video stream")
             }
             let lane = try VideoLane(stream: stream, settings: settings, trackIndex: tracks.count)
-            tracks.append(TrackDescription(trackID: UInt32(tracks.count + 1), timescale: UInt32(VideoEncoder.timescale),
-                                           format: .h264(lane.encoder.format)))
+            tracks += lane.renditions.tracks
             video = lane
         } else {
             video = nil
