@@ -133,19 +133,27 @@ public struct StreamWriter {
     private func masterPlaylist(_ summary: Summary, version: Int) -> MasterPlaylist {
         var resolution: MasterPlaylist.Resolution?
         var codecs: [String] = []
+        var videoRange: MasterPlaylist.VideoRange?
         for track in tracks {
             switch track.format {
             case .h264(let format):
                 codecs.append(format.decoderConfiguration.codecsString)
                 resolution = MasterPlaylist.Resolution(width: format.displayWidth, height: format.displayHeight)
+            case .hevc(let format):
+                codecs.append(format.decoderConfiguration.codecsString)
+                resolution = MasterPlaylist.Resolution(width: format.displayWidth, height: format.displayHeight)
             case .aac(let format):
                 codecs.append(format.audioSpecificConfig.codecsString)
             }
+            if let colour = track.colourDescription {
+                videoRange = MasterPlaylist.VideoRange(transferCharacteristics: colour.transferCharacteristics)
+            }
         }
-        let variant = MasterPlaylist.Variant(
+        var variant = MasterPlaylist.Variant(
             uri: Self.playlistName, bandwidthBitsPerSecond: summary.peakBitrate,
             averageBandwidthBitsPerSecond: summary.averageBitrate, codecs: codecs, resolution: resolution,
             framesPerSecond: videoSeconds > 0 ? Double(videoFrames) / videoSeconds : nil)
+        variant.videoRange = videoRange
         return MasterPlaylist(version: version, independentSegments: true, variants: [variant])
     }
 

@@ -20,6 +20,8 @@ public struct MasterPlaylist: Sendable, Equatable {
         public var codecs: [String]?
         public var resolution: Resolution?
         public var framesPerSecond: Double?
+        /// VIDEO-RANGE (RFC 8216bis 4.4.6.2); left out when the colour description is unknown.
+        public var videoRange: VideoRange?
 
         public init(uri: String, bandwidthBitsPerSecond: Int, averageBandwidthBitsPerSecond: Int? = nil,
                     codecs: [String]? = nil, resolution: Resolution? = nil, framesPerSecond: Double? = nil) {
@@ -73,6 +75,7 @@ private extension MasterPlaylist.Variant {
         if let framesPerSecond {
             attributes.append("FRAME-RATE=\(PlaylistNumber.threeDecimals(framesPerSecond))")
         }
+        if let videoRange { attributes.append("VIDEO-RANGE=\(videoRange.rawValue)") }
         return attributes.joined(separator: ",")
     }
 }
