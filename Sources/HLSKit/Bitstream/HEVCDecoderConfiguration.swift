@@ -62,6 +62,24 @@ public struct HEVCDecoderConfiguration: Sendable, Equatable {
         arrays.filter { $0.type == type.rawValue }.flatMap(\.nalUnits)
     }
 
+    /// This record as an `hvc1` entry declares it for samples rewritten to 4-byte lengths: every parameter set
+    /// array complete (an `hev1` input's may not be), other arrays (SEI) as they were.
+    public var forFourByteLengthSamples: HEVCDecoderConfiguration {
+        var record = self
+        record.nalUnitLengthSize = 4
+        let parameterSetTypes: [HEVCNALUnitType] = [.videoParameterSet, .sequenceParameterSet, .pictureParameterSet]
+        for index in record.arrays.indices
+        where parameterSetTypes.contains(where: { $0.rawValue == record.arrays[index].type }) {
+            record.arrays[index].isComplete = true
+        }
+        return record
+    }
+
+    /// Whether the record holds a VPS, an SPS and a PPS, enough to decode from.
+    public var hasParameterSets: Bool {
+        !videoParameterSets.isEmpty && !sequenceParameterSets.isEmpty && !pictureParameterSets.isEmpty
+    }
+
     /// The CODECS value of an `hvc1` sample entry with this record.
     public var codecsString: String { profileTierLevel.codecsString() }
 
@@ -95,8 +113,13 @@ extension HEVCDecoderConfiguration {
     /// A configuration from the VPS, SPS and PPS NAL units in Annex-B data: libx265's extradata, or a
     /// keyframe that carries its parameter sets in-band.
     public init(annexB bytes: [UInt8]) throws {
+        try self.init(parameterSetsIn: AnnexB.nalUnits(in: bytes))
+    }
+
+    /// A configuration from the VPS, SPS and PPS among `units`, in their order; other NAL units are ignored.
+    public init(parameterSetsIn units: [ArraySlice<UInt8>]) throws {
         var sets: [HEVCNALUnitType: [[UInt8]]] = [:]
-        for unit in AnnexB.nalUnits(in: bytes) {
+        for unit in units {
             guard let type = unit.first.flatMap(HEVCNALUnitType.init(headerByte:)),
                   [.videoParameterSet, .sequenceParameterSet, .pictureParameterSet].contains(type) else { continue }
             sets[type, default: []].append(Array(unit))

@@ -54,7 +54,7 @@ struct FilePackager {
             do {
                 return try copy(into: store,
                                 maximumKeyframeGapMilliseconds: Self.copyableKeyframeGapSegments * segmentMilliseconds,
-                                reason: "H.264/AAC with keyframes at most \(Self.copyableKeyframeGapSegments) segment "
+                                reason: "H.264/HEVC and AAC with keyframes at most \(Self.copyableKeyframeGapSegments) segment "
                                     + "durations apart")
             } catch let gap as KeyframeGapTooLong {
                 return try transcode(into: store, reason: gap.description)
