@@ -8,7 +8,8 @@ import Testing
 @Suite struct CopyModeStreamTests {
     static let copyableFixtures = [
         "h264-aac.mp4", "h264-bframes-aac.mp4", "aac-priming-editlist.mp4", "h264-aac.mkv", "h264-aac.ts",
-        "video-only.mp4", "audio-only.m4a", "long-gop.mp4", "flash-beep.mp4",
+        "video-only.mp4", "audio-only.m4a", "long-gop.mp4", "flash-beep.mp4", "hevc-portrait.mov", "hevc-hlg.ts",
+        "hevc-pq.mp4",
     ]
 
     @Test(arguments: copyableFixtures)
@@ -35,7 +36,7 @@ import Testing
         let tracks = try InitSection(stream.bytes("init.mp4"))
         #expect(master.hasPrefix("#EXTM3U\n#EXT-X-VERSION:6\n#EXT-X-INDEPENDENT-SEGMENTS\n#EXT-X-STREAM-INF:BANDWIDTH="))
         #expect(master.hasSuffix("\nplaylist.m3u8\n"))
-        #expect(master.contains("CODECS=\"avc1.") == (tracks.videoTrackID != nil))
+        #expect(master.contains("CODECS=\"\(tracks.videoSampleEntry ?? "avc1").") == (tracks.videoTrackID != nil))
         #expect(master.contains("mp4a.40.2") == (tracks.audioTrackID != nil))
         #expect(master.contains("RESOLUTION=") == (tracks.videoTrackID != nil))
     }
@@ -144,6 +145,8 @@ import Testing
 /// The tracks an init segment declares, read with the test-only box reader.
 struct InitSection {
     var videoTrackID: UInt32?
+    /// `avc1` or `hvc1`.
+    var videoSampleEntry: String?
     var audioTrackID: UInt32?
     var timescales: [UInt32: UInt32] = [:]
     var trackCount = 0
@@ -154,7 +157,10 @@ struct InitSection {
             let trackID = try #require(try trak.first("tkhd")?.trackHeader().trackID)
             let handler = try #require(try trak.first("mdia/hdlr")?.handlerType())
             timescales[trackID] = try #require(try trak.first("mdia/mdhd")?.mediaTimescale())
-            if handler == "vide" { videoTrackID = trackID }
+            if handler == "vide" {
+                videoTrackID = trackID
+                videoSampleEntry = trak.first("mdia/minf/stbl/stsd")?.children.first?.type
+            }
             if handler == "soun" { audioTrackID = trackID }
             trackCount += 1
         }
