@@ -111,6 +111,34 @@ import Testing
         #expect(rotation.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "-90")
     }
 
+    /// An H.264 SPS that states its colour description gets a `colr` next to its `avcC`, and the master playlist
+    /// a VIDEO-RANGE; the committed fixtures state none and get neither.
+    @Test func copyModeKeepsAnH264ColourDescription() throws {
+        let directory = try PackagedStream.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let input = directory.appendingPathComponent("bt709.mp4").path
+        try SyncClip.ffmpeg(["-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=160x120:rate=25", "-t", "1",
+                             "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-color_primaries", "bt709",
+                             "-color_trc", "bt709", "-colorspace", "bt709", input])
+        let output = directory.appendingPathComponent("out")
+        let result = try ExternalTools.runHlscap(["file", input, "--copy", "--out", output.path])
+        #expect(result.succeeded, "\(result.stderr)")
+        let avc1 = try #require(try MP4Box.parse(Array(Data(contentsOf: output.appendingPathComponent("init.mp4"))))
+            .first("moov/trak/mdia/minf/stbl/stsd/avc1"))
+        #expect(avc1.children.map(\.type) == ["avcC", "colr"])
+        #expect(try avc1.first("colr")?.colourInformation()
+                == MP4Box.ColourInformation(primaries: 1, transferCharacteristics: 1, matrixCoefficients: 1,
+                                            isFullRange: false))
+        let master = try String(contentsOf: output.appendingPathComponent("master.m3u8"), encoding: .utf8)
+        #expect(master.contains(",VIDEO-RANGE=SDR\n"), "\(master)")
+
+        let plain = try PackagedStream.package("h264-aac.mp4")
+        defer { plain.remove() }
+        #expect(try MP4Box.parse(plain.bytes("init.mp4")).first("moov/trak/mdia/minf/stbl/stsd/avc1/colr") == nil)
+        #expect(!(try String(contentsOf: plain.directory.appendingPathComponent("master.m3u8"), encoding: .utf8))
+            .contains("VIDEO-RANGE"))
+    }
+
     @Test func audioAndVideoStayInSync() throws {
         let stream = try PackagedStream.package("flash-beep.mp4")
         defer { stream.remove() }

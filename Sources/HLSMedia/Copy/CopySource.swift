@@ -248,6 +248,7 @@ public final class CopySource {
                                               dividedBy: Int64(aspect.denominator)))
         }
         return H264Format(decoderConfiguration: configuration, width: width, height: height,
-                          displayWidth: displayWidth, displayHeight: height, matrix: stream.displayMatrix)
+                          displayWidth: displayWidth, displayHeight: height, matrix: stream.displayMatrix,
+                          colourDescription: sps.colourDescription)
     }
 }
