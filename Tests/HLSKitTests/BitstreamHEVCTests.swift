@@ -23,6 +23,11 @@ struct HEVCFixture: Sendable, CustomTestStringConvertible {
 
     var testDescription: String { name }
 
+    /// The record built from these parameter sets.
+    func configuration() throws -> HEVCDecoderConfiguration {
+        try HEVCDecoderConfiguration(videoParameterSets: [vps], sequenceParameterSets: [sps], pictureParameterSets: [pps])
+    }
+
     static let all: [HEVCFixture] = [
         // -pix_fmt yuv420p: Main, level 2 (60), progressive and frame-only (constraint byte 0x90).
         HEVCFixture(
@@ -115,8 +120,7 @@ struct HEVCFixture: Sendable, CustomTestStringConvertible {
 
     @Test(arguments: HEVCFixture.all)
     func codecsStringIsDerivedFromTheSPS(fixture: HEVCFixture) throws {
-        let config = try HEVCDecoderConfiguration(videoParameterSets: [fixture.vps], sequenceParameterSets: [fixture.sps],
-                                                  pictureParameterSets: [fixture.pps])
+        let config = try fixture.configuration()
         #expect(config.codecsString == fixture.codecs)
     }
 
@@ -124,8 +128,7 @@ struct HEVCFixture: Sendable, CustomTestStringConvertible {
     @Test(arguments: HEVCFixture.all.filter { $0.record != nil })
     func recordMatchesFFmpegs(fixture: HEVCFixture) throws {
         let record = try #require(fixture.record)
-        let built = try HEVCDecoderConfiguration(videoParameterSets: [fixture.vps], sequenceParameterSets: [fixture.sps],
-                                                 pictureParameterSets: [fixture.pps])
+        let built = try fixture.configuration()
         #expect(built.serialized == record)
         let parsed = try HEVCDecoderConfiguration(parsing: record)
         #expect(parsed == built)
@@ -177,8 +180,7 @@ struct HEVCFixture: Sendable, CustomTestStringConvertible {
 
     @Test func accessUnitDropsDelimitersAndRepeatedParameterSetsAndFindsIRAP() throws {
         let fixture = HEVCFixture.all[0]
-        let config = try HEVCDecoderConfiguration(videoParameterSets: [fixture.vps], sequenceParameterSets: [fixture.sps],
-                                                  pictureParameterSets: [fixture.pps])
+        let config = try fixture.configuration()
         let startCode: [UInt8] = [0, 0, 0, 1]
         let delimiter: [UInt8] = [0x46, 0x01, 0x10]  // type 35
         let idrSlice: [UInt8] = [0x26, 0x01, 0xAF, 0x09]  // type 19, IDR_W_RADL

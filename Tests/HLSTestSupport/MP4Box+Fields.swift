@@ -73,8 +73,11 @@ extension MP4Box {
         guard type == "colr" else { throw MP4ReadError.unexpected(box: type, detail: "not colr") }
         var reader = MP4Reader(payload, box: type)
         let colourType = try reader.fourCC()
-        guard colourType == "nclx" else { throw MP4ReadError.unexpected(box: type, detail: "colour type \(colourType)") }
-        let information = ColourInformation(primaries: try reader.uint16(), transferCharacteristics: try reader.uint16(),
+        guard colourType == "nclx" else {
+            throw MP4ReadError.unexpected(box: type, detail: "colour type \(colourType)")
+        }
+        let information = ColourInformation(primaries: try reader.uint16(),
+                                            transferCharacteristics: try reader.uint16(),
                                             matrixCoefficients: try reader.uint16(),
                                             isFullRange: try reader.uint8() & 0x80 != 0)
         guard reader.remaining == 0 else {

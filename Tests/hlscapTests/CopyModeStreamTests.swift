@@ -118,8 +118,8 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         let input = directory.appendingPathComponent("bt709.mp4").path
         try SyncClip.ffmpeg(["-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=160x120:rate=25", "-t", "1",
-                             "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-color_primaries", "bt709",
-                             "-color_trc", "bt709", "-colorspace", "bt709", input])
+                             "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p",
+                             "-color_primaries", "bt709", "-color_trc", "bt709", "-colorspace", "bt709", input])
         let output = directory.appendingPathComponent("out")
         let result = try ExternalTools.runHlscap(["file", input, "--copy", "--out", output.path])
         #expect(result.succeeded, "\(result.stderr)")

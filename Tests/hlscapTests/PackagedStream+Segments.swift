@@ -41,7 +41,8 @@ extension PackagedStream {
                 if trackID == tracks.videoTrackID {
                     let first = try FragmentSamples.samples(in: segment, trackID: trackID).first
                     let isHEVC = tracks.videoSampleEntry == "hvc1"
-                    let startsRight = isHEVC ? FragmentSamples.containsHEVCRandomAccessPoint : FragmentSamples.containsIDR
+                    let startsRight = isHEVC ? FragmentSamples.containsHEVCRandomAccessPoint
+                        : FragmentSamples.containsIDR
                     if try first.map(startsRight) != true {
                         problems.append("\(entry.uri) does not start with an \(isHEVC ? "IRAP picture" : "IDR")")
                     }

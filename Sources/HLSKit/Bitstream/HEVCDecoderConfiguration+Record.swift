@@ -31,6 +31,10 @@ extension HEVCDecoderConfiguration {
     private static let temporalLayersMask: UInt8 = 0b111
     private static let temporalIDNestedBit: UInt8 = 0b100
     private static let lengthSizeMask: UInt8 = 0b11
+    private static let profileSpaceShift: UInt8 = 6
+    private static let profileSpaceMask: UInt8 = 0b11
+    private static let highTierBit: UInt8 = 1 << 5
+    private static let profileIDCMask: UInt8 = 0x1F
 
     /// Parses an `hvcC` payload.
     public init(parsing record: [UInt8]) throws {
@@ -78,7 +82,8 @@ extension HEVCDecoderConfiguration {
         var writer = ByteWriter()
         let level = profileTierLevel
         writer.write(Self.configurationVersion)
-        writer.write((level.profileSpace & 0b11) << 6 | (level.isHighTier ? 1 << 5 : 0) | (level.profileIDC & 0x1F))
+        writer.write((level.profileSpace & Self.profileSpaceMask) << Self.profileSpaceShift
+                     | (level.isHighTier ? Self.highTierBit : 0) | level.profileIDC & Self.profileIDCMask)
         writer.write(level.compatibilityFlags)
         writer.write(bytes: level.constraintIndicatorBytes)
         writer.write(level.levelIDC)

@@ -83,7 +83,8 @@ public struct HEVCSequenceParameterSet: Sendable, Equatable {
         _ = try reader.readUE()  // log2_diff_max_min_luma_transform_block_size
         _ = try reader.readUE()  // max_transform_hierarchy_depth_inter
         _ = try reader.readUE()  // max_transform_hierarchy_depth_intra
-        if try reader.readFlag(), try reader.readFlag() {  // scaling_list_enabled_flag, sps_scaling_list_data_present_flag
+        // scaling_list_enabled_flag, then sps_scaling_list_data_present_flag
+        if try reader.readFlag(), try reader.readFlag() {
             try Self.skipScalingListData(in: &reader)
         }
         try reader.skipBits(2)  // amp_enabled_flag, sample_adaptive_offset_enabled_flag

@@ -15,7 +15,8 @@
 ///     │           │       └── url
 ///     │           └── stbl
 ///     │               ├── stsd
-///     │               │   └── avc1 ── avcC [pasp] [colr]  |  hvc1 ── hvcC [pasp] [colr]  |  mp4a ── esds
+///     │               │   └── avc1 ── avcC [pasp] [colr]  |  hvc1 ── hvcC [pasp] [colr]
+///     │               │       |  mp4a ── esds
 ///     │               ├── stts      empty: samples live in the fragments
 ///     │               ├── stsc
 ///     │               ├── stsz

@@ -22,11 +22,13 @@ public struct CopyError: Error, CustomStringConvertible {
     }
 }
 
-/// Reads an H.264 or HEVC and AAC recording as track descriptions and samples for the segmenter, without decoding.
+/// Reads an H.264 or HEVC and AAC recording as track descriptions and samples for the segmenter,
+/// without decoding.
 ///
-/// Video becomes 4-byte length-prefixed access units on a 90 kHz timescale (HEVC: CopySource+HEVC.swift); AAC loses any ADTS
-/// headers and keeps the sample rate as its timescale. Source timestamps are only rescaled: the
-/// segmenter's single delta keeps the A/V offset and the audio priming of the input.
+/// Video becomes 4-byte length-prefixed access units on a 90 kHz timescale (HEVC's parameter sets:
+/// CopySource+HEVC.swift); AAC loses any ADTS headers and keeps the sample rate as its timescale. Source
+/// timestamps are only rescaled: the segmenter's single delta keeps the A/V offset and the audio priming
+/// of the input.
 public final class CopySource {
     public static let videoTimescale: Int64 = 90_000
 
@@ -217,7 +219,8 @@ public final class CopySource {
         return config
     }
 
-    /// Reads on (keeping every packet for later) until a packet of `streamIndex` matches.
+    /// Reads on (keeping every packet for later) until a packet of `streamIndex` matches. Not private:
+    /// HEVC's in-band parameter sets are looked for the same way.
     static func readUntil(
         streamIndex: Int, demuxer: FileDemuxer, readAhead: inout [DemuxedPacket],
         where matches: (DemuxedPacket) -> Bool
