@@ -99,6 +99,39 @@ struct HEVCFixture: Sendable, CustomTestStringConvertible {
                 + "9594acb24995e02d010000030001000003001908a2000100074401c172b46240"),
             codecs: "hvc1.1.6.L63.90", chromaFormat: 1, bitDepth: 8, codedSize: (640, 360), size: (640, 360),
             displayWidth: 640, subLayers: 2, colour: nil),
+        // -x265-params scaling-list=FILE with every list explicit (random 8…40 entries and DC values), and
+        // BT.709 colour: the VUI comes after scaling_list_data(). FFmpeg decodes the stream as 320x240.
+        HEVCFixture(
+            name: "main 320x240 explicit scaling lists",
+            vps: [UInt8](hex: "40010c01ffff01600000030090000003000003003c959809"),
+            sps: [UInt8](hex: "42010101600000030090000003000003003ca00a080f165959a493e1005c0dc241e0c8401283005e0a040f06281b4110"
+                + "210d050178a0830c82608306e0f81e86a0b04893854340903a1031414b0681709c130c1e381783a08984101b8c101a16"
+                + "128c0640ac24094180e1e28784c4844a142438103314616283e28138a0883c04614860241607a0d8e130d9c1e07c2650"
+                + "90403e64150a078148b0402860230b18266704a2858481704450330d30e85820c2a2858226281582406e16048404a40b"
+                + "0350d41c0291824c190902005e0b082810990270b05460905c09c30161e0c443070151009c605411448602630a13181f"
+                + "0906411064170370f0f05809c228602605e080485430198686850241130238581107ce141c1f09b62187836118782650"
+                + "f0483e71828ad30a8a0f8240b8b110500d470220b870118b060131008c130310401406e1e043048484c12305e101a090"
+                + "5840267102c48d1c8300ac28310d0f03520b824161260941c01043d090270b0828e125286c12025209078c3a19180981"
+                + "a8e2e1285811b044140e8a0e82806a080e0983e0841802b1c387870168241c130b82c0a8a38641143a81202b38423410"
+                + "101798171c78f8d1e080a0803e5180a4c0e01bc08013875438110d181b836160b4207290c343038687ce81d06c240ac1"
+                + "54178341e2c128220a8e4120e8541007078250403e50e055840118240c86c1b0214321282c04e170641320661809306e"
+                + "1a3040a140e8c10131a30c1d1470f07c2a0c858210e086382e201581001a94200a1831040100885c582a0d87c1d0b1a3"
+                + "080cc1a38603434a1f1c4044170c0330f02507c0841082e0a9c4832098443c084130b04632121c08c58d06470b850168"
+                + "24042088280fc28c70401582a14170f868c2506c170d43d9a1808882048250463c130743009c4068e1e0e8742c16102c"
+                + "402b1a0c02a2c58402c1b20e0da1a0d01289120e81286c1016088198d05434286220d89181b0582c2e2a405cc3a3c343"
+                + "c223a3c100701d98598341109060584460f205430151a100f05ce1e06e62218130640bce0f0178240421a0c82406e812"
+                + "30b02710141220179048248810738721863e190581f1e705050460d01098240d416021141605ac1334101e1d0443c3c1"
+                + "90e8b05050427069088701aa0c18321e042160c8808101282039a201802909040168360e983050c9c3c1b1c191640d0d"
+                + "09064140271a0c82e085836121716c340a434c3a60580cc16190904a5186040606e41a0b858b0b0648090aa0d8a34343"
+                + "41a836046120c8b04050c04cc2c10b04c1a38f4094160270c0290820540cce0f03a346040582b05c28b0461e90128403"
+                + "e0e032101c0ac482c0b943824e360e0786c1730478f302c0e850a170b18118582e15068094241806e718c20160803b33"
+                + "0b0641104c130250d204a0b01587814904982813044110420d0402f0f090c858380e55e02d4040404100000300010000"
+                + "03001908"),
+            pps: [UInt8](hex: "4401c172b46240"), record: nil,
+            codecs: "hvc1.1.6.L60.90", chromaFormat: 1, bitDepth: 8, codedSize: (320, 240), size: (320, 240),
+            displayWidth: 320, subLayers: 1,
+            colour: ColourDescription(primaries: 1, transferCharacteristics: 1, matrixCoefficients: 1,
+                                      isFullRange: false)),
     ]
 }
 
@@ -165,6 +198,22 @@ struct HEVCFixture: Sendable, CustomTestStringConvertible {
         let bare = HEVCProfileTierLevel(profileSpace: 0, isHighTier: false, profileIDC: 2,
                                         compatibilityFlags: 0x2000_0000, constraintIndicatorFlags: 0, levelIDC: 150)
         #expect(bare.codecsString() == "hvc1.2.4.L150")
+    }
+
+    /// An `hev1` input may declare 2-byte lengths and incomplete arrays; the output's samples get 4-byte
+    /// lengths and an `hvc1` entry, so the record must say so. SEI arrays keep their flag.
+    @Test func recordForRewrittenSamples() throws {
+        var input = try HEVCFixture.all[0].configuration()
+        input.nalUnitLengthSize = 2
+        for index in input.arrays.indices { input.arrays[index].isComplete = false }
+        input.arrays.append(.init(isComplete: false, type: HEVCNALUnitType.prefixSEI.rawValue, nalUnits: [[0x4E, 0x01]]))
+        let output = input.forFourByteLengthSamples
+        #expect(output.nalUnitLengthSize == 4)
+        #expect(output.arrays.map(\.isComplete) == [true, true, true, false])
+        #expect(output.sequenceParameterSets == input.sequenceParameterSets)
+        #expect(output.hasParameterSets)
+        input.arrays.removeAll { $0.type == HEVCNALUnitType.pictureParameterSet.rawValue }
+        #expect(!input.hasParameterSets)
     }
 
     @Test func configurationFromAnnexBData() throws {
