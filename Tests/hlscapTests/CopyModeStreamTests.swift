@@ -6,11 +6,11 @@ import Testing
 /// Every copyable fixture, packaged by the built binary and checked with readers nobody here wrote
 /// (ffmpeg, ffprobe) and with the test-only box reader.
 @Suite struct CopyModeStreamTests {
+    static let hevcFixtures = ["hevc-portrait.mov", "hevc-hlg.ts", "hevc-pq.mp4"]
     static let copyableFixtures = [
         "h264-aac.mp4", "h264-bframes-aac.mp4", "aac-priming-editlist.mp4", "h264-aac.mkv", "h264-aac.ts",
-        "video-only.mp4", "audio-only.m4a", "long-gop.mp4", "flash-beep.mp4", "hevc-portrait.mov", "hevc-hlg.ts",
-        "hevc-pq.mp4",
-    ]
+        "video-only.mp4", "audio-only.m4a", "long-gop.mp4", "flash-beep.mp4",
+    ] + hevcFixtures
 
     @Test(arguments: copyableFixtures)
     func playlistFollowsTheRFC(fixture: String) throws {
