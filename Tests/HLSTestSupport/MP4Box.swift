@@ -18,6 +18,8 @@ public struct MP4Box: Sendable, Equatable {
         "stsd": 8,  // full box header, entry_count
         "dref": 8,
         "avc1": 78,  // SampleEntry 8 + VisualSampleEntry 70
+        "hvc1": 78,
+        "hev1": 78,
         "mp4a": 28,  // SampleEntry 8 + AudioSampleEntry 20
     ]
 

@@ -27,10 +27,13 @@ public struct MasterPlaylist: Sendable, Equatable {
         public var framesPerSecond: Double?
         /// GROUP-ID of the audio renditions this variant plays with.
         public var audioGroup: String?
+        /// VIDEO-RANGE (RFC 8216bis 4.4.6.2); left out when the colour description is unknown.
+        public var videoRange: VideoRange?
 
         public init(uri: String, bandwidthBitsPerSecond: Int, averageBandwidthBitsPerSecond: Int? = nil,
                     codecs: [String]? = nil, resolution: Resolution? = nil, framesPerSecond: Double? = nil,
-                    audioGroup: String? = nil) {
+                    videoRange: VideoRange? = nil, audioGroup: String? = nil) {
+            self.videoRange = videoRange
             self.uri = uri
             self.bandwidthBitsPerSecond = bandwidthBitsPerSecond
             self.averageBandwidthBitsPerSecond = averageBandwidthBitsPerSecond
@@ -139,6 +142,9 @@ private extension MasterPlaylist.Variant {
                                           resolution: resolution)
         if let framesPerSecond {
             attributes.append("FRAME-RATE=\(PlaylistNumber.threeDecimals(framesPerSecond))")
+        }
+        if let videoRange {
+            attributes.append("VIDEO-RANGE=\(videoRange.rawValue)")
         }
         if let audioGroup {
             attributes.append("AUDIO=\"\(audioGroup)\"")

@@ -21,6 +21,7 @@ public struct RenditionMeasure: Sendable, Equatable {
         tracks.map { track in
             switch track.format {
             case .h264(let format): format.decoderConfiguration.codecsString
+            case .hevc(let format): format.decoderConfiguration.codecsString
             case .aac(let format): format.audioSpecificConfig.codecsString
             }
         }
@@ -28,18 +29,28 @@ public struct RenditionMeasure: Sendable, Equatable {
 
     var videoCodecs: [String] {
         tracks.filter(\.isVideo).compactMap { track in
-            if case .h264(let format) = track.format { return format.decoderConfiguration.codecsString }
-            return nil
+            switch track.format {
+            case .h264(let format): format.decoderConfiguration.codecsString
+            case .hevc(let format): format.decoderConfiguration.codecsString
+            case .aac: nil
+            }
         }
     }
 
     var resolution: MasterPlaylist.Resolution? {
         for track in tracks {
-            if case .h264(let format) = track.format {
-                return MasterPlaylist.Resolution(width: format.displayWidth, height: format.displayHeight)
+            switch track.format {
+            case .h264(let format): return MasterPlaylist.Resolution(width: format.displayWidth, height: format.displayHeight)
+            case .hevc(let format): return MasterPlaylist.Resolution(width: format.displayWidth, height: format.displayHeight)
+            case .aac: continue
             }
         }
         return nil
+    }
+
+    var videoRange: MasterPlaylist.VideoRange? {
+        tracks.lazy.compactMap(\.colourDescription).first
+            .map { MasterPlaylist.VideoRange(transferCharacteristics: $0.transferCharacteristics) }
     }
 
     var channelCount: Int? {
@@ -88,7 +99,7 @@ public struct MasterPlaylistBuilder: Sendable {
                 bandwidthBitsPerSecond: measured[index].peakBitrate + audioPeak,
                 averageBandwidthBitsPerSecond: measured[index].averageBitrate + audioAverage,
                 codecs: measured[index].codecs + audioCodecs, resolution: measured[index].resolution,
-                framesPerSecond: measured[index].framesPerSecond,
+                framesPerSecond: measured[index].framesPerSecond, videoRange: measured[index].videoRange,
                 audioGroup: audioIndexes.isEmpty ? nil : StreamLayout.audioGroupID)
         }
         variants.sort { $0.bandwidthBitsPerSecond > $1.bandwidthBitsPerSecond }

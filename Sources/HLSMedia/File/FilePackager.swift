@@ -82,8 +82,8 @@ public struct FilePackager {
             do {
                 return try copy(into: store,
                                 maximumKeyframeGapMilliseconds: Self.copyableKeyframeGapSegments * segmentMilliseconds,
-                                reason: "H.264/AAC with keyframes at most \(Self.copyableKeyframeGapSegments) segment "
-                                    + "durations apart")
+                                reason: "H.264/HEVC and AAC with keyframes at most "
+                                    + "\(Self.copyableKeyframeGapSegments) segment durations apart")
             } catch let gap as KeyframeGapTooLong {
                 return try transcode(into: store, reason: gap.description)
             } catch let refusal as CopyError {
