@@ -30,12 +30,15 @@ import Testing
             #expect(Int(segment.durationSeconds.rounded()) <= playlist.targetDurationSeconds)
             #expect(segment.durationSeconds > 0)
         }
-        #expect(stream.files() == ["init.mp4", "master.m3u8", "playlist.m3u8"] + playlist.segments.map(\.uri))
+        let tracks = try InitSection(stream.bytes("init.mp4"))
+        let iFramePlaylist = tracks.videoTrackID != nil ? ["iframes.m3u8"] : []
+        #expect(stream.files() == iFramePlaylist + ["init.mp4", "master.m3u8", "playlist.m3u8"]
+                + playlist.segments.map(\.uri))
 
         let master = try String(contentsOf: stream.directory.appendingPathComponent("master.m3u8"), encoding: .utf8)
-        let tracks = try InitSection(stream.bytes("init.mp4"))
         #expect(master.hasPrefix("#EXTM3U\n#EXT-X-VERSION:6\n#EXT-X-INDEPENDENT-SEGMENTS\n#EXT-X-STREAM-INF:BANDWIDTH="))
-        #expect(master.hasSuffix("\nplaylist.m3u8\n"))
+        #expect(master.contains("\nplaylist.m3u8\n"))
+        #expect(master.hasSuffix(",URI=\"iframes.m3u8\"\n") == (tracks.videoTrackID != nil))
         #expect(master.contains("CODECS=\"\(tracks.videoSampleEntry ?? "avc1").") == (tracks.videoTrackID != nil))
         #expect(master.contains("mp4a.40.2") == (tracks.audioTrackID != nil))
         #expect(master.contains("RESOLUTION=") == (tracks.videoTrackID != nil))
