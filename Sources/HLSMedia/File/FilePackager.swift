@@ -96,7 +96,7 @@ public struct FilePackager {
     private func firstReasonNotToCopy() throws -> String? {
         for input in inputs {
             do {
-                _ = try CopySource(demuxer: FileDemuxer(path: input))
+                _ = try CopySource(demuxer: FileDemuxer(path: input, audio: transcodeSettings.audioTracks))
             } catch let error as CopyError {
                 return error.summary
             }
@@ -106,11 +106,23 @@ public struct FilePackager {
 
     private func copy(into store: DirectoryStore, maximumKeyframeGapMilliseconds: Int64?,
                       reason: String) throws -> Outcome {
-        var output = Output(writer: StreamWriter(store: store), publisher: publish?(store))
+        let publisher = publish?(store)
+        var output = Output(writer: StreamWriter(store: store), publisher: publisher)
         var nextSequenceNumber = 1
         do {
+            var trackCount: Int?
             for input in inputs {
-                let source = try CopySource(demuxer: FileDemuxer(path: input))
+                let source = try CopySource(demuxer: FileDemuxer(path: input, audio: transcodeSettings.audioTracks))
+                if let trackCount, trackCount != source.tracks.count {
+                    throw CopyError(path: input, reason: "it has \(source.tracks.count) tracks where the first input has "
+                        + "\(trackCount), so its renditions cannot follow a discontinuity", transcodingHelps: true)
+                }
+                if trackCount == nil {
+                    let languages = source.inputStreams.filter { $0.kind == .audio }.map(\.language)
+                    let layout = StreamLayout.make(tracks: source.tracks, videoNames: nil, audioLanguages: languages)
+                    output = Output(writer: StreamWriter(store: store, layout: layout), publisher: publisher)
+                    trackCount = source.tracks.count
+                }
                 try output.beginSection(tracks: source.tracks)
                 nextSequenceNumber = try package(source, into: &output, firstSequenceNumber: nextSequenceNumber,
                                                  keyframeGapLimit: maximumKeyframeGapMilliseconds.map { ($0, input) })
@@ -132,7 +144,8 @@ public struct FilePackager {
             let source = try TranscodeSource(inputs: inputs, settings: transcodeSettings)
             onTotalSeconds?(source.totalSeconds)
             let layout = StreamLayout.make(
-                tracks: source.tracks, videoNames: transcodeSettings.ladder == nil ? nil : source.videoRenditionNames)
+                tracks: source.tracks, videoNames: transcodeSettings.ladder == nil ? nil : source.videoRenditionNames,
+                audioLanguages: source.audioLanguages)
             output = Output(writer: StreamWriter(store: store, layout: layout), publisher: publisher)
             try output.beginSection(tracks: source.tracks)
             _ = try package(source, into: &output, firstSequenceNumber: 1, keyframeGapLimit: nil)
@@ -158,7 +171,7 @@ public struct FilePackager {
     private func firstKeyframeGapTooLong() throws -> KeyframeGapTooLong? {
         let limit = Self.copyableKeyframeGapSegments * segmentMilliseconds
         for input in inputs {
-            let source = try CopySource(demuxer: FileDemuxer(path: input))
+            let source = try CopySource(demuxer: FileDemuxer(path: input, audio: transcodeSettings.audioTracks))
             var check = KeyframeGapCheck(limitMilliseconds: limit, input: input)
             do {
                 while let sample = try source.nextSample() {

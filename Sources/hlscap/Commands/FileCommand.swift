@@ -32,6 +32,9 @@ struct FileCommand: Command {
           --audio-bitrate RATE      AAC bit rate (default 128k)
           --audio-rate HZ           AAC sample rate (default 48000)
           --audio-channels N        1 or 2 (default 2)
+          --audio-track N           keep only this audio track, numbered from 1 in file order
+                                    (repeatable; default: every audio track, each its own
+                                    rendition in DIR/audio/<language or number>/ when there are several)
           --ladder RUNGS            several video renditions: heights such as 720p,480p,360p (Apple's
                                     rates) or 1080p@5000k,720p@2500k; DIR/master.m3u8, DIR/720p/…,
                                     DIR/audio/…
@@ -75,6 +78,10 @@ struct FileCommand: Command {
             transcodeSettings.frameRate = try Parse.frameRate(fps, option: "--fps")
             encodingOptions.append("--fps")
         }
+        let audioTracks = try arguments.values("--audio-track").map {
+            try Parse.integer($0, option: "--audio-track", in: 1...64)
+        }
+        if !audioTracks.isEmpty { transcodeSettings.audioTracks = .numbers(audioTracks) }
         if let ladder = try arguments.value("--ladder") {
             transcodeSettings.ladder = try Parse.ladder(ladder, option: "--ladder")
             encodingOptions.append("--ladder")
