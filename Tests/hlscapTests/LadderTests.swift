@@ -42,7 +42,7 @@ enum Ladder {
         let stream = directory.appendingPathComponent("stream")
         let started = Date()
         let hlscap = try ExternalTools.startHlscap(["live", "--video", "test", "--audio", "test", "--ladder",
-                                                    Ladder.argument, "--window", "0", "--out", stream.path, "--quiet"])
+                                                    Ladder.argument, "--window", "6", "--out", stream.path, "--quiet"])
         var pollers: [(String, BackgroundProcess, URL)] = []
         for name in Ladder.rungs + ["audio"] {
             let copy = directory.appendingPathComponent("copy-" + name)
@@ -68,22 +68,28 @@ enum Ladder {
         hlscap.send(SIGINT)
         let result = hlscap.finish(timeoutSeconds: LiveStream.stopSeconds)
         #expect(result.exitStatus == 0 && !result.timedOut, "\(result.stderr)")
+        let counts = try #require(LiveStream.frameCounts(result.stdout), "\(result.stdout)")
+        var segmentCounts: [Int] = []
         for (name, poller, copy) in pollers {
             let pollerResult = poller.finish(timeoutSeconds: LiveStream.stopSeconds)
             let report = try ExternalTools.livePollerReport(copyDirectory: copy)
             #expect(report.violations.isEmpty, "\(name): \(report.violations)")
             #expect(pollerResult.exitStatus == 0, "\(name): \(pollerResult.stdout)")
+            segmentCounts.append(report.segments)
+            // Every segment the poller saw, joined: what a viewer of the whole run would have received.
+            let concatenated = try #require(report.concatenated)
+            #expect(try ExternalTools.ffmpegDecodeErrors(path: concatenated).isEmpty, "\(name)")
+            if name != "audio" {
+                #expect(try ExternalTools.ffprobeFrameCount(path: concatenated) == counts.frames,
+                        "\(name) holds every frame captured and not dropped")
+            }
         }
+        #expect(Set(segmentCounts).count == 1, "renditions hold \(segmentCounts) segments")
+        #expect(counts.dropped == 0, "the ladder kept up with the camera: \(counts.dropped) frames dropped")
 
         let ladder = LadderStream(directory: stream, rungs: Ladder.rungs)
         let problems = try ladder.problems(checkingEveryIFrame: false)
         #expect(problems.isEmpty, "\(problems)")
-        let counts = try #require(LiveStream.frameCounts(result.stdout), "\(result.stdout)")
-        for name in Ladder.rungs {
-            let decoded = try ExternalTools.ffprobeFrameCount(
-                path: stream.appendingPathComponent(name).appendingPathComponent("playlist.m3u8").path)
-            #expect(decoded == counts.frames, "\(name) holds every frame captured and not dropped")
-        }
         let decodeProblems = try Ladder.decodeEveryRendition(ladder)
         #expect(decodeProblems.isEmpty, "\(decodeProblems)")
         print("live ladder: \(counts.frames) frames, \(counts.dropped) dropped; \(try ladder.master())")

@@ -157,7 +157,9 @@ public final class VideoEncoder {
             guard let dts = packet.dts, let pts = packet.pts else {
                 throw CodecError.unexpectedFrame("libx264 returned a packet without timestamps")
             }
-            let unit = try H264AccessUnit(packet.bytes, framing: .annexB, configuration: format.decoderConfiguration)
+            // A constant-rate stream keeps its filler: the rate it declares is the rate it sends.
+            let unit = try H264AccessUnit(packet.bytes, framing: .annexB, configuration: format.decoderConfiguration,
+                                          keepsFillerData: settings.zeroLatency)
             samples.append(EncodedSample(track: trackIndex, decodeTime: dts, compositionOffset: Int32(clamping: pts - dts),
                                          durationHint: packet.duration > 0 ? packet.duration : nil,
                                          isSync: unit.isIDR, data: unit.bytes))
