@@ -148,3 +148,75 @@ extension MP4Box {
         return MP4Reader(try reader.take(size), box: "esds")
     }
 }
+
+/// Sample flags (ISO/IEC 14496-12 8.8.3.1) and the fragment headers that carry defaults for them.
+extension MP4Box {
+    /// `sample_is_non_sync_sample` in a sample-flags word.
+    public static let nonSyncSampleFlag: UInt32 = 0x0001_0000
+    /// `sample_depends_on` = 2: the sample does not depend on others (an I picture).
+    public static let dependsOnNoOtherFlags: UInt32 = 0x0200_0000
+    public static let dependsOnMask: UInt32 = 0x0300_0000
+
+    /// `trex`: the defaults a track's fragments fall back on.
+    public struct TrackExtends: Sendable, Equatable {
+        public var trackID: UInt32
+        public var defaultSampleDuration: UInt32
+        public var defaultSampleSize: UInt32
+        public var defaultSampleFlags: UInt32
+    }
+
+    public func trackExtends() throws -> TrackExtends {
+        var reader = try fullBoxReader("trex")
+        let trackID = try reader.uint32()
+        try reader.skip(4)  // default_sample_description_index
+        return TrackExtends(trackID: trackID, defaultSampleDuration: try reader.uint32(),
+                            defaultSampleSize: try reader.uint32(), defaultSampleFlags: try reader.uint32())
+    }
+
+    /// `tfhd` with its optional fields, present as `flags` says.
+    public struct TrackFragmentHeader: Sendable, Equatable {
+        public static let baseDataOffsetPresent: UInt32 = 0x00_0001
+        public static let defaultBaseIsMoof: UInt32 = 0x02_0000
+
+        public var flags: UInt32
+        public var trackID: UInt32
+        public var baseDataOffset: UInt64?
+        public var defaultSampleDuration: UInt32?
+        public var defaultSampleSize: UInt32?
+        public var defaultSampleFlags: UInt32?
+    }
+
+    public func trackFragmentHeader() throws -> TrackFragmentHeader {
+        var reader = try fullBoxReader("tfhd")
+        let trackID = try reader.uint32()
+        let baseDataOffset = flags & 0x1 != 0 ? try reader.uint64() : nil
+        if flags & 0x2 != 0 { try reader.skip(4) }  // sample_description_index
+        return TrackFragmentHeader(
+            flags: flags, trackID: trackID, baseDataOffset: baseDataOffset,
+            defaultSampleDuration: flags & 0x8 != 0 ? try reader.uint32() : nil,
+            defaultSampleSize: flags & 0x10 != 0 ? try reader.uint32() : nil,
+            defaultSampleFlags: flags & 0x20 != 0 ? try reader.uint32() : nil)
+    }
+
+    /// The `hvcC` payload, the HEVCDecoderConfigurationRecord.
+    public func hevcConfigurationBytes() throws -> [UInt8] {
+        guard type == "hvcC" else { throw MP4ReadError.unexpected(box: type, detail: "not hvcC") }
+        return Array(payload)
+    }
+
+    /// Width and height of a visual sample entry (`avc1`, `hvc1` …).
+    public func visualSampleEntrySize() throws -> (width: Int, height: Int) {
+        var reader = MP4Reader(payload, box: type)
+        try reader.skip(8 + 16)  // SampleEntry, pre_defined and reserved
+        return (Int(try reader.uint16()), Int(try reader.uint16()))
+    }
+
+    /// Channel count and sample rate of an audio sample entry (`mp4a`).
+    public func audioSampleEntry() throws -> (channelCount: Int, sampleRate: Int) {
+        var reader = MP4Reader(payload, box: type)
+        try reader.skip(8 + 8)  // SampleEntry, reserved
+        let channels = Int(try reader.uint16())
+        try reader.skip(2 + 4)  // samplesize, pre_defined and reserved
+        return (channels, Int(try reader.uint32() >> 16))
+    }
+}
