@@ -49,13 +49,24 @@ extension MP4Box {
 
     /// The DecoderSpecificInfo (AudioSpecificConfig) inside an `esds`.
     public func audioSpecificConfigBytes() throws -> [UInt8] {
+        try decoderConfiguration().specificInfo
+    }
+
+    /// The `esds` DecoderConfigDescriptor: objectTypeIndication (0x40 for MPEG-4 audio) and the
+    /// DecoderSpecificInfo (14496-1 7.2.6.5 and 7.2.6.6).
+    public func decoderConfiguration() throws -> (objectType: UInt8, specificInfo: [UInt8]) {
         var reader = try fullBoxReader("esds")
         var descriptors = try Self.readDescriptor(&reader, expecting: 0x03)
-        try descriptors.skip(2 + 1)  // ES_ID, flags (this reader expects none set)
+        try descriptors.skip(2)  // ES_ID
+        let flags = try descriptors.uint8()
+        if flags & 0x80 != 0 { try descriptors.skip(2) }  // dependsOn_ES_ID
+        if flags & 0x40 != 0 { try descriptors.skip(Int(try descriptors.uint8())) }  // URLstring
+        if flags & 0x20 != 0 { try descriptors.skip(2) }  // OCR_ES_Id
         var decoderConfig = try Self.readDescriptor(&descriptors, expecting: 0x04)
-        try decoderConfig.skip(1 + 1 + 3 + 4 + 4)  // object type, stream type, buffer, bitrates
+        let objectType = try decoderConfig.uint8()
+        try decoderConfig.skip(1 + 3 + 4 + 4)  // stream type, buffer, bitrates
         var specificInfo = try Self.readDescriptor(&decoderConfig, expecting: 0x05)
-        return Array(try specificInfo.take(specificInfo.remaining))
+        return (objectType, Array(try specificInfo.take(specificInfo.remaining)))
     }
 
     public struct TrackHeader: Sendable, Equatable {
@@ -105,12 +116,21 @@ extension MP4Box {
         public var entries: [Entry]
     }
 
+    /// A `trun` that stores no per-sample field still counts samples; more than this is damage.
+    static let maximumSamplesWithoutFields: UInt32 = 1 << 20
+
     public func trackRun() throws -> TrackRun {
         var reader = try fullBoxReader("trun")
         let count = try reader.uint32()
         let dataOffset = flags & 0x1 != 0 ? try reader.int32() : nil
         let firstSampleFlags = flags & 0x4 != 0 ? try reader.uint32() : nil
+        let entryBytes = [0x100, 0x200, 0x400, 0x800].filter { flags & UInt32($0) != 0 }.count * 4
+        // A count the payload cannot hold is refused before the loop, so a damaged count never spins.
+        guard entryBytes == 0 ? count <= Self.maximumSamplesWithoutFields : Int(count) * entryBytes <= reader.remaining else {
+            throw MP4ReadError.unexpected(box: "trun", detail: "sample_count \(count) does not fit the box")
+        }
         var entries: [TrackRun.Entry] = []
+        entries.reserveCapacity(Int(count))
         for _ in 0..<count {
             entries.append(TrackRun.Entry(
                 duration: flags & 0x100 != 0 ? try reader.uint32() : nil,
