@@ -337,6 +337,12 @@ private struct Builder {
                         lastPart: reader.decimalInteger("LAST-PART", section: "4.4.5.4"), line: tag.line))
                 }
             }
+        case "EXT-X-START":
+            attributes { reader in
+                reader.require("TIME-OFFSET", section: "4.4.2.2")
+                _ = reader.signedDecimalFloatingPoint("TIME-OFFSET", section: "4.4.2.2")
+                _ = reader.enumeratedString("PRECISE", allowed: Self.yesNo, section: "4.4.2.2")
+            }
         default:
             // Other tags (EXT-X-KEY, EXT-X-DATERANGE, EXT-X-BITRATE …) are accepted as written.
             break

@@ -234,7 +234,9 @@ private struct Run {
                                         independentFromMaster: Bool) -> Measurement {
         let file = name(url)
         findings += PlaylistRules.check(media: playlist, file: file)
-        var checker = SegmentChecker(independentSegments: playlist.independentSegments || independentFromMaster,
+        // Every range of an I-frame playlist starts with a picture that decodes alone.
+        var checker = SegmentChecker(independentSegments: playlist.independentSegments || independentFromMaster
+                                         || playlist.iFramesOnly,
                                      iFramesOnly: playlist.iFramesOnly)
         var codecs: Set<String> = []
         var peak = 0.0
@@ -284,13 +286,14 @@ private struct Run {
                     checker.restart()
                     continue
                 }
-                slice = bytes[start..<(start + range.length)]
+                // An I-frame range ends inside its mdat, after the picture: read the boxes to the file's end.
+                slice = playlist.iFramesOnly ? bytes[start...] : bytes[start..<(start + range.length)]
                 baseOffset = start
             }
             findings += checker.check(slice, baseOffset: baseOffset, segment: segment, initSection: initSection,
                                       file: name(segmentURL))
             if segment.durationSeconds > 0, !playlist.iFramesOnly {
-                let bits = Double(slice.count * 8)
+                let bits = Double(slice.count) * 8
                 peak = max(peak, bits / segment.durationSeconds)
                 totalBits += bits
                 totalSeconds += segment.durationSeconds
