@@ -89,11 +89,15 @@ private struct Run {
         self.options = options
     }
 
-    /// A path relative to the target's directory when below it, else the URL.
+    /// A path relative to the target's directory when on the same server or disk, else the URL.
     func name(_ url: URL) -> String {
-        let base = root.absoluteString.hasSuffix("/") ? root.absoluteString : root.absoluteString + "/"
-        let full = url.absoluteString
-        return full.hasPrefix(base) ? String(full.dropFirst(base.count)) : (url.isFileURL ? url.path : full)
+        guard url.scheme == root.scheme, url.host == root.host, url.port == root.port else { return url.absoluteString }
+        let base = root.standardized.path.split(separator: "/")
+        let path = url.standardized.path.split(separator: "/")
+        let common = zip(base, path).prefix { $0 == $1 }.count
+        let relative = Array(repeating: "..", count: base.count - common) + path.dropFirst(common).map(String.init)
+        let query = url.query.map { "?" + $0 } ?? ""
+        return relative.joined(separator: "/") + query
     }
 
     func resolve(_ uri: String, against playlist: URL) -> URL? {
