@@ -30,7 +30,7 @@ public struct StreamValidator: Sendable {
         let path = target.hasPrefix("file://") ? (URL(string: target)?.path ?? target) : target
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw .notFound("\(path) does not exist; give a stream directory, a playlist file or an http(s) URL")
+            throw .notFound("\(path) does not exist")
         }
         let url = URL(fileURLWithPath: path).standardizedFileURL
         guard isDirectory.boolValue else { return url }
@@ -45,8 +45,8 @@ public struct StreamValidator: Sendable {
         }
         let playlists = contents.filter { $0.hasSuffix(".m3u8") }.sorted()
         guard playlists.count == 1 else {
-            throw .notFound(playlists.isEmpty ? "\(path) holds no .m3u8 playlist; give the playlist's path"
-                : "\(path) holds several playlists (\(playlists.joined(separator: ", "))); give one of them")
+            throw .notFound(playlists.isEmpty ? "\(path) holds no .m3u8 playlist"
+                : "\(path) holds several playlists (\(playlists.joined(separator: ", "))) and no master.m3u8")
         }
         return url.appendingPathComponent(playlists[0])
     }

@@ -93,7 +93,7 @@ public enum VariantChoice {
         return ([header] + rows).map { row in
             row.enumerated().map { column, cell in
                 column == row.count - 1 ? cell : cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
-            }.joined(separator: "  ").trimmingCharacters(in: .whitespaces)
+            }.joined(separator: "  ")
         }.joined(separator: "\n") + "\n"
     }
 }

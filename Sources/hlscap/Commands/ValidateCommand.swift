@@ -105,7 +105,8 @@ struct ValidateCommand: Command {
     static func targetError(_ error: LoadError) -> CommandError {
         switch error {
         case .notFound(let reason), .unreadable(let reason):
-            CommandError("\(reason)", exitCode: .noInput)
+            CommandError("\(reason); give a stream directory, a playlist file or an http(s) URL that can be read",
+                         exitCode: .noInput)
         case .unreachable(let reason):
             CommandError("\(reason); check the URL and that its server is up", exitCode: .unavailable)
         case .readFailed(let reason):
