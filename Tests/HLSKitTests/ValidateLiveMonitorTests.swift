@@ -103,18 +103,40 @@ import Testing
         #expect(result.versions == 2)
     }
 
+    @Test func aSegmentDeletedBeforeItsRetentionTimeEndsIsReported() throws {
+        // Segment 1 leaves at 1 s; its retention is 1 s + the 3 s playlist, so it must stay until 5 s.
+        let loader = try VersionedLoader(fixture: "live-media-sequence")
+        let deleting = OrderedLoader(inner: loader, versions: loader.versions.reversed(), deleting: "000001.m4s",
+                                     after: 2.5, clock: { loader.now })
+        let monitor = LiveMonitor(loader: deleting, url: loader.playlistURL, durationSeconds: 5, file: "playlist.m3u8",
+                                  now: { loader.now }, sleep: { loader.sleep($0) })
+        let retention = monitor.run().findings.filter { $0.rule == "live-retention" }
+        #expect(retention.map(\.message) == [
+            "../base/seg/000001.m4s was deleted before its retention time ended; keep it for 4.0 s after it leaves "
+                + "(its duration plus the playlist's)"])
+    }
+
     /// The fixture's versions in another order.
     final class OrderedLoader: ResourceLoader {
         let inner: VersionedLoader
         let versions: [[UInt8]]
+        /// A file that disappears once `clock` passes `after`.
+        let deleting: String?
+        let after: Double
+        let clock: @Sendable () -> Double
         private let reloads = Mutex(0)
 
-        init(inner: VersionedLoader, versions: [[UInt8]]) {
+        init(inner: VersionedLoader, versions: [[UInt8]], deleting: String? = nil, after: Double = 0,
+             clock: @escaping @Sendable () -> Double = { 0 }) {
             self.inner = inner
             self.versions = versions
+            self.deleting = deleting
+            self.after = after
+            self.clock = clock
         }
 
         func load(_ url: URL) throws(LoadError) -> [UInt8] {
+            if url.lastPathComponent == deleting, clock() > after { throw .notFound("\(url) was deleted") }
             guard url.lastPathComponent == "playlist.m3u8" else { return try inner.load(url) }
             let index = reloads.withLock { count in
                 defer { count += 1 }

@@ -48,6 +48,7 @@ public struct LiveMonitor: Sendable {
         var lastChange = previous.loadedAt
         var removed: [String: Int] = [:]
         var staleReported = false
+        var retentionChecks: [RetentionCheck] = []
         var blockingChecked = false
         while now() - start < durationSeconds, previous.playlist.endList.isEmpty {
             let target = Double(previous.playlist.targetDuration?.value ?? 1)
@@ -60,6 +61,10 @@ public struct LiveMonitor: Sendable {
             if wait > 0 { sleep(min(wait, max(0, durationSeconds - (now() - start)))) }
             if now() - start >= durationSeconds { break }
             guard let current = load(&findings) else { break }
+            for check in retentionChecks where check.at <= current.loadedAt {
+                findings += checkRetained(check.uri, retention: check.retention, when: "before its retention time ended")
+            }
+            retentionChecks.removeAll { $0.at <= current.loadedAt }
             if current.text == previous.text {
                 // The server owes a new segment within 1.5 target durations; polling at half a
                 // target duration may see it up to that much later.
@@ -74,7 +79,7 @@ public struct LiveMonitor: Sendable {
             }
             versions += 1
             staleReported = false
-            findings += compare(previous, current, removed: &removed)
+            findings += compare(previous, current, removed: &removed, retentionChecks: &retentionChecks)
             lastChange = current.loadedAt
             previous = current
         }
@@ -103,7 +108,8 @@ public struct LiveMonitor: Sendable {
         }
     }
 
-    private func compare(_ previous: Version, _ current: Version, removed: inout [String: Int]) -> [Finding] {
+    private func compare(_ previous: Version, _ current: Version, removed: inout [String: Int],
+                         retentionChecks: inout [RetentionCheck]) -> [Finding] {
         var findings: [Finding] = []
         if let before = previous.playlist.targetDuration?.value, let after = current.playlist.targetDuration?.value,
            before != after {
@@ -137,21 +143,34 @@ public struct LiveMonitor: Sendable {
         default:
             break
         }
+        let durations = Dictionary(previous.playlist.segments.map { ($0.uri, $0.durationSeconds) },
+                                   uniquingKeysWith: { first, _ in first })
         for (sequence, uri) in gone {
             removed[uri] = sequence
-            // Retention (6.2.2): the segment's duration plus the playlist's; it has only just left.
-            guard let segmentURL = URL(string: uri, relativeTo: url)?.absoluteURL else { continue }
-            do {
-                if try !loader.exists(segmentURL) {
-                    findings.append(Finding(.liveRetention, file: file,
-                                            message: "\(uri) was deleted as soon as it left the playlist; keep it for "
-                                                + String(format: "%.1f s", previous.durationSeconds)))
-                }
-            } catch {
-                findings.append(Finding(.liveRetention, file: file, message: "\(uri) left the playlist and cannot be read: \(error)"))
-            }
+            // Retention (6.2.2): the segment's duration plus the playlist's. Checked now, as it leaves,
+            // and again near the end of that time (less a target duration for when the removal was seen).
+            let retention = (durations[uri] ?? 0) + previous.durationSeconds
+            let target = Double(current.playlist.targetDuration?.value ?? 1)
+            retentionChecks.append((uri, current.loadedAt + max(0, retention - target), retention))
+            findings += checkRetained(uri, retention: retention, when: "as soon as it left the playlist")
         }
         return findings
+    }
+
+    /// A removed segment and when to look for it again.
+    private typealias RetentionCheck = (uri: String, at: Double, retention: Double)
+
+    private func checkRetained(_ uri: String, retention: Double, when: String) -> [Finding] {
+        guard let segmentURL = URL(string: uri, relativeTo: url)?.absoluteURL else { return [] }
+        do {
+            if try !loader.exists(segmentURL) {
+                return [Finding(.liveRetention, file: file, message: "\(uri) was deleted \(when); keep it for "
+                            + String(format: "%.1f s after it leaves (its duration plus the playlist's)", retention))]
+            }
+            return []
+        } catch {
+            return [Finding(.liveRetention, file: file, message: "\(uri) left the playlist and cannot be read: \(error)")]
+        }
     }
 
     /// Asks for the segment after the last one (`_HLS_msn`); the server must hold the request and
