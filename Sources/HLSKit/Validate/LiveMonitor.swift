@@ -80,6 +80,8 @@ public struct LiveMonitor: Sendable {
             versions += 1
             staleReported = false
             findings += compare(previous, current, removed: &removed, retentionChecks: &retentionChecks)
+            // Each version follows the playlist rules too; warnings about a young window would repeat.
+            findings += PlaylistRules.check(media: current.playlist, file: file).filter { $0.severity == .error }
             lastChange = current.loadedAt
             previous = current
         }
