@@ -104,6 +104,19 @@ import Testing
         }
     }
 
+    @Test func segmentsEncryptedWholeAreOnlyCheckedToExist() throws {
+        var files = try Self.baseFiles()
+        let playlist = String(decoding: files["/stream/playlist.m3u8"]!, as: UTF8.self)
+        files["/stream/playlist.m3u8"] = Array(playlist.replacingOccurrences(
+            of: "#EXT-X-MAP", with: "#EXT-X-KEY:METHOD=AES-128,URI=\"key.bin\"\n#EXT-X-MAP").utf8)
+        files["/stream/seg/000002.m4s"] = [UInt8](repeating: 0xA5, count: 4096)
+        let report = try #require(validate(files, target: "/stream/playlist.m3u8"))
+        #expect(report.errors.isEmpty, "\(report.text)")
+        files["/stream/seg/000003.m4s"] = nil
+        let missing = try #require(validate(files, target: "/stream/playlist.m3u8"))
+        #expect(missing.errors.map(\.rule) == ["uri"])
+    }
+
     @Test(arguments: 0..<40)
     func aTruncatedSegmentIsAlwaysAnError(seed: UInt64) throws {
         var files = try Self.baseFiles()

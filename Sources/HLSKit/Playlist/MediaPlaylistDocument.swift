@@ -55,6 +55,8 @@ public struct MediaPlaylistDocument: Sendable {
         public var parts: [Part]
         public var mediaSequence: Int
         public var discontinuitySequence: Int
+        /// Whole-segment encryption (EXT-X-KEY METHOD=AES-128): the bytes are not boxes.
+        public var encrypted: Bool
     }
 
     public struct PartInformation: Sendable, Equatable {
@@ -165,6 +167,8 @@ private struct Builder {
     var map: MediaPlaylistDocument.Map?
     /// Where the previous byte-range segment ended, for a range without an offset.
     var previousRangeEnd: (uri: String, end: Int)?
+    /// The EXT-X-KEY METHOD in force.
+    var keyMethod = "NONE"
     var discontinuities = 0
 
     static let playlistTypes: Set<String> = ["VOD", "EVENT"]
@@ -337,6 +341,13 @@ private struct Builder {
                         lastPart: reader.decimalInteger("LAST-PART", section: "4.4.5.4"), line: tag.line))
                 }
             }
+        case "EXT-X-KEY":
+            attributes { reader in
+                reader.require("METHOD", section: "4.4.4.4")
+                keyMethod = reader.enumeratedString("METHOD", allowed: ["NONE", "AES-128", "SAMPLE-AES", "SAMPLE-AES-CTR"],
+                                                    section: "4.4.4.4") ?? keyMethod
+                if keyMethod != "NONE" { reader.require("URI", section: "4.4.4.4") }
+            }
         case "EXT-X-START":
             attributes { reader in
                 reader.require("TIME-OFFSET", section: "4.4.2.2")
@@ -373,7 +384,8 @@ private struct Builder {
             byteRange: range, discontinuity: discontinuity, map: map,
             programDateTime: programDateTime?.date, programDateTimeLine: programDateTime?.line, gap: gap,
             parts: parts, mediaSequence: firstSequence + (playlist.skip?.skippedSegments ?? 0) + playlist.segments.count,
-            discontinuitySequence: (playlist.discontinuitySequence?.value ?? 0) + discontinuities))
+            discontinuitySequence: (playlist.discontinuitySequence?.value ?? 0) + discontinuities,
+            encrypted: keyMethod == "AES-128"))
         duration = nil
         pendingDurationLine = nil
         byteRange = nil

@@ -1,12 +1,8 @@
 /// One thing the validator found: how bad, which rule, where, and one sentence.
 public struct Finding: Sendable, Equatable, Codable {
-    public enum Severity: String, Sendable, Codable, Comparable {
+    public enum Severity: String, Sendable, Codable {
         case error
         case warning
-
-        public static func < (lhs: Severity, rhs: Severity) -> Bool {
-            lhs == .error && rhs == .warning
-        }
     }
 
     public var severity: Severity

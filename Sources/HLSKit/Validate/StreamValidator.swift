@@ -260,7 +260,8 @@ private struct Run {
                     if let codec = track.codec { codecs.insert(codec) }
                 }
             }
-            guard index < limit else {
+            // AES-128 segments are ciphertext: only their presence can be checked without the key.
+            guard index < limit, !segment.encrypted else {
                 if segment.byteRange == nil { checkExists(segmentURL, file: file, line: segment.line) }
                 continue
             }

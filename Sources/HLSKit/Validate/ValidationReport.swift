@@ -22,7 +22,9 @@ public struct ValidationReport: Sendable, Codable {
 
     public init(target: String, findings: [Finding], playlistCount: Int, segmentCount: Int, variants: [Variant]) {
         self.target = target
-        self.findings = Self.deduplicated(findings).sorted { $0.severity < $1.severity }
+        // Errors before warnings, each in the order found.
+        self.findings = Self.deduplicated(findings).filter { $0.severity == .error }
+            + Self.deduplicated(findings).filter { $0.severity == .warning }
         self.playlistCount = playlistCount
         self.segmentCount = segmentCount
         self.variants = variants
