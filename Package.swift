@@ -18,19 +18,15 @@ let package = Package(
         .target(name: "HLSKit"),
         .target(
             name: "HLSMedia",
-            dependencies: ["CFFmpeg", "CV4L2", "HLSKit"],
-            swiftSettings: [.swiftLanguageMode(.v5)]
+            dependencies: ["CFFmpeg", "CV4L2", "HLSKit"]
         ),
         .executableTarget(
             name: "hlscap",
-            dependencies: ["HLSKit", "HLSMedia"],
-            swiftSettings: [.swiftLanguageMode(.v5)]
+            dependencies: ["HLSKit", "HLSMedia"]
         ),
         .target(name: "HLSTestSupport", dependencies: ["HLSKit"], path: "Tests/HLSTestSupport"),
         .testTarget(name: "HLSKitTests", dependencies: ["HLSKit", "HLSTestSupport"]),
-        .testTarget(name: "HLSMediaTests", dependencies: ["HLSMedia", "HLSKit", "HLSTestSupport"],
-                    swiftSettings: [.swiftLanguageMode(.v5)]),
-        .testTarget(name: "hlscapTests", dependencies: ["HLSKit", "HLSTestSupport"],
-                    swiftSettings: [.swiftLanguageMode(.v5)]),
+        .testTarget(name: "HLSMediaTests", dependencies: ["HLSMedia", "HLSKit", "HLSTestSupport"]),
+        .testTarget(name: "hlscapTests", dependencies: ["HLSKit", "HLSTestSupport"]),
     ]
 )

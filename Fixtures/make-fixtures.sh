@@ -53,5 +53,27 @@ X264=(-c:v libx264 -threads 1 -preset veryfast -pix_fmt yuv420p)
     -t 6 "${X264[@]}" -profile:v main -bf 0 -g 25 -keyint_min 25 -sc_threshold 0 -b:v 100k \
     -c:a aac -b:a 64k "${BITEXACT[@]}" flash-beep.mp4
 
+# HEVC: one x265 thread and no x265 info SEI, so the bytes do not depend on the machine or carry a version.
+X265=(-c:v libx265 -preset ultrafast -crf 36 -x265-params log-level=error:pools=1:frame-threads=1:info=0:keyint=25:min-keyint=25:scenecut=0)
+
+# hevc-portrait.mov: a phone's portrait recording: 3 s of 160x90 HEVC (hvc1) stored landscape with a display
+# matrix turning it a quarter clockwise, open GOPs (CRA keyframes after the first IDR); 48 kHz AAC.
+"${FF[@]}" -f lavfi -i "testsrc2=size=160x90:rate=25" -f lavfi -i "sine=frequency=440:sample_rate=48000" \
+    -t 3 "${X265[@]}" -pix_fmt yuv420p -tag:v hvc1 -c:a aac -ac 2 -b:a 64k "${BITEXACT[@]}" hevc-landscape.mov
+"${FF[@]}" -i hevc-landscape.mov -c copy -metadata:s:v:0 rotate=90 "${BITEXACT[@]}" hevc-portrait.mov
+rm hevc-landscape.mov
+
+# hevc-hlg.ts: HEVC Main 10 with an HLG colour description (BT.2020, ARIB STD-B67) in MPEG-TS: Annex-B
+# with in-band parameter sets, ADTS AAC.
+"${FF[@]}" -f lavfi -i "testsrc2=size=160x90:rate=25" -f lavfi -i "sine=frequency=440:sample_rate=48000" \
+    -t 3 "${X265[@]}" -pix_fmt yuv420p10le -color_primaries bt2020 -color_trc arib-std-b67 -colorspace bt2020nc \
+    -c:a aac -ac 2 -b:a 64k "${BITEXACT[@]}" hevc-hlg.ts
+
+# hevc-pq.mp4: video only, HEVC Main 10 with a full-range PQ colour description (BT.2020, SMPTE ST 2084),
+# tagged hev1 (parameter sets also allowed in the samples).
+"${FF[@]}" -f lavfi -i "testsrc2=size=160x90:rate=25" \
+    -t 3 "${X265[@]}" -pix_fmt yuv420p10le -color_primaries bt2020 -color_trc smpte2084 -colorspace bt2020nc \
+    -color_range pc -tag:v hev1 "${BITEXACT[@]}" hevc-pq.mp4
+
 ls -l h264-aac.mp4 h264-bframes-aac.mp4 aac-priming-editlist.mp4 h264-aac.mkv h264-aac.ts \
-    video-only.mp4 audio-only.m4a long-gop.mp4 mpeg4-mp3.avi flash-beep.mp4
+    video-only.mp4 audio-only.m4a long-gop.mp4 mpeg4-mp3.avi flash-beep.mp4 hevc-portrait.mov hevc-hlg.ts hevc-pq.mp4

@@ -16,6 +16,9 @@ GOLDEN_FIXTURES=(
     h264-aac.mkv
     h264-aac.ts
     flash-beep.mp4
+    hevc-portrait.mov
+    hevc-hlg.ts
+    hevc-pq.mp4
 )
 HLSCAP="${HLSCAP_BIN:-.build/debug/hlscap}"
 

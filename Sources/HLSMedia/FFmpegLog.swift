@@ -52,25 +52,29 @@ public enum FFmpegLog {
 
     /// Starts keeping the first error that FFmpeg logs about `context`.
     static func startRecordingErrors(of context: UnsafeMutableRawPointer) {
-        recordings.withLock { $0[context] = Recording() }
+        recordings.withLock { $0[address(context)] = Recording() }
     }
 
     /// Stops recording for `context` and forgets what was recorded.
     static func stopRecordingErrors(of context: UnsafeMutableRawPointer) {
-        recordings.withLock { _ = $0.removeValue(forKey: context) }
+        recordings.withLock { _ = $0.removeValue(forKey: address(context)) }
     }
 
     /// The first error logged about `context` since recording started, if any.
     static func recordedError(of context: UnsafeMutableRawPointer) -> String? {
-        recordings.withLock { $0[context]?.firstError }
+        recordings.withLock { $0[address(context)]?.firstError }
     }
 
     private struct Recording {
         var firstError: String?
     }
 
-    /// Keyed by the address of the context the messages are about.
-    private static let recordings = Mutex<[UnsafeMutableRawPointer: Recording]>([:])
+    /// Keyed by the address of the context the messages are about: an integer, so the table is Sendable.
+    private static let recordings = Mutex<[UInt: Recording]>([:])
+
+    private static func address(_ context: UnsafeMutableRawPointer) -> UInt {
+        UInt(bitPattern: context)
+    }
 
     /// Long enough for any single FFmpeg log line.
     private static let messageCapacity = 1024
@@ -78,11 +82,13 @@ public enum FFmpegLog {
     fileprivate static func recordError(
         about context: UnsafeMutableRawPointer, _ format: UnsafePointer<CChar>, _ arguments: CVaListPointer
     ) {
+        let key = address(context)
+        guard recordings.withLock({ $0[key] != nil && $0[key]?.firstError == nil }) else { return }
+        var buffer = [CChar](repeating: 0, count: messageCapacity)
+        hlscap_format_log_message(&buffer, buffer.count, format, arguments)
+        let message = String(cString: buffer).trimmingTrailingNewlines()
         recordings.withLock { recordings in
-            guard recordings[context]?.firstError == nil, recordings[context] != nil else { return }
-            var buffer = [CChar](repeating: 0, count: messageCapacity)
-            hlscap_format_log_message(&buffer, buffer.count, format, arguments)
-            recordings[context]?.firstError = String(cString: buffer).trimmingTrailingNewlines()
+            if recordings[key] != nil, recordings[key]?.firstError == nil { recordings[key]?.firstError = message }
         }
     }
 }

@@ -25,6 +25,7 @@ func printError(_ message: String) {
     FileHandle.standardError.write(Data("hlscap: \(message)\n".utf8))
 }
 
+@MainActor
 func runMain(_ words: [String]) -> ExitCode {
     guard let first = words.first else {
         printError("no command given; run 'hlscap --help' for the commands")

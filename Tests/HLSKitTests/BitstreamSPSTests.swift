@@ -85,6 +85,18 @@ struct SPSFixture: Sendable, CustomTestStringConvertible {
         #expect(sps.displayWidth == fixture.displayWidth)
     }
 
+    /// `-profile:v high -color_primaries bt709 -color_trc bt709 -colorspace bt709 -color_range pc`, 320x240.
+    @Test func readsTheColourDescriptionFromTheVUI() throws {
+        let nalUnit = [UInt8](hex: "6764000dacd94141fb016e020202800000030080000019078a14cb")
+        let sps = try H264SequenceParameterSet(parsing: nalUnit)
+        #expect(sps.colourDescription == ColourDescription(primaries: 1, transferCharacteristics: 1,
+                                                           matrixCoefficients: 1, isFullRange: true))
+        #expect(sps.width == 320)
+        for fixture in SPSFixture.all {
+            #expect(try H264SequenceParameterSet(parsing: fixture.nalUnit).colourDescription == nil, "\(fixture.name)")
+        }
+    }
+
     @Test func rejectsOtherNALUnitTypes() {
         #expect(throws: BitstreamError.unexpectedNALUnitType(expected: .sequenceParameterSet, found: 8)) {
             try H264SequenceParameterSet(parsing: [0x68, 0xCB, 0x83, 0xCB, 0x20])

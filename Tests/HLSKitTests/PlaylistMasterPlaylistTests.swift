@@ -37,4 +37,22 @@ struct PlaylistMasterPlaylistTests {
 
             """)
     }
+
+    @Test func rendersVideoRangeAfterTheOtherAttributes() {
+        var variant = MasterPlaylist.Variant(uri: "hdr.m3u8", bandwidthBitsPerSecond: 9_000_000,
+                                             codecs: ["hvc1.2.4.L150.90"])
+        variant.videoRange = .pq
+        #expect(MasterPlaylist(version: 6, variants: [variant]).render() == """
+            #EXTM3U
+            #EXT-X-VERSION:6
+            #EXT-X-STREAM-INF:BANDWIDTH=9000000,CODECS="hvc1.2.4.L150.90",VIDEO-RANGE=PQ
+            hdr.m3u8
+
+            """)
+    }
+
+    @Test(arguments: [(UInt8(16), MasterPlaylist.VideoRange.pq), (18, .hlg), (1, .sdr), (14, .sdr), (2, .sdr)])
+    func videoRangeFollowsTheTransferCharacteristics(transfer: UInt8, range: MasterPlaylist.VideoRange) {
+        #expect(MasterPlaylist.VideoRange(transferCharacteristics: transfer) == range)
+    }
 }

@@ -153,3 +153,51 @@ private struct StreamBuilder {
         #expect(rescale(value, from: from, to: to) == expected)
     }
 }
+
+@Suite struct SegmenterRenditionTests {
+    /// Two rungs with IDRs at the same frames, the second delayed by B-frames: each rung is cut at its
+    /// own IDR, so segment N of both starts at the same presentation time with a sync sample.
+    @Test func everyVideoTrackIsCutAtItsOwnSyncSampleOnTheLeadsGrid() {
+        let top = StreamBuilder.videoFrames(count: 150, frameTicks: 3000, gop: 60, track: 0)
+        let lower = StreamBuilder.videoFrames(count: 150, frameTicks: 3000, gop: 60, firstDecodeTime: -6000,
+                                              compositionOffset: 6000, track: 1)
+        let audio = StreamBuilder.audioFrames(count: 240, track: 2)
+        let samples = StreamBuilder.interleave([top, lower, audio], timescales: [90_000, 90_000, 48_000])
+        let segments = StreamBuilder.run(samples, tracks: [StreamBuilder.video, StreamBuilder.video,
+                                                           StreamBuilder.audio48k])
+        #expect(segments.count == 3)
+        for segment in segments {
+            let starts = segment.tracks.prefix(2).map { $0.samples[0].decodeTime + Int64($0.samples[0].compositionOffset) }
+            #expect(starts[0] == starts[1])
+            #expect(segment.tracks.prefix(2).allSatisfy { $0.samples[0].isSync && $0.samples.count == 60 || segment.sequenceNumber == 3 })
+        }
+        #expect(segments.map { $0.tracks[1].samples.count } == [60, 60, 30])
+    }
+
+    /// A rung that never makes an IDR on the grid is cut by decode time a segment later rather than
+    /// held forever.
+    @Test func aVideoTrackWithoutSyncSamplesIsNotHeldForever() {
+        let top = StreamBuilder.videoFrames(count: 300, frameTicks: 3000, gop: 60, track: 0)
+        var lower = StreamBuilder.videoFrames(count: 300, frameTicks: 3000, gop: 300, track: 1)
+        lower[0].isSync = true
+        var segmenter = Segmenter(configuration: .init(tracks: [StreamBuilder.video, StreamBuilder.video]))
+        var emitted: [Segment] = []
+        for sample in StreamBuilder.interleave([top, lower], timescales: [90_000, 90_000]) {
+            emitted += segmenter.append(sample)
+        }
+        #expect(emitted.count >= 3)
+    }
+}
+
+@Suite struct SegmentGridTests {
+    @Test func keyframeScheduleAndSegmenterShareTheBoundaries() {
+        let grid = SegmentGrid(segmentMilliseconds: 2000, timescale: 90_000)
+        #expect((0...3).map(grid.boundary) == [0, 180_000, 360_000, 540_000])
+        #expect(grid.index(after: 0) == 1)
+        #expect(grid.index(after: 179_999) == 1)
+        #expect(grid.index(after: 180_000) == 2)
+        var schedule = KeyframeSchedule(grid: grid)
+        let forced = [0, 177_000, 180_000, 183_000, 360_000].map { schedule.isKeyframe(ticksSinceStart: Int64($0)) }
+        #expect(forced == [true, false, true, false, true])
+    }
+}

@@ -46,11 +46,11 @@ import Testing
 
     /// Every event a source sent, and a signal when it sent its last.
     final class Recorder: @unchecked Sendable {
-        let events = Mutex<[CaptureEvent]>([])
+        let events = EventLog()
         let finished = DispatchSemaphore(value: 0)
 
         func record(_ event: CaptureEvent) {
-            events.withLock { $0.append(event) }
+            events.append(event)
             switch event {
             case .failed, .ended: finished.signal()
             case .video, .audio: break

@@ -17,10 +17,10 @@ import Testing
         configuration.audio = audio
         configuration.durationMicroseconds = seconds * 1_000_000
         let source = try TestSource(configuration)
-        let events = Mutex<[CaptureEvent]>([])
+        let events = EventLog()
         let ended = DispatchSemaphore(value: 0)
         try source.start { event in
-            events.withLock { $0.append(event) }
+            events.append(event)
             if case .ended = event { ended.signal() }
         }
         defer { source.stop() }

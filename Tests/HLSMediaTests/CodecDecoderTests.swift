@@ -64,7 +64,7 @@ func decodeStream(_ path: String, kind: InputStreamInfo.Kind,
         #expect(video.corruptPackets == 0 && audio.corruptPackets == 0)
     }
 
-    /// Codecs copy mode refuses, made here with the ffmpeg tool.
+    /// Codecs beyond the committed fixtures', made here with the ffmpeg tool.
     @Test(arguments: [
         ("hevc.mkv", ["-c:v", "libx265", "-x265-params", "log-level=error"], InputStreamInfo.Kind.video),
         ("vp9.webm", ["-c:v", "libvpx-vp9", "-deadline", "realtime"], .video),

@@ -33,7 +33,7 @@ func readingError(_ path: String) throws -> (error: MediaInputError?, packetsRea
 
         let error = try #require(openingError(path))
         #expect(error.kind == .notFound)
-        #expect(error.exitCode == 66)
+        #expect(error.isUnreadable)
         #expect(error.description == "\(path): no such file; check the path")
     }
 
@@ -50,7 +50,7 @@ func readingError(_ path: String) throws -> (error: MediaInputError?, packetsRea
 
         let error = try #require(openingError(fixtures.directory.path))
         #expect(error.kind == .unreadable)
-        #expect(error.exitCode == 66)
+        #expect(error.isUnreadable)
         #expect(error.detail == "it is a directory")
         #expect(error.description.hasPrefix("\(fixtures.directory.path): cannot be read (it is a directory); "))
     }
@@ -73,7 +73,7 @@ func readingError(_ path: String) throws -> (error: MediaInputError?, packetsRea
 
         let error = try #require(openingError(path))
         #expect(error.kind == .notMedia)
-        #expect(error.exitCode == 65)
+        #expect(!error.isUnreadable)
         #expect(error.description.hasPrefix("\(path): not a media file FFmpeg can read"))
     }
 
@@ -94,7 +94,7 @@ func readingError(_ path: String) throws -> (error: MediaInputError?, packetsRea
 
         let error = try #require(openingError(path))
         #expect(error.kind == .noMediaStreams)
-        #expect(error.exitCode == 65)
+        #expect(!error.isUnreadable)
         #expect(error.detail == "it holds 1 subtitle stream")
     }
 
@@ -107,7 +107,7 @@ func readingError(_ path: String) throws -> (error: MediaInputError?, packetsRea
 
         let error = try #require(openingError(path))
         #expect(error.kind == .corrupt)
-        #expect(error.exitCode == 65)
+        #expect(!error.isUnreadable)
         #expect(error.detail == "moov atom not found")
     }
 

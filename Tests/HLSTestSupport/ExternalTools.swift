@@ -160,9 +160,10 @@ public enum ExternalTools {
         let result = try run("ffprobe", arguments)
         let command = "ffprobe " + arguments.joined(separator: " ")
         guard result.succeeded else { throw ExternalToolError.failed(command: command, result: result) }
-        // The HLS demuxer lists each stream twice, under its program and on its own: same count.
+        // The HLS demuxer lists each stream twice, under its program and on its own: same count. A stream
+        // with side data (a display matrix) gets an empty field after it.
         let output = result.stdout.split(separator: "\n").first.map(String.init) ?? ""
-        guard let count = Int(output) else {
+        guard let count = Int(output.trimmingCharacters(in: CharacterSet(charactersIn: ","))) else {
             throw ExternalToolError.unexpectedOutput(command: command, output: output + result.stderr)
         }
         return count

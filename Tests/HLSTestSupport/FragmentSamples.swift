@@ -49,4 +49,21 @@ public enum FragmentSamples {
     public static func containsIDR(_ sample: [UInt8]) throws -> Bool {
         try nalUnitTypes(inSample: sample).contains(5)
     }
+
+    /// The HEVC NAL unit types (bits 1 to 6 of each two-byte header) in a sample with 4-byte lengths.
+    public static func hevcNALUnitTypes(inSample sample: [UInt8]) throws -> [UInt8] {
+        var reader = MP4Reader(sample[...], box: "length-prefixed sample")
+        var types: [UInt8] = []
+        while reader.remaining > 0 {
+            let unit = try reader.take(Int(try reader.uint32()))
+            guard let header = unit.first else { throw MP4ReadError.unexpected(box: "mdat", detail: "empty NAL unit") }
+            types.append((header >> 1) & 0x3F)
+        }
+        return types
+    }
+
+    /// Whether an HEVC sample is an IRAP picture (BLA, IDR or CRA: NAL unit types 16 to 23).
+    public static func containsHEVCRandomAccessPoint(_ sample: [UInt8]) throws -> Bool {
+        try hevcNALUnitTypes(inSample: sample).contains { (16...23).contains($0) }
+    }
 }

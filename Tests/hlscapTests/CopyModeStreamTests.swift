@@ -6,10 +6,11 @@ import Testing
 /// Every copyable fixture, packaged by the built binary and checked with readers nobody here wrote
 /// (ffmpeg, ffprobe) and with the test-only box reader.
 @Suite struct CopyModeStreamTests {
+    static let hevcFixtures = ["hevc-portrait.mov", "hevc-hlg.ts", "hevc-pq.mp4"]
     static let copyableFixtures = [
         "h264-aac.mp4", "h264-bframes-aac.mp4", "aac-priming-editlist.mp4", "h264-aac.mkv", "h264-aac.ts",
         "video-only.mp4", "audio-only.m4a", "long-gop.mp4", "flash-beep.mp4",
-    ]
+    ] + hevcFixtures
 
     @Test(arguments: copyableFixtures)
     func playlistFollowsTheRFC(fixture: String) throws {
@@ -29,13 +30,16 @@ import Testing
             #expect(Int(segment.durationSeconds.rounded()) <= playlist.targetDurationSeconds)
             #expect(segment.durationSeconds > 0)
         }
-        #expect(stream.files() == ["init.mp4", "master.m3u8", "playlist.m3u8"] + playlist.segments.map(\.uri))
+        let tracks = try InitSection(stream.bytes("init.mp4"))
+        let iFramePlaylist = tracks.videoTrackID != nil ? ["iframes.m3u8"] : []
+        #expect(stream.files() == iFramePlaylist + ["init.mp4", "master.m3u8", "playlist.m3u8"]
+                + playlist.segments.map(\.uri))
 
         let master = try String(contentsOf: stream.directory.appendingPathComponent("master.m3u8"), encoding: .utf8)
-        let tracks = try InitSection(stream.bytes("init.mp4"))
         #expect(master.hasPrefix("#EXTM3U\n#EXT-X-VERSION:6\n#EXT-X-INDEPENDENT-SEGMENTS\n#EXT-X-STREAM-INF:BANDWIDTH="))
-        #expect(master.hasSuffix("\nplaylist.m3u8\n"))
-        #expect(master.contains("CODECS=\"avc1.") == (tracks.videoTrackID != nil))
+        #expect(master.contains("\nplaylist.m3u8\n"))
+        #expect(master.hasSuffix(",URI=\"iframes.m3u8\"\n") == (tracks.videoTrackID != nil))
+        #expect(master.contains("CODECS=\"\(tracks.videoSampleEntry ?? "avc1").") == (tracks.videoTrackID != nil))
         #expect(master.contains("mp4a.40.2") == (tracks.audioTrackID != nil))
         #expect(master.contains("RESOLUTION=") == (tracks.videoTrackID != nil))
     }
@@ -111,6 +115,34 @@ import Testing
         #expect(rotation.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "-90")
     }
 
+    /// An H.264 SPS that states its colour description gets a `colr` next to its `avcC`, and the master playlist
+    /// a VIDEO-RANGE; the committed fixtures state none and get neither.
+    @Test func copyModeKeepsAnH264ColourDescription() throws {
+        let directory = try PackagedStream.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let input = directory.appendingPathComponent("bt709.mp4").path
+        try SyncClip.ffmpeg(["-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=160x120:rate=25", "-t", "1",
+                             "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p",
+                             "-color_primaries", "bt709", "-color_trc", "bt709", "-colorspace", "bt709", input])
+        let output = directory.appendingPathComponent("out")
+        let result = try ExternalTools.runHlscap(["file", input, "--copy", "--out", output.path])
+        #expect(result.succeeded, "\(result.stderr)")
+        let avc1 = try #require(try MP4Box.parse(Array(Data(contentsOf: output.appendingPathComponent("init.mp4"))))
+            .first("moov/trak/mdia/minf/stbl/stsd/avc1"))
+        #expect(avc1.children.map(\.type) == ["avcC", "colr"])
+        #expect(try avc1.first("colr")?.colourInformation()
+                == MP4Box.ColourInformation(primaries: 1, transferCharacteristics: 1, matrixCoefficients: 1,
+                                            isFullRange: false))
+        let master = try String(contentsOf: output.appendingPathComponent("master.m3u8"), encoding: .utf8)
+        #expect(master.contains(",VIDEO-RANGE=SDR\n"), "\(master)")
+
+        let plain = try PackagedStream.package("h264-aac.mp4")
+        defer { plain.remove() }
+        #expect(try MP4Box.parse(plain.bytes("init.mp4")).first("moov/trak/mdia/minf/stbl/stsd/avc1/colr") == nil)
+        #expect(!(try String(contentsOf: plain.directory.appendingPathComponent("master.m3u8"), encoding: .utf8))
+            .contains("VIDEO-RANGE"))
+    }
+
     @Test func audioAndVideoStayInSync() throws {
         let stream = try PackagedStream.package("flash-beep.mp4")
         defer { stream.remove() }
@@ -145,6 +177,8 @@ import Testing
 /// The tracks an init segment declares, read with the test-only box reader.
 struct InitSection {
     var videoTrackID: UInt32?
+    /// `avc1` or `hvc1`.
+    var videoSampleEntry: String?
     var audioTrackID: UInt32?
     var timescales: [UInt32: UInt32] = [:]
     var trackCount = 0
@@ -155,7 +189,10 @@ struct InitSection {
             let trackID = try #require(try trak.first("tkhd")?.trackHeader().trackID)
             let handler = try #require(try trak.first("mdia/hdlr")?.handlerType())
             timescales[trackID] = try #require(try trak.first("mdia/mdhd")?.mediaTimescale())
-            if handler == "vide" { videoTrackID = trackID }
+            if handler == "vide" {
+                videoTrackID = trackID
+                videoSampleEntry = trak.first("mdia/minf/stbl/stsd")?.children.first?.type
+            }
             if handler == "soun" { audioTrackID = trackID }
             trackCount += 1
         }

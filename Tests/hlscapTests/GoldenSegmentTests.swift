@@ -12,7 +12,7 @@ import Testing
     }()
 
     @Test func everyGoldenStreamHasBeenGenerated() {
-        #expect(Self.goldenDirectories.count >= 9, "run `make golden` to write Fixtures/golden")
+        #expect(Self.goldenDirectories.count >= 12, "run `make golden` to write Fixtures/golden")
     }
 
     @Test(arguments: goldenDirectories)

@@ -23,7 +23,7 @@ import Testing
         #expect(playlist.segments[..<firstOfSecond].allSatisfy { $0.mapURI == "init.mp4" && !$0.discontinuity })
         #expect(playlist.segments[firstOfSecond].discontinuity)
         #expect(playlist.segments[firstOfSecond...].allSatisfy { $0.mapURI == "init-2.mp4" })
-        #expect(stream.files() == ["init-2.mp4", "init.mp4", "master.m3u8", "playlist.m3u8"]
+        #expect(stream.files() == ["iframes.m3u8", "init-2.mp4", "init.mp4", "master.m3u8", "playlist.m3u8"]
                 + playlist.segments.map(\.uri))
         let problems = try stream.segmentProblems()
         #expect(problems.isEmpty, "\(problems)")

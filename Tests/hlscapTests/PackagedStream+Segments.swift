@@ -5,7 +5,8 @@ import HLSTestSupport
 extension PackagedStream {
     /// What is wrong with the media segments, read with the test-only box reader: each `moof` numbered
     /// by its place in the playlist, every track in every segment, version 1 `tfdt` that continues where
-    /// the previous segment ended (within a discontinuity section), and video that starts with an IDR.
+    /// the previous segment ended (within a discontinuity section), and video that starts with an IDR
+    /// (HEVC: an IRAP picture, IDR, CRA or BLA).
     /// Empty for a sound stream.
     func segmentProblems() throws -> [String] {
         var problems: [String] = []
@@ -39,8 +40,11 @@ extension PackagedStream {
                 nextDecodeTime[trackID] = baseDecodeTime + run.entries.reduce(0) { $0 + UInt64($1.duration ?? 0) }
                 if trackID == tracks.videoTrackID {
                     let first = try FragmentSamples.samples(in: segment, trackID: trackID).first
-                    if try first.map(FragmentSamples.containsIDR) != true {
-                        problems.append("\(entry.uri) does not start with an IDR")
+                    let isHEVC = tracks.videoSampleEntry == "hvc1"
+                    let startsRight = isHEVC ? FragmentSamples.containsHEVCRandomAccessPoint
+                        : FragmentSamples.containsIDR
+                    if try first.map(startsRight) != true {
+                        problems.append("\(entry.uri) does not start with an \(isHEVC ? "IRAP picture" : "IDR")")
                     }
                 }
             }

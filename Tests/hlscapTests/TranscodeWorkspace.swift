@@ -132,7 +132,9 @@ enum TranscodeInputs {
                    "-c:a", "libopus", "-b:a", "64k"])
 
     static let cases: [TranscodeCase] = [
-        TranscodeCase(name: "hevc-portrait-rotated", clips: [hevcPortrait], outputSize: (1080, 1920)),
+        // HEVC is copied now; --transcode keeps this case turning the pixels upright.
+        TranscodeCase(name: "hevc-portrait-rotated", clips: [hevcPortrait], arguments: ["--transcode"],
+                      outputSize: (1080, 1920)),
         TranscodeCase(name: "vp9-opus-webm", clips: [vp9Opus], outputSize: (320, 240)),
         TranscodeCase(name: "mjpeg-pcm-mov", clips: [mjpegPCM], outputSize: (320, 240)),
         // H.264/AAC inputs would be copied: --transcode makes them go through the encoders.

@@ -1,4 +1,4 @@
-/// Why a codec bitstream structure (NAL unit, SPS, avcC, AudioSpecificConfig, ADTS) could not be read.
+/// Why a codec bitstream structure (NAL unit, SPS, avcC, hvcC, AudioSpecificConfig, ADTS) could not be read.
 public enum BitstreamError: Error, Equatable, CustomStringConvertible {
     /// The data ended before the structure was complete.
     case truncated(structure: String)
@@ -8,6 +8,8 @@ public enum BitstreamError: Error, Equatable, CustomStringConvertible {
     case unexpectedNALUnitType(expected: H264NALUnitType, found: UInt8)
     /// Annex-B or length-prefixed data held no SPS or no PPS.
     case missingParameterSets
+    /// HEVC data or an `hvcC` held no VPS, no SPS or no PPS.
+    case missingHEVCParameterSets
     /// A frame did not start with the ADTS sync word.
     case missingADTSSyncWord
 
@@ -21,6 +23,8 @@ public enum BitstreamError: Error, Equatable, CustomStringConvertible {
             "expected an H.264 \(expected) NAL unit (type \(expected.rawValue)), found type \(found)"
         case .missingParameterSets:
             "no H.264 sequence and picture parameter sets (SPS and PPS) found"
+        case .missingHEVCParameterSets:
+            "no HEVC video, sequence and picture parameter sets (VPS, SPS and PPS) found"
         case .missingADTSSyncWord:
             "AAC frame does not start with the ADTS sync word 0xFFF"
         }

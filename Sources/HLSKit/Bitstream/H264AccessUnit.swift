@@ -1,11 +1,7 @@
 /// An H.264 access unit made ready for an `mdat`: 4-byte lengths, no delimiters or filler, and no
 /// parameter sets that the `avcC` already carries.
 public struct H264AccessUnit: Sendable, Equatable {
-    /// How the NAL units of a source's samples are framed.
-    public enum Framing: Sendable, Equatable {
-        case annexB
-        case lengthPrefixed(lengthSize: Int)
-    }
+    public typealias Framing = NALUnitFraming
 
     public var bytes: [UInt8]
     /// Whether the access unit holds an IDR slice: a segment may start here.

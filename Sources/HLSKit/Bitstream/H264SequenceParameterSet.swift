@@ -1,6 +1,6 @@
 /// The fields of an H.264 sequence parameter set (H.264 7.3.2.1.1) that a muxer needs:
 /// profile and level for `avcC` and CODECS, picture size and pixel aspect ratio for the sample
-/// entry and `tkhd`.
+/// entry and `tkhd`, and the colour description for `colr`.
 public struct H264SequenceParameterSet: Sendable, Equatable {
     public var profileIndication: UInt8
     /// constraint_set0_flag … constraint_set5_flag and the two reserved bits, as one byte.
@@ -19,6 +19,8 @@ public struct H264SequenceParameterSet: Sendable, Equatable {
     public var height: Int
     /// From the VUI; 1:1 when the SPS does not say.
     public var sampleAspectRatio: SampleAspectRatio
+    /// From the VUI; nil when the SPS has no colour description.
+    public var colourDescription: ColourDescription?
 
     public struct Cropping: Sendable, Equatable {
         public var left: UInt32
@@ -113,8 +115,11 @@ public struct H264SequenceParameterSet: Sendable, Equatable {
                                 top: try reader.readUE(), bottom: try reader.readUE())
         }
         sampleAspectRatio = .square
+        colourDescription = nil
         if try reader.readFlag() {  // vui_parameters_present_flag
-            sampleAspectRatio = try Self.readSampleAspectRatio(in: &reader) ?? .square
+            let vui = try VideoUsabilityHeader.read(&reader)
+            sampleAspectRatio = vui.sampleAspectRatio ?? .square
+            colourDescription = vui.colour
         }
 
         // Frame size and crop units follow H.264 7.4.2.1.1 (equations 7-19 to 7-22).
@@ -138,18 +143,10 @@ public struct H264SequenceParameterSet: Sendable, Equatable {
     private static let defaultBitDepth = 8
     private static let defaultChromaFormat: UInt32 = 1
     private static let chroma444: UInt32 = 3
-    /// aspect_ratio_idc meaning "sar_width and sar_height follow".
-    private static let extendedSampleAspectRatio: UInt32 = 255
 
     /// High and later profiles carry chroma_format_idc, bit depths and scaling lists.
     private static let profilesWithChromaFormat: Set<UInt8> = [
         100, 110, 122, 244, 44, 83, 86, 118, 128, 138, 139, 134, 135,
-    ]
-
-    /// Table E-1, indexed by aspect_ratio_idc 1…16.
-    private static let sampleAspectRatios: [(UInt32, UInt32)] = [
-        (1, 1), (12, 11), (10, 11), (16, 11), (40, 33), (24, 11), (20, 11), (32, 11),
-        (80, 33), (18, 11), (15, 11), (64, 33), (160, 99), (4, 3), (3, 2), (2, 1),
     ]
 
     /// SubWidthC and SubHeightC (Table 6-1); 1×1 when chroma has no separate crop grid.
@@ -192,17 +189,5 @@ public struct H264SequenceParameterSet: Sendable, Equatable {
         default:
             break
         }
-    }
-
-    /// The start of vui_parameters() (E.1.1); nil when absent or unspecified.
-    private static func readSampleAspectRatio(in reader: inout BitReader) throws -> SampleAspectRatio? {
-        guard try reader.readFlag() else { return nil }  // aspect_ratio_info_present_flag
-        let index = try reader.readBits(8)
-        if index == extendedSampleAspectRatio {
-            return SampleAspectRatio(horizontal: try reader.readBits(16), vertical: try reader.readBits(16))
-        }
-        guard (1...UInt32(sampleAspectRatios.count)).contains(index) else { return nil }
-        let (horizontal, vertical) = sampleAspectRatios[Int(index) - 1]
-        return SampleAspectRatio(horizontal: horizontal, vertical: vertical)
     }
 }

@@ -15,7 +15,8 @@
 ///     │           │       └── url
 ///     │           └── stbl
 ///     │               ├── stsd
-///     │               │   └── avc1 ── avcC [pasp]  |  mp4a ── esds
+///     │               │   └── avc1 ── avcC [pasp] [colr]  |  hvc1 ── hvcC [pasp] [colr]
+///     │               │       |  mp4a ── esds
 ///     │               ├── stts      empty: samples live in the fragments
 ///     │               ├── stsc
 ///     │               ├── stsz
@@ -87,6 +88,7 @@ public enum InitSegment {
                             stsd.write(UInt32(1))  // entry_count
                             switch track.format {
                             case .h264(let format): SampleEntry.writeAVC(&stsd, format)
+                            case .hevc(let format): SampleEntry.writeHEVC(&stsd, format)
                             case .aac(let format): SampleEntry.writeAAC(&stsd, format, trackID: track.trackID)
                             }
                         }
@@ -101,10 +103,10 @@ public enum InitSegment {
         var matrix = TransformationMatrix.identity
         var displayWidth = 0
         var displayHeight = 0
-        if case .h264(let format) = track.format {
-            matrix = format.matrix ?? TransformationMatrix.identity
-            displayWidth = format.displayWidth
-            displayHeight = format.displayHeight
+        if let video = track.videoPresentation {
+            matrix = video.matrix ?? TransformationMatrix.identity
+            displayWidth = video.displayWidth
+            displayHeight = video.displayHeight
         }
         writer.fullBox("tkhd", version: 0, flags: TrackHeaderFlags.enabledInMovieInPreview) { tkhd in
             tkhd.write(UInt32(0))  // creation_time

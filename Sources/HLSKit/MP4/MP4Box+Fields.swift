@@ -47,6 +47,45 @@ extension MP4Box {
         return Array(payload)
     }
 
+    /// The `hvcC` payload, the HEVCDecoderConfigurationRecord.
+    public func hevcConfigurationBytes() throws -> [UInt8] {
+        guard type == "hvcC" else { throw MP4ReadError.unexpected(box: type, detail: "not hvcC") }
+        return Array(payload)
+    }
+
+    /// A `colr` box of type `nclx` (14496-12 12.1.5).
+    public struct ColourInformation: Sendable, Equatable {
+        public var primaries: UInt16
+        public var transferCharacteristics: UInt16
+        public var matrixCoefficients: UInt16
+        public var isFullRange: Bool
+
+        public init(primaries: UInt16, transferCharacteristics: UInt16, matrixCoefficients: UInt16,
+                    isFullRange: Bool) {
+            self.primaries = primaries
+            self.transferCharacteristics = transferCharacteristics
+            self.matrixCoefficients = matrixCoefficients
+            self.isFullRange = isFullRange
+        }
+    }
+
+    public func colourInformation() throws -> ColourInformation {
+        guard type == "colr" else { throw MP4ReadError.unexpected(box: type, detail: "not colr") }
+        var reader = MP4Reader(payload, box: type)
+        let colourType = try reader.fourCC()
+        guard colourType == "nclx" else {
+            throw MP4ReadError.unexpected(box: type, detail: "colour type \(colourType)")
+        }
+        let information = ColourInformation(primaries: try reader.uint16(),
+                                            transferCharacteristics: try reader.uint16(),
+                                            matrixCoefficients: try reader.uint16(),
+                                            isFullRange: try reader.uint8() & 0x80 != 0)
+        guard reader.remaining == 0 else {
+            throw MP4ReadError.unexpected(box: type, detail: "\(reader.remaining) bytes after the fields")
+        }
+        return information
+    }
+
     /// The DecoderSpecificInfo (AudioSpecificConfig) inside an `esds`.
     public func audioSpecificConfigBytes() throws -> [UInt8] {
         try decoderConfiguration().specificInfo
@@ -216,12 +255,6 @@ extension MP4Box {
             defaultSampleDuration: flags & 0x8 != 0 ? try reader.uint32() : nil,
             defaultSampleSize: flags & 0x10 != 0 ? try reader.uint32() : nil,
             defaultSampleFlags: flags & 0x20 != 0 ? try reader.uint32() : nil)
-    }
-
-    /// The `hvcC` payload, the HEVCDecoderConfigurationRecord.
-    public func hevcConfigurationBytes() throws -> [UInt8] {
-        guard type == "hvcC" else { throw MP4ReadError.unexpected(box: type, detail: "not hvcC") }
-        return Array(payload)
     }
 
     /// Width and height of a visual sample entry (`avc1`, `hvc1` …).

@@ -2,7 +2,12 @@
 ///
 ///     avc1                  VisualSampleEntry (14496-12 12.1.3)
 ///     ├── avcC              AVCDecoderConfigurationRecord (14496-15 5.4.2)
-///     └── pasp              only for non-square pixels
+///     ├── pasp              only for non-square pixels
+///     └── colr              nclx, only when the colour description is known (14496-12 12.1.5)
+///     hvc1                  VisualSampleEntry; parameter sets only in hvcC (14496-15 8.4.1)
+///     ├── hvcC              HEVCDecoderConfigurationRecord (14496-15 8.3.3)
+///     ├── pasp
+///     └── colr
 ///     mp4a                  AudioSampleEntry (14496-12 12.2.3)
 ///     └── esds              ES_Descriptor (14496-1 7.2.6.5, 14496-14 5.6)
 ///         ├── DecoderConfigDescriptor
@@ -18,30 +23,67 @@ enum SampleEntry {
     /// Colour images with no alpha.
     private static let depth24Bit: UInt16 = 0x0018
     private static let audioSampleSizeBits: UInt16 = 16
+    /// full_range_flag, followed by 7 reserved bits.
+    private static let fullRangeBit: UInt8 = 0x80
 
     static func writeAVC(_ writer: inout ByteWriter, _ format: H264Format) {
-        writer.box("avc1") { avc1 in
-            writeSampleEntryHeader(&avc1)
-            avc1.write(UInt16(0))  // pre_defined
-            avc1.write(UInt16(0))  // reserved
-            avc1.write(zeros: 3 * 4)  // pre_defined
-            avc1.write(UInt16(format.width))
-            avc1.write(UInt16(format.height))
-            avc1.write(resolution72dpi)  // horizresolution
-            avc1.write(resolution72dpi)  // vertresolution
-            avc1.write(UInt32(0))  // reserved
-            avc1.write(framesPerSample)
-            avc1.write(zeros: compressorNameLength)
-            avc1.write(depth24Bit)
-            avc1.write(Int16(-1))  // pre_defined
+        let sampleAspectRatio = try? format.decoderConfiguration.parsedSequenceParameterSet().sampleAspectRatio
+        writeVisual(&writer, "avc1", width: format.width, height: format.height) { avc1 in
             avc1.box("avcC") { $0.write(bytes: format.decoderConfiguration.serialized) }
-            if let ratio = try? format.decoderConfiguration.parsedSequenceParameterSet().sampleAspectRatio,
-               !ratio.isSquare {
-                avc1.box("pasp") { pasp in
-                    pasp.write(ratio.horizontal)  // hSpacing
-                    pasp.write(ratio.vertical)  // vSpacing
-                }
-            }
+            writePixelAspectRatio(&avc1, sampleAspectRatio)
+            writeColour(&avc1, format.colourDescription)
+        }
+    }
+
+    static func writeHEVC(_ writer: inout ByteWriter, _ format: HEVCFormat) {
+        let sampleAspectRatio = try? format.decoderConfiguration.parsedSequenceParameterSet().sampleAspectRatio
+        writeVisual(&writer, "hvc1", width: format.width, height: format.height) { hvc1 in
+            hvc1.box("hvcC") { $0.write(bytes: format.decoderConfiguration.serialized) }
+            writePixelAspectRatio(&hvc1, sampleAspectRatio)
+            writeColour(&hvc1, format.colourDescription)
+        }
+    }
+
+    /// A VisualSampleEntry's fields, then the codec's boxes.
+    private static func writeVisual(_ writer: inout ByteWriter, _ type: FourCC, width: Int, height: Int,
+                                    boxes: (inout ByteWriter) -> Void) {
+        writer.box(type) { entry in
+            writeSampleEntryHeader(&entry)
+            entry.write(UInt16(0))  // pre_defined
+            entry.write(UInt16(0))  // reserved
+            entry.write(zeros: 3 * 4)  // pre_defined
+            entry.write(UInt16(width))
+            entry.write(UInt16(height))
+            entry.write(resolution72dpi)  // horizresolution
+            entry.write(resolution72dpi)  // vertresolution
+            entry.write(UInt32(0))  // reserved
+            entry.write(framesPerSample)
+            entry.write(zeros: compressorNameLength)
+            entry.write(depth24Bit)
+            entry.write(Int16(-1))  // pre_defined
+            boxes(&entry)
+        }
+    }
+
+    /// `pasp`, for non-square pixels only: square is what a player assumes without it.
+    private static func writePixelAspectRatio(_ writer: inout ByteWriter,
+                                              _ ratio: H264SequenceParameterSet.SampleAspectRatio?) {
+        guard let ratio, !ratio.isSquare else { return }
+        writer.box("pasp") { pasp in
+            pasp.write(ratio.horizontal)  // hSpacing
+            pasp.write(ratio.vertical)  // vSpacing
+        }
+    }
+
+    /// `colr` of type `nclx` (14496-12 12.1.5): the H.273 code points and the full range flag in the top bit.
+    private static func writeColour(_ writer: inout ByteWriter, _ colour: ColourDescription?) {
+        guard let colour else { return }
+        writer.box("colr") { colr in
+            colr.write(fourCC: "nclx")
+            colr.write(UInt16(colour.primaries))
+            colr.write(UInt16(colour.transferCharacteristics))
+            colr.write(UInt16(colour.matrixCoefficients))
+            colr.write(colour.isFullRange ? fullRangeBit : 0)
         }
     }
 

@@ -1,8 +1,9 @@
 import Foundation
 
-/// Writes a live stream's files: the init section, then each segment before the rolling playlist
-/// that lists it (DESIGN.md, writing rules). Segments that leave the window come back as removals
-/// for the caller to delete once their retention time has passed.
+/// Writes a live stream's files: the init sections, then each segment (every rendition's part of it)
+/// before the rolling playlists that list it, and the master playlist once, right after every
+/// rendition's first playlist (DESIGN.md, writing rules). Segments that leave the window come back as
+/// removals for the caller to delete once their retention time has passed.
 public struct LiveStreamWriter {
     /// Why a stream in the directory cannot be continued.
     public struct ResumeError: Error, CustomStringConvertible {
@@ -10,93 +11,230 @@ public struct LiveStreamWriter {
     }
 
     public let store: DirectoryStore
+    public let layout: StreamLayout
     public let tracks: [TrackDescription]
-    public private(set) var live: LivePlaylist
-    /// The init section the next segments refer to: `init.mp4`, or `init-N.mp4` after a change.
-    public private(set) var initName: String
     /// File number of the next segment: never reused, even for segments a crash left unlisted.
     public private(set) var nextSequenceNumber: Int
-    private let initBytes: [UInt8]
+    private var renditions: [LiveRendition]
+    private let declared: [RenditionMeasure]?
+    private var wroteMaster = false
 
-    /// A new stream in an empty directory.
-    public init(store: DirectoryStore, tracks: [TrackDescription], targetDurationSeconds: Int, windowSize: Int) {
+    /// A new stream in an empty directory. The master playlist is written from the `declared` rates
+    /// once the first playlists exist (a rate below the first segment's is raised to it); nil writes none.
+    public init(store: DirectoryStore, layout: StreamLayout? = nil, tracks: [TrackDescription],
+                targetDurationSeconds: Int, windowSize: Int, declared: [RenditionMeasure]? = nil) {
+        let layout = layout ?? .single(trackCount: tracks.count)
         self.store = store
+        self.layout = layout
         self.tracks = tracks
-        live = LivePlaylist(targetDurationSeconds: targetDurationSeconds, windowSize: windowSize)
-        initName = StreamWriter.initName
+        self.declared = declared
         nextSequenceNumber = 1
-        initBytes = InitSegment.make(tracks: tracks)
+        renditions = layout.renditions.indices.map { index in
+            LiveRendition(directory: layout.renditions[index].directory, tracks: layout.tracks(of: index, in: tracks),
+                          live: LivePlaylist(targetDurationSeconds: targetDurationSeconds, windowSize: windowSize),
+                          initName: StreamWriter.initName)
+        }
     }
 
     /// Continues the stream in `store` after a stop or a crash: numbering goes on, the first new segment
-    /// follows a discontinuity, and a new init section is written when the tracks changed.
-    public init(resuming store: DirectoryStore, tracks: [TrackDescription], targetDurationSeconds: Int,
-                windowSize: Int) throws {
-        let text: String
-        let previous: MediaPlaylist
-        do {
-            text = String(decoding: try store.read(StreamWriter.playlistName), as: UTF8.self)
-            previous = try MediaPlaylist.parse(text)
-        } catch {
-            throw ResumeError(description: "\(store.root)/\(StreamWriter.playlistName) cannot be continued "
-                + "(\(error)); use --overwrite to start a new stream")
-        }
-        guard previous.targetDurationSeconds >= targetDurationSeconds else {
-            throw ResumeError(description: "the stream in \(store.root) has a target duration of "
-                + "\(previous.targetDurationSeconds) s, shorter than this run needs; the target duration "
-                + "cannot change within a stream, use --overwrite or a shorter --segment-duration")
-        }
+    /// of every rendition follows a discontinuity, and a new init section is written where the tracks
+    /// changed.
+    public init(resuming store: DirectoryStore, layout: StreamLayout? = nil, tracks: [TrackDescription],
+                targetDurationSeconds: Int, windowSize: Int, declared: [RenditionMeasure]? = nil) throws {
+        let layout = layout ?? .single(trackCount: tracks.count)
         self.store = store
+        self.layout = layout
         self.tracks = tracks
-        live = LivePlaylist(resuming: previous, windowSize: windowSize)
-        initBytes = InitSegment.make(tracks: tracks)
-        let listed = previous.segments.compactMap { StreamWriter.sequenceNumber(ofPath: $0.uri) }
-        let stored = ((try? store.list(StreamWriter.segmentDirectory)) ?? [])
-            .compactMap { StreamWriter.sequenceNumber(ofPath: StreamWriter.segmentDirectory + "/" + $0) }
-        nextSequenceNumber = ((listed + stored).max() ?? 0) + 1
-        let currentInit = previous.segments.last?.mapURI ?? StreamWriter.initName
-        if (try? store.read(currentInit)) == initBytes {
-            initName = currentInit
-        } else {
-            let taken = Set((try? store.list("")) ?? [])
-            initName = (2...).lazy.map { "init-\($0).mp4" }.first { !taken.contains($0) }!
+        self.declared = declared
+        var renditions: [LiveRendition] = []
+        var highest = 0
+        for index in layout.renditions.indices {
+            let rendition = layout.renditions[index]
+            let playlistPath = rendition.path(StreamWriter.playlistName)
+            let previous: MediaPlaylist
+            do {
+                previous = try MediaPlaylist.parse(String(decoding: try store.read(playlistPath), as: UTF8.self))
+            } catch {
+                throw ResumeError(description: "\(store.root)/\(playlistPath) cannot be continued (\(error)); "
+                    + "a stream is continued with the same renditions it was started with, or replaced")
+            }
+            guard previous.targetDurationSeconds >= targetDurationSeconds else {
+                throw ResumeError(description: "the stream in \(store.root) has a target duration of "
+                    + "\(previous.targetDurationSeconds) s, shorter than this run needs; the target duration "
+                    + "cannot change within a stream: replace the stream or use shorter segments")
+            }
+            let own = layout.tracks(of: index, in: tracks)
+            let initBytes = InitSegment.make(tracks: own)
+            let listed = previous.segments.compactMap { StreamWriter.sequenceNumber(ofPath: $0.uri) }
+            let stored = ((try? store.list(rendition.path(StreamWriter.segmentDirectory))) ?? [])
+                .compactMap { StreamWriter.sequenceNumber(ofPath: StreamWriter.segmentDirectory + "/" + $0) }
+            highest = max(highest, (listed + stored).max() ?? 0)
+            let currentInit = previous.segments.last?.mapURI ?? StreamWriter.initName
+            var initName = currentInit
+            if (try? store.read(rendition.path(currentInit))) != initBytes {
+                let taken = Set((try? store.list(rendition.directory)) ?? [])
+                initName = (2...).lazy.map { "init-\($0).mp4" }.first { !taken.contains($0) }!
+            }
+            var live = LiveRendition(directory: rendition.directory, tracks: own,
+                                     live: LivePlaylist(resuming: previous, windowSize: windowSize), initName: initName)
+            live.iFrameSequenceOffset = previous.mediaSequence + previous.segments.count
+            renditions.append(live)
+        }
+        self.renditions = renditions
+        nextSequenceNumber = highest + 1
+        // The master playlist names the same renditions; it is written again only if missing.
+        wroteMaster = store.exists(StreamWriter.masterPlaylistName)
+    }
+
+    /// The first rendition's playlist.
+    public var live: LivePlaylist { renditions[0].live }
+
+    /// The init section the next segments of the first rendition refer to.
+    public var initName: String { renditions[0].initName }
+
+    /// Every init section's path.
+    public var initPaths: [String] { renditions.map { $0.path($0.initName) } }
+
+    /// Every rendition's playlists as they stand, by path: what a publisher uploads.
+    public var playlists: [(path: String, playlist: MediaPlaylist)] {
+        renditions.flatMap { rendition in
+            [(rendition.path(StreamWriter.playlistName), rendition.live.playlist)]
+                + (rendition.hasVideo ? [(rendition.path(StreamLayout.iFramePlaylistName), rendition.iFramePlaylist)] : [])
         }
     }
 
-    /// Stores the init section unless the stream already has these exact bytes under that name.
+    /// Stores the init sections, except where the stream already has these exact bytes under that name.
     public func writeInitSection() throws(StoreError) {
-        if (try? store.read(initName)) == initBytes { return }
-        try store.write(initBytes, to: initName)
+        for rendition in renditions {
+            let path = rendition.path(rendition.initName)
+            let bytes = InitSegment.make(tracks: rendition.tracks)
+            if (try? store.read(path)) == bytes { continue }
+            try store.write(bytes, to: path)
+        }
     }
 
     /// What storing one segment did.
     public struct Written: Sendable, Equatable {
+        /// The first rendition's segment file.
         public var path: String
+        /// Every file stored, segments first, then playlists.
+        public var paths: [String]
+        /// Bytes of every rendition's segment file.
         public var byteCount: Int
-        /// Segments that left the window.
+        /// Bytes of each rendition's segment file, in layout order (0 where it had no part).
+        public var renditionByteCounts: [Int]
+        /// Segments that left the window, their URIs relative to the stream directory.
         public var removals: [LivePlaylist.Removal]
+        /// Whether this write stored the master playlist.
+        public var wroteMaster: Bool
     }
 
-    /// Stores a segment, then the playlist that lists it.
+    /// Stores every rendition's part of a segment, then the playlists that list them.
     public mutating func write(_ segment: Segment, programDateTime: Date?) throws(StoreError) -> Written {
-        let path = StreamWriter.segmentPath(segment.sequenceNumber)
-        let bytes = MediaFragment.make(sequenceNumber: UInt32(segment.sequenceNumber), tracks: segment.tracks,
-                                       descriptions: tracks)
-        try store.write(bytes, to: path)
+        let parts = layout.split(segment, timescales: tracks.map(\.timescale))
+        var written = Written(path: "", paths: [], byteCount: 0, renditionByteCounts: [], removals: [],
+                              wroteMaster: false)
+        var stored: [(Int, Segment, Int)] = []
+        for (index, part) in parts.enumerated() {
+            guard let part else {
+                written.renditionByteCounts.append(0)
+                continue
+            }
+            let path = renditions[index].path(StreamWriter.segmentPath(part.sequenceNumber))
+            let bytes = MediaFragment.make(sequenceNumber: UInt32(part.sequenceNumber), tracks: part.tracks,
+                                           descriptions: renditions[index].tracks)
+            try store.write(bytes, to: path)
+            if written.path.isEmpty { written.path = path }
+            written.paths.append(path)
+            written.byteCount += bytes.count
+            written.renditionByteCounts.append(bytes.count)
+            stored.append((index, part, bytes.count))
+        }
         nextSequenceNumber = max(nextSequenceNumber, segment.sequenceNumber + 1)
-        let removals = live.append(MediaPlaylist.Segment(uri: path, durationSeconds: segment.durationSeconds,
-                                                         mapURI: initName, programDateTime: programDateTime))
-        try writePlaylist()
-        return Written(path: path, byteCount: bytes.count, removals: removals)
+        for (index, part, size) in stored {
+            written.removals += renditions[index].append(part, programDateTime: programDateTime, fragmentSize: size)
+            written.paths += try writePlaylists(of: index)
+        }
+        if !wroteMaster, var measures = declared {
+            for (index, part, size) in stored where part.durationTicks > 0 {
+                let bitrate = Int(Int64(size) * 8 * Int64(part.timescale) / part.durationTicks)
+                measures[index].peakBitrate = max(measures[index].peakBitrate, bitrate)
+                measures[index].iFramePeakBitrate = max(measures[index].iFramePeakBitrate, renditions[index].iFrames.peakBitrate)
+            }
+            let master = MasterPlaylistBuilder(layout: layout, allTracks: tracks, measured: measures)
+                .make(version: renditions[0].live.playlist.version)
+            try store.write(Array(master.render().utf8), to: StreamWriter.masterPlaylistName)
+            wroteMaster = true
+            written.wroteMaster = true
+            written.paths.append(StreamWriter.masterPlaylistName)
+        }
+        return written
     }
 
-    /// Ends the stream: the playlist gets EXT-X-ENDLIST.
+    /// Ends the stream: every playlist gets EXT-X-ENDLIST.
     public mutating func finish() throws(StoreError) {
-        live.end()
-        try writePlaylist()
+        for index in renditions.indices {
+            renditions[index].live.end()
+            try writePlaylists(of: index)
+        }
     }
 
+    /// Writes every rendition's playlists as they stand.
     public func writePlaylist() throws(StoreError) {
-        try store.write(Array(live.render().utf8), to: StreamWriter.playlistName)
+        for index in renditions.indices { try writePlaylists(of: index) }
+    }
+
+    @discardableResult
+    private func writePlaylists(of index: Int) throws(StoreError) -> [String] {
+        let rendition = renditions[index]
+        var paths = [rendition.path(StreamWriter.playlistName)]
+        try store.write(Array(rendition.live.render().utf8), to: paths[0])
+        if rendition.hasVideo {
+            paths.append(rendition.path(StreamLayout.iFramePlaylistName))
+            try store.write(Array(rendition.iFramePlaylist.render().utf8), to: paths[1])
+        }
+        return paths
+    }
+}
+
+/// One rendition of a live stream: its rolling playlist and I-frame playlist.
+private struct LiveRendition {
+    let directory: String
+    let tracks: [TrackDescription]
+    var live: LivePlaylist
+    var initName: String
+    var iFrames = IFrameIndex()
+    /// The media sequence number of the first I-frame entry this run adds.
+    var iFrameSequenceOffset = 1
+
+    func path(_ name: String) -> String {
+        directory.isEmpty ? name : directory + "/" + name
+    }
+
+    var hasVideo: Bool { tracks.contains(where: \.isVideo) }
+
+    mutating func append(_ segment: Segment, programDateTime: Date?, fragmentSize: Int) -> [LivePlaylist.Removal] {
+        let uri = StreamWriter.segmentPath(segment.sequenceNumber)
+        let discontinuity = live.nextIsDiscontinuity
+        let removals = live.append(MediaPlaylist.Segment(uri: uri, durationSeconds: segment.durationSeconds,
+                                                         mapURI: initName, programDateTime: programDateTime))
+        if let video = tracks.first(where: \.isVideo) {
+            iFrames.add(segment: segment, uri: uri, mapURI: initName, discontinuity: discontinuity, video: video,
+                        fragmentSize: fragmentSize, programDateTime: programDateTime)
+            iFrames.remove(segmentURIs: Set(removals.map(\.uri)))
+        }
+        return removals.map { removal in
+            var moved = removal
+            moved.uri = path(removal.uri)
+            return moved
+        }
+    }
+
+    var iFramePlaylist: MediaPlaylist {
+        var playlist = iFrames.playlist(playlistType: live.playlist.playlistType,
+                                        targetDurationSeconds: live.playlist.targetDurationSeconds,
+                                        firstSequenceNumber: iFrameSequenceOffset)
+        playlist.endList = live.playlist.endList
+        return playlist
     }
 }

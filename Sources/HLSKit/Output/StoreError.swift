@@ -11,13 +11,12 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case list
     }
 
-    /// Whether the output cannot be created at all or failed while in use; `rawValue` is the
-    /// sysexits status a command exits with.
-    public enum Kind: Int32, Sendable {
-        /// EX_CANTCREAT: a missing, read-only or forbidden location.
-        case cannotCreate = 73
-        /// EX_IOERR: the disk failed or filled up.
-        case ioError = 74
+    /// Whether the output cannot be created at all or failed while in use.
+    public enum Kind: Sendable {
+        /// A missing, read-only or forbidden location.
+        case cannotCreate
+        /// The disk failed or filled up.
+        case ioError
     }
 
     public var operation: Operation

@@ -8,11 +8,17 @@ public struct LivePlaylist: Sendable, Equatable {
     public struct Removal: Sendable, Equatable {
         public var uri: String
         public var retentionSeconds: Double
+
+        public init(uri: String, retentionSeconds: Double) {
+            self.uri = uri
+            self.retentionSeconds = retentionSeconds
+        }
     }
 
     public let windowSize: Int
     public private(set) var playlist: MediaPlaylist
-    private var nextIsDiscontinuity = false
+    /// Whether the next appended segment follows EXT-X-DISCONTINUITY.
+    public private(set) var nextIsDiscontinuity = false
 
     public init(targetDurationSeconds: Int, windowSize: Int, firstSequenceNumber: Int = 1) {
         precondition(windowSize >= 0, "a window holds zero (everything) or more segments")

@@ -20,14 +20,28 @@ public struct MediaPlaylist: Sendable, Equatable {
         /// Whether an EXT-X-DISCONTINUITY precedes this segment.
         public var discontinuity: Bool
         public var programDateTime: Date?
+        /// EXT-X-BYTERANGE: the part of `uri` that is the segment (I-frame playlists).
+        public var byteRange: ByteRange?
 
         public init(uri: String, durationSeconds: Double, mapURI: String? = nil,
-                    discontinuity: Bool = false, programDateTime: Date? = nil) {
+                    discontinuity: Bool = false, programDateTime: Date? = nil, byteRange: ByteRange? = nil) {
             self.uri = uri
             self.durationSeconds = durationSeconds
             self.mapURI = mapURI
             self.discontinuity = discontinuity
             self.programDateTime = programDateTime
+            self.byteRange = byteRange
+        }
+    }
+
+    /// `length` bytes from `offset` (RFC 8216bis 4.4.4.2); always written with its offset.
+    public struct ByteRange: Sendable, Equatable {
+        public var length: Int
+        public var offset: Int
+
+        public init(length: Int, offset: Int) {
+            self.length = length
+            self.offset = offset
         }
     }
 
@@ -39,12 +53,15 @@ public struct MediaPlaylist: Sendable, Equatable {
     /// `nil` is a sliding-window live playlist.
     public var playlistType: PlaylistType?
     public var independentSegments: Bool
+    /// EXT-X-I-FRAMES-ONLY: each entry is one I-frame, a byte range of a media segment.
+    public var iFramesOnly: Bool
     public var segments: [Segment]
     public var endList: Bool
 
     public init(targetDurationSeconds: Int, mediaSequence: Int = 0, discontinuitySequence: Int = 0,
-                playlistType: PlaylistType? = nil, independentSegments: Bool = false,
+                playlistType: PlaylistType? = nil, independentSegments: Bool = false, iFramesOnly: Bool = false,
                 segments: [Segment] = [], endList: Bool = false) {
+        self.iFramesOnly = iFramesOnly
         self.targetDurationSeconds = targetDurationSeconds
         self.mediaSequence = mediaSequence
         self.discontinuitySequence = discontinuitySequence
@@ -56,13 +73,19 @@ public struct MediaPlaylist: Sendable, Equatable {
 
     /// Decimal EXTINF durations need version 3 (RFC 8216bis section 8).
     private static let versionForDecimalDurations = 3
-    /// EXT-X-MAP outside an I-frame playlist needs version 6 (RFC 8216bis section 8).
+    /// EXT-X-BYTERANGE and EXT-X-I-FRAMES-ONLY need version 4 (RFC 8216bis section 8).
+    private static let versionForByteRanges = 4
+    /// EXT-X-MAP in an I-frame playlist needs version 5, anywhere else version 6 (RFC 8216bis section 8).
+    private static let versionForMapInIFramePlaylist = 5
     private static let versionForMap = 6
     private static let minimumTargetDurationSeconds = 1
 
     /// The lowest EXT-X-VERSION that the rendered tags need.
     public var version: Int {
-        segments.contains { $0.mapURI != nil } ? Self.versionForMap : Self.versionForDecimalDurations
+        let hasMap = segments.contains { $0.mapURI != nil }
+        if iFramesOnly { return hasMap ? Self.versionForMapInIFramePlaylist : Self.versionForByteRanges }
+        if hasMap { return Self.versionForMap }
+        return segments.contains { $0.byteRange != nil } ? Self.versionForByteRanges : Self.versionForDecimalDurations
     }
 
     /// The smallest EXT-X-TARGETDURATION that every duration, rounded to the nearest integer, stays
@@ -91,6 +114,9 @@ public struct MediaPlaylist: Sendable, Equatable {
         if independentSegments {
             lines.append(PlaylistTag.independentSegments)
         }
+        if iFramesOnly {
+            lines.append(PlaylistTag.iFramesOnly)
+        }
         var mapInForce: String?
         for segment in segments {
             if segment.discontinuity {
@@ -104,6 +130,9 @@ public struct MediaPlaylist: Sendable, Equatable {
                 lines.append("\(PlaylistTag.programDateTime):\(ProgramDateTime.format(programDateTime))")
             }
             lines.append("\(PlaylistTag.segmentDuration):\(PlaylistNumber.threeDecimals(segment.durationSeconds)),")
+            if let range = segment.byteRange {
+                lines.append("\(PlaylistTag.byteRange):\(range.length)@\(range.offset)")
+            }
             lines.append(segment.uri)
         }
         if endList {

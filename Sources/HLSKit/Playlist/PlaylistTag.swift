@@ -13,4 +13,8 @@ enum PlaylistTag {
     static let map = "#EXT-X-MAP"
     static let programDateTime = "#EXT-X-PROGRAM-DATE-TIME"
     static let streamInfo = "#EXT-X-STREAM-INF"
+    static let iFrameStreamInfo = "#EXT-X-I-FRAME-STREAM-INF"
+    static let media = "#EXT-X-MEDIA"
+    static let iFramesOnly = "#EXT-X-I-FRAMES-ONLY"
+    static let byteRange = "#EXT-X-BYTERANGE"
 }

@@ -8,7 +8,10 @@
 /// - One delta, fixed by the first lead sync sample, puts that sample's presentation at `startOffset`
 ///   (10 s); the same delta, rescaled, applies to every other track, so the source's A/V offset and an
 ///   input's audio priming (decode times before the first frame) are kept without an edit list.
-/// - Other tracks' samples go to the segment whose time range holds their decode time; a segment is
+/// - Other video tracks (the rungs of a ladder, IDRs on the same grid) are cut at their own first sync
+///   sample presented at or after the lead's cut, so segment N of every rung starts with an IDR at
+///   the same time.
+/// - Audio samples go to the segment whose time range holds their decode time; a segment is
 ///   emitted only once every track has moved past its end, so the last durations are known.
 /// - A sample's duration is the next sample's decode time minus its own, so `tfdt` is continuous.
 public struct Segmenter: Sendable {
@@ -84,10 +87,13 @@ public struct Segmenter: Sendable {
 
     private var leadTimescale: Int64 { Int64(configuration.tracks[leadTrack].timescale) }
     private var startTicks: Int64 { configuration.startOffsetSeconds * leadTimescale }
+    private var grid: SegmentGrid {
+        SegmentGrid(segmentMilliseconds: configuration.segmentMilliseconds, timescale: leadTimescale)
+    }
 
     /// The presentation time (lead ticks) of the `index`-th boundary after the start.
     private func boundary(_ index: Int64) -> Int64 {
-        startTicks + index * configuration.segmentMilliseconds * leadTimescale / 1000
+        startTicks + grid.boundary(index)
     }
 
     /// Whether a lead sync sample at `presentationTime` (lead ticks, after the delta) starts a new segment.
@@ -176,8 +182,7 @@ public struct Segmenter: Sendable {
     }
 
     private func boundaryIndex(after presentationTime: Int64) -> Int64 {
-        let segmentTicks = configuration.segmentMilliseconds * leadTimescale
-        return (presentationTime - startTicks) * 1000 / segmentTicks + 1
+        grid.index(after: presentationTime - startTicks)
     }
 
     /// Emits every segment whose end is known on all tracks.
@@ -185,9 +190,9 @@ public struct Segmenter: Sendable {
         var segments: [Segment] = []
         while let cut = cuts.first, let start = segmentStart, isReady(cut) {
             let counts = configuration.tracks.indices.map { track in
-                track == leadTrack
-                    ? finished[track].prefix { $0.decodeTime < cut.leadDecodeTime }.count
-                    : finished[track].prefix { isBefore($0.decodeTime, track: track, cut: cut) }.count
+                if track == leadTrack { return finished[track].prefix { $0.decodeTime < cut.leadDecodeTime }.count }
+                if let own = ownCutIndex(track: track, cut: cut) { return own }
+                return finished[track].prefix { isBefore($0.decodeTime, track: track, cut: cut) }.count
             }
             segments.append(makeSegment(start: start, counts: counts))
             segmentStart = cut.leadPresentationTime
@@ -202,8 +207,41 @@ public struct Segmenter: Sendable {
         configuration.tracks.indices.allSatisfy { track in
             if track == leadTrack || ended[track] { return true }
             guard let next = held[track] else { return false }
+            if configuration.tracks[track].isVideo, !isPastFollowLimit(next.decodeTime, track: track, cut: cut) {
+                return ownCutIndex(track: track, cut: cut) != nil
+            }
             return !isBefore(next.decodeTime, track: track, cut: cut)
         }
+    }
+
+    /// Another video track (a rung of a ladder, encoded with IDRs on the same grid) is cut at its own
+    /// first sync sample presented at or after the cut, so that every rung's segment starts with an IDR;
+    /// nil while that sample has not arrived.
+    private func ownCutIndex(track: Int, cut: Cut) -> Int? {
+        guard configuration.tracks[track].isVideo else { return nil }
+        let scale = Int64(configuration.tracks[track].timescale)
+        let startsAtOrAfterCut = { (decodeTime: Int64, compositionOffset: Int32, isSync: Bool) in
+            isSync && (decodeTime + Int64(compositionOffset)) * self.leadTimescale >= cut.leadPresentationTime * scale
+        }
+        if let index = finished[track].firstIndex(where: {
+            startsAtOrAfterCut($0.decodeTime, $0.compositionOffset, $0.isSync)
+        }) {
+            return index
+        }
+        if let next = held[track], startsAtOrAfterCut(next.decodeTime, next.compositionOffset, next.isSync) {
+            return finished[track].count
+        }
+        if let next = held[track], isPastFollowLimit(next.decodeTime, track: track, cut: cut) {
+            return nil
+        }
+        return ended[track] ? finished[track].count : nil
+    }
+
+    /// A video track without a sync sample a whole segment past the cut has no IDR on the grid; it is
+    /// cut by decode time instead, rather than held forever.
+    private func isPastFollowLimit(_ decodeTime: Int64, track: Int, cut: Cut) -> Bool {
+        let limit = cut.leadPresentationTime + grid.boundary(1)
+        return decodeTime * leadTimescale >= limit * Int64(configuration.tracks[track].timescale)
     }
 
     private func isBefore(_ decodeTime: Int64, track: Int, cut: Cut) -> Bool {

@@ -30,9 +30,16 @@ public struct VideoEncoderSettings: Sendable, Equatable {
         self.threadCount = threadCount
     }
 
-    /// The VBV buffer holds two seconds at the peak rate: room for a keyframe without
-    /// letting a segment's size stray far from the average.
-    var bufferSizeBits: Int { 2 * bitrate }
+    /// The VBV buffer holds two seconds at the peak rate: room for a keyframe without letting a
+    /// segment's size stray far from the average. Live encoding holds one second, so the peak a live
+    /// master playlist must declare before anything is measured stays near the average.
+    public var bufferSizeBits: Int { zeroLatency ? bitrate : 2 * bitrate }
+
+    /// The most a segment of `segmentMilliseconds` can hold under the VBV cap, as bits per second:
+    /// the peak rate over the segment plus a full buffer drained into it.
+    public func peakSegmentBitrate(segmentMilliseconds: Int64) -> Int {
+        bitrate + Int(Int64(bufferSizeBits) * 1000 / max(1, segmentMilliseconds))
+    }
 }
 
 /// H.264 High profile through libx264, for HLS: keyframes only where asked for (plus one at

@@ -22,16 +22,19 @@ public struct CopyError: Error, CustomStringConvertible {
     }
 }
 
-/// Reads an H.264/AAC recording as track descriptions and samples for the segmenter, without decoding.
+/// Reads an H.264 or HEVC and AAC recording as track descriptions and samples for the segmenter,
+/// without decoding.
 ///
-/// Video becomes 4-byte length-prefixed access units on a 90 kHz timescale; AAC loses any ADTS
-/// headers and keeps the sample rate as its timescale. Source timestamps are only rescaled: the
-/// segmenter's single delta keeps the A/V offset and the audio priming of the input.
+/// Video becomes 4-byte length-prefixed access units on a 90 kHz timescale (HEVC's parameter sets:
+/// CopySource+HEVC.swift); AAC loses any ADTS headers and keeps the sample rate as its timescale. Source
+/// timestamps are only rescaled: the segmenter's single delta keeps the A/V offset and the audio priming
+/// of the input.
 public final class CopySource {
     public static let videoTimescale: Int64 = 90_000
 
     private enum Conversion {
         case h264(H264AccessUnit.Framing, AVCDecoderConfiguration)
+        case hevc(NALUnitFraming, HEVCDecoderConfiguration)
         case aac(stripsADTS: Bool)
     }
 
@@ -57,10 +60,10 @@ public final class CopySource {
         self.demuxer = demuxer
         path = demuxer.path
         inputStreams = demuxer.streams
-        for stream in demuxer.streams where !(stream.isH264 || stream.isAAC) {
+        for stream in demuxer.streams where !(stream.isH264 || stream.isHEVC || stream.isAAC) {
             let kind = stream.kind == .video ? "video" : "audio"
             throw CopyError(path: demuxer.path, reason: "\(stream.codecName) \(kind) cannot be copied into HLS "
-                + "(copy mode carries H.264 video and AAC audio)", transcodingHelps: true)
+                + "(copy mode carries H.264 or HEVC video and AAC audio)", transcodingHelps: true)
         }
         var readAhead: [DemuxedPacket] = []
         var state: [Track] = []
@@ -69,6 +72,11 @@ public final class CopySource {
                 let (framing, configuration) = try Self.videoConfiguration(
                     stream, streamIndex: index, demuxer: demuxer, readAhead: &readAhead)
                 state.append(Track(info: stream, conversion: .h264(framing, configuration),
+                                   timescale: Self.videoTimescale))
+            } else if stream.isHEVC {
+                let (framing, configuration) = try Self.hevcConfiguration(
+                    stream, streamIndex: index, demuxer: demuxer, readAhead: &readAhead)
+                state.append(Track(info: stream, conversion: .hevc(framing, configuration),
                                    timescale: Self.videoTimescale))
             } else {
                 let stripsADTS = stream.extradata.isEmpty
@@ -82,6 +90,8 @@ public final class CopySource {
             switch track.conversion {
             case .h264(_, let configuration):
                 format = .h264(try Self.h264Format(track.info, configuration: configuration, path: demuxer.path))
+            case .hevc(_, let configuration):
+                format = .hevc(try Self.hevcFormat(track.info, configuration: configuration, path: demuxer.path))
             case .aac(let stripsADTS):
                 let config = stripsADTS
                     ? try Self.adtsConfiguration(streamIndex: index, demuxer: demuxer, readAhead: &readAhead)
@@ -137,6 +147,17 @@ public final class CopySource {
             return EncodedSample(track: index, decodeTime: decodeTime,
                                  compositionOffset: Int32(clamping: presentationTime - decodeTime),
                                  durationHint: duration, isSync: unit.isIDR, data: unit.bytes)
+        case .hevc(let framing, let configuration):
+            let unit: HEVCAccessUnit
+            do {
+                unit = try HEVCAccessUnit(packet.data, framing: framing, configuration: configuration)
+            } catch {
+                throw CopyError(path: path, reason: "broken HEVC sample at \(seconds(decodeTime, track)) s "
+                    + "(\(error)); the file is corrupt")
+            }
+            return EncodedSample(track: index, decodeTime: decodeTime,
+                                 compositionOffset: Int32(clamping: presentationTime - decodeTime),
+                                 durationHint: duration, isSync: unit.isIntraRandomAccessPoint, data: unit.bytes)
         case .aac(let stripsADTS):
             var data = packet.data
             if stripsADTS {
@@ -198,8 +219,9 @@ public final class CopySource {
         return config
     }
 
-    /// Reads on (keeping every packet for later) until a packet of `streamIndex` matches.
-    private static func readUntil(
+    /// Reads on (keeping every packet for later) until a packet of `streamIndex` matches. Not private:
+    /// HEVC's in-band parameter sets are looked for the same way.
+    static func readUntil(
         streamIndex: Int, demuxer: FileDemuxer, readAhead: inout [DemuxedPacket],
         where matches: (DemuxedPacket) -> Bool
     ) throws -> DemuxedPacket? {
@@ -229,6 +251,7 @@ public final class CopySource {
                                               dividedBy: Int64(aspect.denominator)))
         }
         return H264Format(decoderConfiguration: configuration, width: width, height: height,
-                          displayWidth: displayWidth, displayHeight: height, matrix: stream.displayMatrix)
+                          displayWidth: displayWidth, displayHeight: height, matrix: stream.displayMatrix,
+                          colourDescription: sps.colourDescription)
     }
 }

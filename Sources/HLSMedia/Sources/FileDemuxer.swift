@@ -1,8 +1,8 @@
 import CFFmpeg
 import Glibc
 
-/// Reads the compressed packets of a media file: its best video stream and its best audio
-/// stream, in file order. Use one instance from one thread at a time.
+/// Reads the compressed packets of a media file: its best video stream and its audio streams (every
+/// one, or those asked for), in file order. Use one instance from one thread at a time.
 ///
 /// A truncated file fails with `.corrupt` rather than ending early, as far as the container
 /// lets that be known: FFmpeg's MP4 demuxer cannot open one cut before its index, and its
@@ -11,6 +11,16 @@ import Glibc
 /// a file that ends inside a transport packet is refused when it is opened.
 public final class FileDemuxer {
     public let path: String
+    /// Which audio streams to read.
+    public enum AudioSelection: Sendable, Equatable {
+        /// FFmpeg's best audio stream only.
+        case best
+        /// Every audio stream, in file order.
+        case all
+        /// These audio streams, numbered from 1 in file order.
+        case numbers([Int])
+    }
+
     /// The selected streams: video first, then audio; at least one of them.
     public let streams: [InputStreamInfo]
 
@@ -22,7 +32,7 @@ public final class FileDemuxer {
     /// MPEG-TS packet sizes: plain, M2TS (with a timestamp prefix) and with FEC bytes.
     private static let transportPacketSizes = [188, 192, 204]
 
-    public init(path: String) throws(MediaInputError) {
+    public init(path: String, audio audioSelection: AudioSelection = .best) throws(MediaInputError) {
         self.path = path
         let fileSize = try Self.sizeOfReadableFile(path)
         do {
@@ -39,7 +49,25 @@ public final class FileDemuxer {
         var selected: [(index: Int, kind: InputStreamInfo.Kind)] = []
         let video = input.bestStream(of: AVMEDIA_TYPE_VIDEO)
         if let video, !Self.isAttachedPicture(input.stream(at: video)) { selected.append((video, .video)) }
-        if let audio = input.bestStream(of: AVMEDIA_TYPE_AUDIO, relatedTo: video) { selected.append((audio, .audio)) }
+        var audioStreams: [Int] = []
+        for index in 0..<input.streamCount
+        where input.stream(at: index).pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_AUDIO {
+            audioStreams.append(index)
+        }
+        switch audioSelection {
+        case .best:
+            if let audio = input.bestStream(of: AVMEDIA_TYPE_AUDIO, relatedTo: video) { selected.append((audio, .audio)) }
+        case .all:
+            selected += audioStreams.map { ($0, .audio) }
+        case .numbers(let numbers):
+            for number in numbers {
+                guard (1...max(1, audioStreams.count)).contains(number), !audioStreams.isEmpty else {
+                    throw MediaInputError(kind: .noMediaStreams, path: path,
+                                          detail: "it has \(audioStreams.count) audio track(s); there is no audio track \(number)")
+                }
+                selected.append((audioStreams[number - 1], .audio))
+            }
+        }
         guard !selected.isEmpty else {
             throw MediaInputError(kind: .noMediaStreams, path: path, detail: Self.describeStreams(of: input))
         }

@@ -40,6 +40,8 @@ public struct InputStreamInfo: Sendable, Equatable {
     public var durationSeconds: Double?
     /// The number of frames the container declares, when it does.
     public var frameCountHint: Int?
+    /// The stream's language tag from the container (usually ISO 639-2, such as `eng`), when it has one.
+    public var language: String? = nil
 }
 
 extension InputStreamInfo {
@@ -78,7 +80,10 @@ extension InputStreamInfo {
             channelCount: Int(parameters.ch_layout.nb_channels),
             initialPaddingSamples: Int(parameters.initial_padding),
             durationSeconds: durationSeconds,
-            frameCountHint: stream.pointee.nb_frames > 0 ? Int(stream.pointee.nb_frames) : nil
+            frameCountHint: stream.pointee.nb_frames > 0 ? Int(stream.pointee.nb_frames) : nil,
+            language: av_dict_get(stream.pointee.metadata, "language", nil, 0)
+                .flatMap { $0.pointee.value.map { String(cString: $0) } }
+                .flatMap { $0.isEmpty || $0 == "und" ? nil : $0 }
         )
     }
 

@@ -24,12 +24,11 @@ public struct MediaInputError: Error, CustomStringConvertible {
         self.detail = detail
     }
 
-    /// The sysexits(3) status: 66 (EX_NOINPUT) when the input cannot be read, 65 (EX_DATAERR)
-    /// when it can be read but its contents are unusable.
-    public var exitCode: Int32 {
+    /// Whether the file could not be read at all, as opposed to read with unusable contents.
+    public var isUnreadable: Bool {
         switch kind {
-        case .notFound, .unreadable: 66
-        case .notMedia, .corrupt, .noMediaStreams: 65
+        case .notFound, .unreadable: true
+        case .notMedia, .corrupt, .noMediaStreams: false
         }
     }
 

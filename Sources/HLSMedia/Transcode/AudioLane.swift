@@ -14,6 +14,10 @@ final class AudioLane {
     private let fifo: AudioFIFO
     private var writtenSamples: Int64 = 0
     private var alignsNextFrameExactly = true
+    /// Whether `encode` measures the peak level of what it converts (for a live status line).
+    var measuresLevel = false
+    /// The peak level of the frames the last `encode` converted, 0…1.
+    private(set) var lastPeakLevel: Float = 0
 
     /// 20 ms: timestamps of compressed audio jitter by less; real gaps are longer.
     private static let realignmentToleranceSeconds = (numerator: Int64(1), denominator: Int64(50))
@@ -35,6 +39,7 @@ final class AudioLane {
     /// timestamp); returns where the written audio now ends, in ticks.
     func encode(_ frame: Frame, atTicks ticks: Int64?, into samples: inout [EncodedSample]) throws -> Int64 {
         var converted = try resampler.convert(frame)
+        if measuresLevel { lastPeakLevel = converted.reduce(0) { max($0, $1.peakLevel()) } }
         if let ticks {
             let drift = rescale(ticks, from: VideoEncoder.timescale, to: Int64(sampleRate)) - writtenSamples
             let tolerance = Int64(sampleRate) * Self.realignmentToleranceSeconds.numerator

@@ -9,6 +9,10 @@ public struct TranscodeSettings: Sendable {
     public var preset = "veryfast"
     public var audio = AudioEncoderSettings()
     public var segmentMilliseconds: Int64 = 2000
+    /// Several video renditions instead of one (`size` and `videoBitrate` then do not apply).
+    public var ladder: [LadderRung]?
+    /// Which audio streams become audio tracks: every one by default.
+    public var audioTracks = FileDemuxer.AudioSelection.all
 
     public init() {}
 

@@ -17,13 +17,18 @@ public final class TranscodeSource {
     public let totalSeconds: Double?
     /// Packets a decoder rejected as corrupt; they were skipped.
     public private(set) var skippedCorruptPackets = 0
+    /// The container's language of each output audio track, when the first input names it.
+    public let audioLanguages: [String?]
+    /// The video renditions' names, tallest first (`720p` …), when encoding a ladder.
+    public var videoRenditionNames: [String] { video?.renditions.renditions.map(\.name) ?? [] }
     /// Output time reached so far, in seconds.
     public private(set) var mediaSeconds = 0.0
 
     private let paths: [String]
     private let settings: TranscodeSettings
     private let video: VideoLane?
-    private let audio: AudioLane?
+    /// One per audio track of the output, fed from the input's audio stream at the same position.
+    private let audio: [AudioLane]
     private var input: InputState?
     private var nextInput = 0
     private var pending: [EncodedSample] = []
@@ -36,12 +41,12 @@ public final class TranscodeSource {
         precondition(!paths.isEmpty, "transcoding needs an input")
         self.paths = paths
         self.settings = settings
-        let first = try InputState(path: paths[0])
+        let first = try InputState(path: paths[0], audio: settings.audioTracks)
         var totalSeconds: Double? = 0
         var hasVideo = first.video != nil
         var hasAudio = first.audio != nil
         for path in paths.dropFirst() {
-            let probe = try FileDemuxer(path: path)
+            let probe = try FileDemuxer(path: path, audio: settings.audioTracks)
             hasVideo = hasVideo || probe.streams.contains { $0.kind == .video }
             hasAudio = hasAudio || probe.streams.contains { $0.kind == .audio }
             totalSeconds = totalSeconds.flatMap { total in Self.duration(of: probe.streams).map { total + $0 } }
@@ -55,20 +60,26 @@ public final class TranscodeSource {
                 throw CodecError.unsupportedSettings("no input has a video stream")
             }
             let lane = try VideoLane(stream: stream, settings: settings, trackIndex: tracks.count)
-            tracks.append(TrackDescription(trackID: UInt32(tracks.count + 1), timescale: UInt32(VideoEncoder.timescale),
-                                           format: .h264(lane.encoder.format)))
+            tracks += lane.renditions.tracks
             video = lane
         } else {
             video = nil
         }
-        if hasAudio {
+        // As many audio tracks as the first input has (one when only a later input has audio).
+        let audioCount = hasAudio ? max(1, first.audio.count) : 0
+        var lanes: [AudioLane] = []
+        for position in 0..<audioCount {
             let lane = try AudioLane(settings: settings.audio, trackIndex: tracks.count)
+            let language = position < first.audioStreams.count ? first.audioStreams[position].language : nil
             tracks.append(TrackDescription(trackID: UInt32(tracks.count + 1), timescale: UInt32(settings.audio.sampleRate),
                                            format: .aac(AACFormat(audioSpecificConfig: lane.encoder.audioSpecificConfig,
-                                                                  averageBitrate: UInt32(settings.audio.bitrate)))))
-            audio = lane
-        } else {
-            audio = nil
+                                                                  averageBitrate: UInt32(settings.audio.bitrate))),
+                                           language: language.map(Self.isoLanguage) ?? "und"))
+            lanes.append(lane)
+        }
+        audio = lanes
+        audioLanguages = (0..<audioCount).map { position in
+            position < first.audioStreams.count ? first.audioStreams[position].language : nil
         }
         self.tracks = tracks
         outputSize = video.map { OutputSize(width: $0.width, height: $0.height) }
@@ -108,7 +119,7 @@ public final class TranscodeSource {
     private func step() throws {
         guard let input else {
             if let video { pending += try video.flush() }
-            if let audio { pending += try audio.flush() }
+            for lane in audio { pending += try lane.flush() }
             finished = true
             return
         }
@@ -128,12 +139,12 @@ public final class TranscodeSource {
             // slot the padding just filled, and be dropped.
             endTicks = video.nextSlotTicks ?? endTicks
         }
-        if let audio { try audio.pad(untilTicks: endTicks, into: &pending) }
+        for lane in audio { try lane.pad(untilTicks: endTicks, into: &pending) }
         inputOffsetTicks = endTicks
         if nextInput < paths.count {
-            self.input = try InputState(path: paths[nextInput])
+            self.input = try InputState(path: paths[nextInput], audio: settings.audioTracks)
             nextInput += 1
-            audio?.startInput()
+            for lane in audio { lane.startInput() }
         } else {
             self.input = nil
         }
@@ -150,12 +161,12 @@ public final class TranscodeSource {
     }
 
     private func drainDecoders(of input: InputState) throws {
-        for decoder in [input.video, input.audio].compactMap({ $0 }) {
+        for decoder in [input.video].compactMap({ $0 }) + input.audio {
             try decoder.sendEndOfStream()
             try receiveFrames(from: decoder, in: input)
         }
         // Audio held back for a first video frame that never came still belongs to the stream.
-        if input.origin == nil { input.origin = input.heldAudio.first.flatMap { Self.ticks($0) } ?? 0 }
+        if input.origin == nil { input.origin = input.heldAudio.first.flatMap { Self.ticks($0.frame) } ?? 0 }
         try releaseHeldAudio(of: input)
     }
 
@@ -171,8 +182,8 @@ public final class TranscodeSource {
             guard case .frame(let frame) = result else { return }
             if decoder === input.video {
                 try handle(video: frame, in: input, rotation: decoder.stream.rotationDegrees)
-            } else {
-                try handle(audio: frame, in: input)
+            } else if let position = input.audio.firstIndex(where: { $0 === decoder }) {
+                try handle(audio: frame, lane: position, in: input)
             }
         }
     }
@@ -189,27 +200,32 @@ public final class TranscodeSource {
         pending += try video.encode(frame, atTicks: inputOffsetTicks + relative, rotation: rotation)
     }
 
-    private func handle(audio frame: Frame, in input: InputState) throws {
-        guard audio != nil else { return }
+    private func handle(audio frame: Frame, lane: Int, in input: InputState) throws {
+        guard lane < audio.count else { return }
         // An input's time zero is its first video frame: audio waits until that is known.
         guard input.origin != nil else {
-            input.heldAudio.append(frame)
+            input.heldAudio.append((lane, frame))
             return
         }
-        try encode(audio: frame, in: input)
+        try encode(audio: frame, lane: lane, in: input)
     }
 
     private func releaseHeldAudio(of input: InputState) throws {
         let held = input.heldAudio
         input.heldAudio = []
-        for frame in held { try encode(audio: frame, in: input) }
+        for (lane, frame) in held { try encode(audio: frame, lane: lane, in: input) }
     }
 
-    private func encode(audio frame: Frame, in input: InputState) throws {
-        guard let audio, let origin = input.origin else { return }
+    private func encode(audio frame: Frame, lane: Int, in input: InputState) throws {
+        guard let origin = input.origin else { return }
         let relative = Self.ticks(frame).map { $0 - origin }
-        let end = try audio.encode(frame, atTicks: relative.map { inputOffsetTicks + $0 }, into: &pending)
+        let end = try audio[lane].encode(frame, atTicks: relative.map { inputOffsetTicks + $0 }, into: &pending)
         input.noteAudio(endTicks: end - inputOffsetTicks)
+    }
+
+    /// ISO 639-2/T for `mdhd` from a container's tag: three letters as they are, else undetermined.
+    private static func isoLanguage(_ tag: String) -> String {
+        tag.count == 3 && tag.allSatisfy { $0.isASCII && $0.isLetter } ? tag.lowercased() : "und"
     }
 
     /// A frame's time in 90 kHz ticks.
@@ -222,16 +238,17 @@ public final class TranscodeSource {
 private final class InputState {
     let demuxer: FileDemuxer
     let video: Decoder?
-    let audio: Decoder?
+    /// One decoder per selected audio stream, in order.
+    let audio: [Decoder]
     /// The input's time zero (90 kHz, its own clock): its first video frame, or first audio frame.
     var origin: Int64?
-    var heldAudio: [Frame] = []
+    var heldAudio: [(lane: Int, frame: Frame)] = []
     private var videoEndTicks: Int64 = 0
     private var audioEndTicks: Int64 = 0
     private var lastVideoTicks: Int64?
 
-    init(path: String) throws {
-        let demuxer = try FileDemuxer(path: path)
+    init(path: String, audio selection: FileDemuxer.AudioSelection) throws {
+        let demuxer = try FileDemuxer(path: path, audio: selection)
         self.demuxer = demuxer
         for stream in demuxer.streams where stream.kind == .video {
             guard stream.width <= OutputSize.maxSide, stream.height <= OutputSize.maxSide else {
@@ -240,15 +257,16 @@ private final class InputState {
             }
         }
         let videoIndex = demuxer.streams.firstIndex { $0.kind == .video }
-        let audioIndex = demuxer.streams.firstIndex { $0.kind == .audio }
         video = try videoIndex.map { try Decoder(demuxer: demuxer, streamIndex: $0) }
-        audio = try audioIndex.map { try Decoder(demuxer: demuxer, streamIndex: $0) }
+        audio = try demuxer.streams.indices.filter { demuxer.streams[$0].kind == .audio }
+            .map { try Decoder(demuxer: demuxer, streamIndex: $0) }
     }
+
+    var audioStreams: [InputStreamInfo] { demuxer.streams.filter { $0.kind == .audio } }
 
     func decoder(forStream index: Int) -> Decoder? {
         if let video, demuxer.streams[index].kind == .video { return video }
-        if let audio, demuxer.streams[index].kind == .audio { return audio }
-        return nil
+        return audio.first(where: { $0.stream.index == demuxer.streams[index].index })
     }
 
     /// For frames without a timestamp: one frame after the previous one.

@@ -1,46 +1,56 @@
 import CFFmpeg
 import HLSKit
 
-/// The video half of transcoding: scale and rotate, constant frame rate, H.264 with IDRs on the grid.
+/// The video half of transcoding: scale and rotate, constant frame rate, then every rendition's
+/// H.264 encoding with IDRs on one grid.
 final class VideoLane {
-    let encoder: VideoEncoder
+    let renditions: VideoRenditions
     let trackIndex: Int
     let width: Int
     let height: Int
     let frameRate: Rational
 
     private var converter: FrameRateConverter
-    private var schedule: KeyframeSchedule
     /// One scaler per rotation: a sideways input is scaled to the turned size, then rotated.
     private var scalers: [Int: Scaler] = [:]
     private var lastPicture: Frame?
     private var nextIndex: Int64 = 0
-    private var firstOutputTicks: Int64?
 
     /// Frame rates outside this range are taken as a container's guess, not the video's rate.
     private static let plausibleFrameRates = 1.0...240.0
 
     init(stream: InputStreamInfo, settings: TranscodeSettings, trackIndex: Int) throws {
-        let size: OutputSize
+        frameRate = settings.frameRate ?? Self.plausible(stream.averageFrameRate) ?? TranscodeSettings.fallbackFrameRate
+        let perSecond = Double(frameRate.numerator) / Double(max(1, frameRate.denominator))
+        let rungs: [VideoRenditionSettings]
         do {
-            size = try OutputSize.resolve(requested: settings.size, inputWidth: stream.width, inputHeight: stream.height,
-                                          rotationDegrees: stream.rotationDegrees)
-        } catch {
+            if let ladder = settings.ladder {
+                rungs = try ladder.map { rung in
+                    let size = try OutputSize.resolve(requested: "x\(rung.height)", inputWidth: stream.width,
+                                                      inputHeight: stream.height, rotationDegrees: stream.rotationDegrees)
+                    return VideoRenditionSettings(
+                        size: size, bitrate: rung.bitrate ?? LadderRung.defaultBitrate(height: rung.height,
+                                                                                       framesPerSecond: perSecond),
+                        name: rung.name)
+                }
+            } else {
+                let size = try OutputSize.resolve(requested: settings.size, inputWidth: stream.width,
+                                                  inputHeight: stream.height, rotationDegrees: stream.rotationDegrees)
+                rungs = [VideoRenditionSettings(
+                    size: size, bitrate: settings.videoBitrate
+                        ?? TranscodeSettings.defaultVideoBitrate(width: size.width, height: size.height, frameRate: frameRate),
+                    name: "")]
+            }
+        } catch let error as OutputSize.ResolveError {
             throw CodecError.unsupportedSettings(error.description)
         }
-        width = size.width
-        height = size.height
-        frameRate = settings.frameRate ?? Self.plausible(stream.averageFrameRate) ?? TranscodeSettings.fallbackFrameRate
+        width = rungs[0].size.width
+        height = rungs[0].size.height
         self.trackIndex = trackIndex
-        let segmentFrames = Int((Int64(frameRate.numerator) * settings.segmentMilliseconds
-            + Int64(frameRate.denominator) * 1000 - 1) / (Int64(frameRate.denominator) * 1000))
-        encoder = try VideoEncoder(settings: VideoEncoderSettings(
-            width: width, height: height, frameRate: frameRate,
-            bitrate: settings.videoBitrate
-                ?? TranscodeSettings.defaultVideoBitrate(width: width, height: height, frameRate: frameRate),
-            preset: settings.preset, keyframeIntervalFrames: max(1, segmentFrames)), trackIndex: trackIndex)
+        renditions = try VideoRenditions(renditions: rungs, frameRate: frameRate, preset: settings.preset,
+                                         zeroLatency: false, segmentMilliseconds: settings.segmentMilliseconds,
+                                         threadCount: 0, firstTrackIndex: trackIndex)
         converter = FrameRateConverter(frameRate: frameRate)
-        schedule = KeyframeSchedule(segmentMilliseconds: settings.segmentMilliseconds, timescale: VideoEncoder.timescale)
     }
 
     private static func plausible(_ rate: Rational?) -> Rational? {
@@ -80,18 +90,14 @@ final class VideoLane {
     var nextSlotTicks: Int64? { converter.outputTime(ofIndex: nextIndex) }
 
     func flush() throws -> [EncodedSample] {
-        try encoder.flush()
+        try renditions.flush()
     }
 
     private func emit(_ picture: Frame, index: Int64) throws -> [EncodedSample] {
         guard let ticks = converter.outputTime(ofIndex: index) else { return [] }
         let frame = try picture.newReference()
-        frame.pts = ticks
-        frame.timeBase = Rational(1, Int32(VideoEncoder.timescale))
-        let first = firstOutputTicks ?? ticks
-        firstOutputTicks = first
         nextIndex = index + 1
-        return try encoder.encode(frame, forceKeyframe: schedule.isKeyframe(ticksSinceStart: ticks - first))
+        return try renditions.encode(frame, atTicks: ticks)
     }
 
     /// Scaled into the output size (letterboxed) and turned upright.

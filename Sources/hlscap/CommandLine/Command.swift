@@ -79,3 +79,25 @@ extension Parse {
         return OutputSize(width: width, height: height)
     }
 }
+
+extension Parse {
+    /// A ladder: "720p,480p,360p" (Apple's rates) or "1080p@5000k,720p@2500k", tallest first.
+    static func ladder(_ text: String, option: String) throws -> [LadderRung] {
+        let usage = "\(option) takes heights with an optional rate, such as 720p,480p,360p or 1080p@5000k,720p@2500k"
+        var rungs: [LadderRung] = []
+        for word in text.split(separator: ",", omittingEmptySubsequences: false) {
+            let parts = word.split(separator: "@", omittingEmptySubsequences: false)
+            guard (1...2).contains(parts.count), parts[0].hasSuffix("p"), let height = Int(parts[0].dropLast()),
+                  (64...4320).contains(height) else {
+                throw CommandError.usage(usage + " (got \"\(word)\")")
+            }
+            let bitrate = try parts.count == 2 ? bitrate(String(parts[1]), option: option) : nil
+            rungs.append(LadderRung(height: height, bitrate: bitrate))
+        }
+        do {
+            return try Ladder.normalized(rungs, sourceHeight: nil)
+        } catch {
+            throw CommandError.usage("\(option): \(error)")
+        }
+    }
+}

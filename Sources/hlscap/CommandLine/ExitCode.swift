@@ -1,4 +1,6 @@
 import Foundation
+import HLSKit
+import HLSMedia
 
 /// sysexits(3) codes, the contract with scripts that run hlscap.
 enum ExitCode: Int32 {
@@ -28,4 +30,77 @@ struct CommandError: Error, CustomStringConvertible {
     }
 
     var description: String { message }
+}
+
+/// The one place where what went wrong becomes an exit status (sysexits) and a line for stderr.
+extension CommandError {
+    /// `error` as the command reports it; an error without a message of its own met while packaging
+    /// `inputs` names them.
+    init(_ error: any Error, packaging inputs: [String] = []) {
+        switch error {
+        case let error as CommandError:
+            self = error
+        case let error as MediaInputError:
+            self.init(error.description, exitCode: error.isUnreadable ? .noInput : .dataError)
+        case let error as CopyError:
+            self.init(error.description, exitCode: .dataError)
+        case let error as CodecError:
+            self.init("\(error)", exitCode: .dataError)
+        case let error as StoreError:
+            self.init(error)
+        case let error as LiveError:
+            self.init(error)
+        case let error as LoadError:
+            self.init(error)
+        case let error as KeyframeGapTooLong:
+            self.init(error.description, exitCode: .dataError)
+        case PackagingError.holdsStream(let directory):
+            self.init("\(directory) already holds a stream; add --overwrite to replace it or choose another --out",
+                      exitCode: .cannotCreate)
+        case let error as PackagingError:
+            self.init(error.description, exitCode: .dataError)
+        default:
+            let context = inputs.isEmpty ? "" : inputs.joined(separator: ", ") + ": packaging failed: "
+            self.init(context + "\(error)", exitCode: .software)
+        }
+    }
+
+    init(_ error: StoreError) {
+        self.init(error.description, exitCode: error.kind == .cannotCreate ? .cannotCreate : .ioError)
+    }
+
+    /// A validation target that cannot be read: missing 66, unreachable 69, failing 74.
+    init(_ error: LoadError) {
+        switch error {
+        case .notFound(let reason), .unreadable(let reason):
+            self.init("\(reason); give a stream directory, a playlist file or an http(s) URL that can be read",
+                      exitCode: .noInput)
+        case .unreachable(let reason):
+            self.init("\(reason); check the URL and that its server is up", exitCode: .unavailable)
+        case .readFailed(let reason):
+            self.init("reading failed: \(reason); try again", exitCode: .ioError)
+        }
+    }
+
+    init(_ error: LiveError) {
+        switch error {
+        case .holdsStream(let directory):
+            self.init("\(directory) already holds a stream; add --resume to continue it, --overwrite to replace it, "
+                + "or choose another --out", exitCode: .cannotCreate)
+        case .cannotResume(let reason):
+            self.init(reason + " (--overwrite starts a new stream)", exitCode: .cannotCreate)
+        case .store(let error):
+            self.init(error)
+        case .device:
+            self.init(error.description, exitCode: .noInput)
+        case .deviceFailed:
+            self.init(error.description, exitCode: .ioError)
+        case .encoding:
+            self.init(error.description, exitCode: .software)
+        case .publishIncomplete(let report):
+            let lines = report.undelivered.map { "  \($0)" }.joined(separator: "\n")
+            self.init("\(report.undelivered.count) of the stream's files did not reach the origin:\n" + lines,
+                      exitCode: .ioError)
+        }
+    }
 }

@@ -32,6 +32,12 @@ struct FileCommand: Command {
           --audio-bitrate RATE      AAC bit rate (default 128k)
           --audio-rate HZ           AAC sample rate (default 48000)
           --audio-channels N        1 or 2 (default 2)
+          --audio-track N           keep only this audio track, numbered from 1 in file order
+                                    (repeatable; default: every audio track, each its own
+                                    rendition in DIR/audio/<language or number>/ when there are several)
+          --ladder RUNGS            several video renditions: heights such as 720p,480p,360p (Apple's
+                                    rates) or 1080p@5000k,720p@2500k; DIR/master.m3u8, DIR/720p/…,
+                                    DIR/audio/…
 
         Output:
           --out DIR                 directory for the stream (created if missing)
@@ -72,6 +78,14 @@ struct FileCommand: Command {
             transcodeSettings.frameRate = try Parse.frameRate(fps, option: "--fps")
             encodingOptions.append("--fps")
         }
+        let audioTracks = try arguments.values("--audio-track").map {
+            try Parse.integer($0, option: "--audio-track", in: 1...64)
+        }
+        if !audioTracks.isEmpty { transcodeSettings.audioTracks = .numbers(audioTracks) }
+        if let ladder = try arguments.value("--ladder") {
+            transcodeSettings.ladder = try Parse.ladder(ladder, option: "--ladder")
+            encodingOptions.append("--ladder")
+        }
         if let rate = try arguments.value("--video-bitrate") {
             transcodeSettings.videoBitrate = try Parse.bitrate(rate, option: "--video-bitrate")
             encodingOptions.append("--video-bitrate")
@@ -97,6 +111,10 @@ struct FileCommand: Command {
         guard (500...60_000).contains(transcodeSettings.segmentMilliseconds) else {
             throw CommandError.usage("--segment-duration must be between 0.5 and 60 seconds")
         }
+        if transcodeSettings.ladder != nil,
+           let conflict = ["--size", "--video-bitrate"].first(where: encodingOptions.contains) {
+            throw CommandError.usage("--ladder and \(conflict) exclude each other: each rung has its height and rate")
+        }
         switch (copy, transcode || !encodingOptions.isEmpty) {
         case (true, true):
             let conflict = transcode ? "--transcode" : encodingOptions[0]
@@ -106,6 +124,9 @@ struct FileCommand: Command {
         case (false, false): mode = .automatic
         }
         publish = try PublishOptions(arguments: &arguments)
+        if publish != nil, transcodeSettings.ladder != nil {
+            throw CommandError.usage("--ladder cannot be published yet; write it with --out and serve the directory")
+        }
         outputDirectory = try arguments.value("--out")
         guard outputDirectory != nil || publish != nil else {
             throw CommandError.usage("--out DIR or --publish URL is required: where the stream goes")
@@ -120,7 +141,9 @@ struct FileCommand: Command {
         let directory = outputDirectory ?? spoolDirectory!
         let progress = quiet ? nil : Progress.onTerminal()
         var packager = FilePackager(inputs: inputs, outputDirectory: directory, mode: mode,
-                                    transcodeSettings: transcodeSettings, overwrite: overwrite, progress: progress)
+                                    transcodeSettings: transcodeSettings, overwrite: overwrite)
+        packager.onTotalSeconds = { progress?.totalSeconds = $0 }
+        packager.onProgress = { progress?.advance(toSeconds: $0) }
         packager.publish = publish.map { options in { store in options.makeFilePublisher(store: store) } }
         let outcome: FilePackager.Outcome
         do {
@@ -128,18 +151,19 @@ struct FileCommand: Command {
             progress?.clear()
         } catch {
             progress?.clear()
-            throw error
+            throw CommandError(error, packaging: inputs)
         }
         if outcome.skippedCorruptPackets > 0 {
             printError("warning: skipped \(outcome.skippedCorruptPackets) corrupt packet(s); the stream is valid "
                 + "but may show a glitch there")
         }
         let summary = outcome.summary
-        let playlist = outputDirectory.map { $0 + "/" + StreamWriter.playlistName }
-            ?? publish!.origin.appendingPathComponent(StreamWriter.playlistName).absoluteString
+        let name = outcome.renditions == [""] ? StreamWriter.playlistName : StreamWriter.masterPlaylistName
+        let playlist = outputDirectory.map { $0 + "/" + name }
+            ?? publish!.origin.appendingPathComponent(name).absoluteString
         print(String(format: "%@: %d segments, %.3f s, %d kb/s, mode %@ (%@)",
                      playlist, summary.segmentCount, summary.durationSeconds, summary.averageBitrate / 1000,
-                     outcome.copied ? "copy" : "transcode", outcome.reason))
+                     outcome.copied ? "copy" : "transcode", mode == .copy ? "--copy" : outcome.reason))
         if let report = outcome.publishReport, let publish {
             print(report.summaryLine(origin: publish.origin))
             if !report.isComplete { throw report.incompleteError(origin: publish.origin) }

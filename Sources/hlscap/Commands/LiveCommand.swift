@@ -10,8 +10,9 @@ struct LiveCommand: Command {
         Usage: hlscap live --out DIR [options]
 
         Captures a V4L2 camera and an ALSA microphone (or the built-in test source), encodes H.264
-        and AAC, and writes a live HLS stream: DIR/init.mp4, DIR/seg/000001.m4s …, and a rolling
-        DIR/playlist.m3u8 that lists only segments already stored. Stop with Ctrl-C (or SIGTERM, or
+        and AAC, and writes a live HLS stream: DIR/init.mp4, DIR/seg/000001.m4s …, a rolling
+        DIR/playlist.m3u8 that lists only segments already stored, its I-frame playlist
+        DIR/iframes.m3u8, and DIR/master.m3u8. Stop with Ctrl-C (or SIGTERM, or
         --duration): the last segment is written and the playlist gets EXT-X-ENDLIST. A second
         Ctrl-C exits at once, leaving a consistent playlist.
 
@@ -28,6 +29,9 @@ struct LiveCommand: Command {
           --video-bitrate RATE      H.264 bit rate, e.g. 2500k or 3M (default: from size and rate)
           --audio-bitrate RATE      AAC bit rate (default 128k)
           --preset NAME             x264 preset (default veryfast)
+          --ladder RUNGS            several renditions from one capture: heights such as
+                                    720p,480p,360p (Apple's rates) or 1080p@5000k,720p@2500k;
+                                    DIR/master.m3u8, DIR/720p/…, DIR/audio/…
 
         Stream:
           --out DIR                 directory for the stream (created if missing)
@@ -46,36 +50,48 @@ struct LiveCommand: Command {
         130 second interrupt.
         """
 
-    var settings: LivePipeline.Settings
+    var configuration: LiveConfiguration
+    var publish: PublishOptions?
+    var quiet: Bool
+    var verbose: Bool
 
     init(arguments: inout ArgumentList) throws {
-        var settings = LivePipeline.Settings()
-        settings.video = try arguments.value("--video").map(LivePipeline.VideoInput.init) ?? .firstCamera
-        settings.audio = try arguments.value("--audio").map(LivePipeline.AudioInput.init) ?? .device("default")
-        settings.realtime = !arguments.flag("--no-realtime")
-        settings.resume = arguments.flag("--resume")
-        settings.overwrite = arguments.flag("--overwrite")
-        guard !(settings.resume && settings.overwrite) else {
+        var configuration = LiveConfiguration()
+        configuration.video = try arguments.value("--video").map(LiveConfiguration.VideoInput.init) ?? .firstCamera
+        configuration.audio = try arguments.value("--audio").map(LiveConfiguration.AudioInput.init) ?? .device("default")
+        configuration.realtime = !arguments.flag("--no-realtime")
+        configuration.resume = arguments.flag("--resume")
+        configuration.overwrite = arguments.flag("--overwrite")
+        guard !(configuration.resume && configuration.overwrite) else {
             throw CommandError.usage("--resume and --overwrite exclude each other")
         }
-        settings.quiet = arguments.flag("--quiet")
-        settings.verbose = arguments.flag("--verbose")
+        quiet = arguments.flag("--quiet")
+        verbose = arguments.flag("--verbose")
         if let size = try arguments.value("--size") {
-            settings.size = try Parse.size(size, option: "--size")
+            configuration.size = try Parse.size(size, option: "--size")
         }
         if let fps = try arguments.value("--fps") {
             guard let value = Int(fps), (1...240).contains(value) else {
                 throw CommandError.usage("--fps takes a whole number of frames per second from 1 to 240")
             }
-            settings.framesPerSecond = value
+            configuration.framesPerSecond = value
         }
-        settings.videoBitrate = try arguments.value("--video-bitrate").map { try Parse.bitrate($0, option: "--video-bitrate") }
-        settings.audioBitrate = try arguments.value("--audio-bitrate")
-            .map { try Parse.bitrate($0, option: "--audio-bitrate") } ?? settings.audioBitrate
-        settings.preset = try arguments.value("--preset") ?? settings.preset
-        settings.segmentMilliseconds = try arguments.value("--segment-duration")
-            .map { try Parse.milliseconds($0, option: "--segment-duration") } ?? settings.segmentMilliseconds
-        guard (500...60_000).contains(settings.segmentMilliseconds) else {
+        configuration.videoBitrate = try arguments.value("--video-bitrate")
+            .map { try Parse.bitrate($0, option: "--video-bitrate") }
+        configuration.ladder = try arguments.value("--ladder").map { try Parse.ladder($0, option: "--ladder") }
+        if configuration.ladder != nil, configuration.videoBitrate != nil {
+            throw CommandError.usage("--ladder and --video-bitrate exclude each other: give each rung its rate, "
+                + "as in --ladder 720p@2500k,360p@600k")
+        }
+        if configuration.ladder != nil, configuration.video == LiveConfiguration.VideoInput.none {
+            throw CommandError.usage("--ladder needs video; it cannot be used with --video none")
+        }
+        configuration.audioBitrate = try arguments.value("--audio-bitrate")
+            .map { try Parse.bitrate($0, option: "--audio-bitrate") } ?? configuration.audioBitrate
+        configuration.preset = try arguments.value("--preset") ?? configuration.preset
+        configuration.segmentMilliseconds = try arguments.value("--segment-duration")
+            .map { try Parse.milliseconds($0, option: "--segment-duration") } ?? configuration.segmentMilliseconds
+        guard (500...60_000).contains(configuration.segmentMilliseconds) else {
             throw CommandError.usage("--segment-duration must be between 0.5 and 60 seconds")
         }
         if let window = try arguments.value("--window") {
@@ -83,29 +99,75 @@ struct LiveCommand: Command {
             guard let value = Int(window), value == 0 || value >= 3 else {
                 throw CommandError.usage("--window takes 0 (keep all) or at least 3 segments")
             }
-            settings.windowSize = value
+            configuration.windowSize = value
         }
-        settings.durationMilliseconds = try arguments.value("--duration")
+        configuration.durationMilliseconds = try arguments.value("--duration")
             .map { try Parse.milliseconds($0, option: "--duration") }
-        settings.publish = try PublishOptions(arguments: &arguments)
-        settings.outputDirectory = try arguments.value("--out")
-        guard settings.outputDirectory != nil || settings.publish != nil else {
+        publish = try PublishOptions(arguments: &arguments)
+        if publish != nil, configuration.ladder != nil {
+            throw CommandError.usage("--ladder cannot be published yet; write it with --out and serve the directory")
+        }
+        let outputDirectory = try arguments.value("--out")
+        guard outputDirectory != nil || publish != nil else {
             throw CommandError.usage("--out DIR or --publish URL is required: where the stream goes")
         }
+        configuration.outputDirectory = outputDirectory ?? ""
         let extra = try arguments.positionals()
         guard extra.isEmpty else { throw CommandError.usage("unexpected argument \(extra[0])") }
-        guard settings.video != .none || settings.audio != .none else {
+        guard configuration.video != .none || configuration.audio != .none else {
             throw CommandError.usage("--video none and --audio none leave nothing to capture")
         }
-        self.settings = settings
+        self.configuration = configuration
     }
 
     func run() throws {
-        var settings = settings
-        let spoolDirectory = settings.outputDirectory == nil ? try PublishOptions.makeSpoolDirectory() : nil
+        var configuration = configuration
+        let spooled = configuration.outputDirectory.isEmpty
+        let spoolDirectory = spooled ? try PublishOptions.makeSpoolDirectory() : nil
         defer { spoolDirectory.map { try? FileManager.default.removeItem(atPath: $0) } }
-        settings.spooled = spoolDirectory != nil
-        settings.outputDirectory = settings.outputDirectory ?? spoolDirectory
-        try LivePipeline(settings: settings).run()
+        if let spoolDirectory { configuration.outputDirectory = spoolDirectory }
+        if let publish {
+            configuration.makePublisher = { store in publish.makeLivePublisher(store: store) }
+        }
+        if verbose {
+            configuration.onSegment = { report in
+                let latency = report.latencyMicroseconds.map {
+                    String(format: ", listed %.0f ms after its last frame", Double($0) / 1000)
+                }
+                FileHandle.standardError.write(Data(String(
+                    format: "hlscap: published %@ (%.3f s, %d bytes%@)\n", report.path, report.durationSeconds,
+                    report.byteCount, latency ?? "").utf8))
+            }
+        }
+        let engine = LiveEngine(configuration: configuration)
+        let signals = SignalHandling { second in
+            if second {
+                engine.endAtOnce()
+                exit(ExitCode.interrupted.rawValue)
+            }
+            engine.requestStop()
+        }
+        defer { signals.cancel() }
+        let status = quiet ? nil : StatusLine(statistics: engine.statistics)
+        status?.start()
+        let outcome: LiveEngine.Outcome
+        do {
+            outcome = try engine.run()
+        } catch {
+            status?.stop()
+            throw CommandError(error)
+        }
+        status?.stop()
+        let name = configuration.ladder == nil ? StreamWriter.playlistName : StreamWriter.masterPlaylistName
+        let location = spooled ? publish!.origin.appendingPathComponent(name).absoluteString
+            : configuration.outputDirectory + "/" + name
+        print("\(location): " + outcome.summary)
+        if let report = outcome.publishReport, let publish {
+            print(report.summaryLine(origin: publish.origin))
+            if !report.isComplete {
+                throw report.incompleteError(origin: publish.origin)
+            }
+        }
+        if let failure = outcome.failure { throw CommandError(failure) }
     }
 }

@@ -63,7 +63,7 @@ struct ValidateCommand: Command {
             url = try StreamValidator.playlistURL(forTarget: target)
             report = try StreamValidator(loader: loader, options: .init(sampleSegments: sampleSegments)).validate(url)
         } catch {
-            throw Self.targetError(error)
+            throw CommandError(error)
         }
         if let liveSeconds {
             let media = try liveMediaPlaylist(url: url, report: report)
@@ -99,18 +99,5 @@ struct ValidateCommand: Command {
             throw CommandError("\(first.uri) in \(target) is not a valid URI; fix the variant's URI line", exitCode: .dataError)
         }
         return media
-    }
-
-    /// The target itself could not be read: 66, 69 or 74 (sysexits).
-    static func targetError(_ error: LoadError) -> CommandError {
-        switch error {
-        case .notFound(let reason), .unreadable(let reason):
-            CommandError("\(reason); give a stream directory, a playlist file or an http(s) URL that can be read",
-                         exitCode: .noInput)
-        case .unreachable(let reason):
-            CommandError("\(reason); check the URL and that its server is up", exitCode: .unavailable)
-        case .readFailed(let reason):
-            CommandError("reading failed: \(reason); try again", exitCode: .ioError)
-        }
     }
 }

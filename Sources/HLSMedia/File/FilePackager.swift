@@ -1,46 +1,74 @@
 import Foundation
 import HLSKit
-import HLSMedia
+
+/// Why packaging recordings failed, beyond the errors of reading, decoding and storing. Carries no
+/// exit status: the command line decides that.
+public enum PackagingError: Error, CustomStringConvertible {
+    /// The output directory holds a stream, and replacing it was not asked for.
+    case holdsStream(directory: String)
+    /// The inputs gave nothing to start a stream with.
+    case nothingToStream(inputs: [String])
+    /// An error without a message that names the inputs.
+    case failed(inputs: [String], underlying: any Error)
+
+    public var description: String {
+        switch self {
+        case .holdsStream(let directory): "\(directory) already holds a stream"
+        case .nothingToStream(let inputs):
+            "\(inputs.joined(separator: ", ")): no video keyframe or audio sample to start a stream with"
+        case .failed(let inputs, let underlying): "\(inputs.joined(separator: ", ")): packaging failed: \(underlying)"
+        }
+    }
+}
 
 /// Recordings → one VOD stream: copied when they allow it, transcoded otherwise.
-struct FilePackager {
-    enum Mode: Equatable {
+public struct FilePackager {
+    public enum Mode: Equatable, Sendable {
         case automatic, copy, transcode
     }
 
-    struct Outcome {
-        var summary: StreamWriter.Summary
-        var copied: Bool
-        var reason: String
-        var skippedCorruptPackets: Int
+    public struct Outcome {
+        public var summary: StreamWriter.Summary
+        public var copied: Bool
+        public var reason: String
+        public var skippedCorruptPackets: Int
         /// What reached the origin, when publishing.
-        var publishReport: PublishReport?
+        public var publishReport: PublishReport?
+        /// The renditions written, relative to the output directory: `720p`, `audio` …; "" is the top.
+        public var renditions: [String]
     }
 
     /// Copy mode cuts only at keyframes: further apart than this many segment durations, segments
     /// would be too long for players, so automatic mode transcodes instead.
-    static let copyableKeyframeGapSegments: Int64 = 2
+    public static let copyableKeyframeGapSegments: Int64 = 2
 
-    var inputs: [String]
-    var outputDirectory: String
-    var mode: Mode
-    var transcodeSettings: TranscodeSettings
-    var overwrite: Bool
-    var progress: Progress?
+    public var inputs: [String]
+    public var outputDirectory: String
+    public var mode: Mode
+    public var transcodeSettings: TranscodeSettings
+    public var overwrite: Bool
+    /// Told the total media seconds when known, then the media time reached, as packaging goes on.
+    public var onTotalSeconds: ((Double?) -> Void)?
+    public var onProgress: ((Double) -> Void)?
     /// Makes the publisher that uploads each file once it is stored; nil writes to disk only.
-    var publish: ((DirectoryStore) -> StreamPublisher)?
+    public var publish: ((DirectoryStore) -> StreamPublisher)?
+
+    public init(inputs: [String], outputDirectory: String, mode: Mode, transcodeSettings: TranscodeSettings,
+                overwrite: Bool) {
+        self.inputs = inputs
+        self.outputDirectory = outputDirectory
+        self.mode = mode
+        self.transcodeSettings = transcodeSettings
+        self.overwrite = overwrite
+    }
 
     private var segmentMilliseconds: Int64 { transcodeSettings.segmentMilliseconds }
 
-    func run() throws -> Outcome {
+    public func run() throws -> Outcome {
         let store = try prepareOutput()
         switch mode {
         case .copy:
-            do {
-                return try copy(into: store, maximumKeyframeGapMilliseconds: nil, reason: "--copy")
-            } catch {
-                throw Self.commandError(error)
-            }
+            return try copy(into: store, maximumKeyframeGapMilliseconds: nil, reason: "copying was asked for")
         case .transcode:
             return try transcode(into: store, reason: "encoding options given")
         case .automatic:
@@ -54,8 +82,8 @@ struct FilePackager {
             do {
                 return try copy(into: store,
                                 maximumKeyframeGapMilliseconds: Self.copyableKeyframeGapSegments * segmentMilliseconds,
-                                reason: "H.264/AAC with keyframes at most \(Self.copyableKeyframeGapSegments) segment "
-                                    + "durations apart")
+                                reason: "H.264/HEVC and AAC with keyframes at most "
+                                    + "\(Self.copyableKeyframeGapSegments) segment durations apart")
             } catch let gap as KeyframeGapTooLong {
                 return try transcode(into: store, reason: gap.description)
             } catch let refusal as CopyError {
@@ -68,11 +96,9 @@ struct FilePackager {
     private func firstReasonNotToCopy() throws -> String? {
         for input in inputs {
             do {
-                _ = try CopySource(demuxer: FileDemuxer(path: input))
+                _ = try CopySource(demuxer: FileDemuxer(path: input, audio: transcodeSettings.audioTracks))
             } catch let error as CopyError {
                 return error.summary
-            } catch {
-                throw Self.commandError(error)
             }
         }
         return nil
@@ -80,47 +106,63 @@ struct FilePackager {
 
     private func copy(into store: DirectoryStore, maximumKeyframeGapMilliseconds: Int64?,
                       reason: String) throws -> Outcome {
-        var output = Output(writer: StreamWriter(store: store), publisher: publish?(store))
+        let publisher = publish?(store)
+        var output = Output(writer: StreamWriter(store: store), publisher: publisher)
         var nextSequenceNumber = 1
         do {
+            var trackCount: Int?
             for input in inputs {
-                let source = try CopySource(demuxer: FileDemuxer(path: input))
+                let source = try CopySource(demuxer: FileDemuxer(path: input, audio: transcodeSettings.audioTracks))
+                if let trackCount, trackCount != source.tracks.count {
+                    throw CopyError(path: input, reason: "it has \(source.tracks.count) tracks where the first input has "
+                        + "\(trackCount), so its renditions cannot follow a discontinuity", transcodingHelps: true)
+                }
+                if trackCount == nil {
+                    let languages = source.inputStreams.filter { $0.kind == .audio }.map(\.language)
+                    let layout = StreamLayout.make(tracks: source.tracks, videoNames: nil, audioLanguages: languages)
+                    output = Output(writer: StreamWriter(store: store, layout: layout), publisher: publisher)
+                    trackCount = source.tracks.count
+                }
                 try output.beginSection(tracks: source.tracks)
                 nextSequenceNumber = try package(source, into: &output, firstSequenceNumber: nextSequenceNumber,
                                                  keyframeGapLimit: maximumKeyframeGapMilliseconds.map { ($0, input) })
             }
             let (summary, report) = try finish(&output)
             return Outcome(summary: summary, copied: true, reason: reason, skippedCorruptPackets: 0,
-                           publishReport: report)
+                           publishReport: report, renditions: output.writer.renditionDirectories)
         } catch {
             output.writer.removeWrittenFiles()
             // Reasons to transcode instead go up as they are; the caller decides.
-            if error is KeyframeGapTooLong || error is CopyError { throw error }
-            throw Self.commandError(error, packaging: inputs)
+            throw error
         }
     }
 
     private func transcode(into store: DirectoryStore, reason: String) throws -> Outcome {
-        var output = Output(writer: StreamWriter(store: store), publisher: publish?(store))
+        let publisher = publish?(store)
+        var output = Output(writer: StreamWriter(store: store), publisher: publisher)
         do {
             let source = try TranscodeSource(inputs: inputs, settings: transcodeSettings)
-            progress?.totalSeconds = source.totalSeconds
+            onTotalSeconds?(source.totalSeconds)
+            let layout = StreamLayout.make(
+                tracks: source.tracks, videoNames: transcodeSettings.ladder == nil ? nil : source.videoRenditionNames,
+                audioLanguages: source.audioLanguages)
+            output = Output(writer: StreamWriter(store: store, layout: layout), publisher: publisher)
             try output.beginSection(tracks: source.tracks)
             _ = try package(source, into: &output, firstSequenceNumber: 1, keyframeGapLimit: nil)
             let (summary, report) = try finish(&output)
             return Outcome(summary: summary, copied: false, reason: reason,
-                           skippedCorruptPackets: source.skippedCorruptPackets, publishReport: report)
+                           skippedCorruptPackets: source.skippedCorruptPackets, publishReport: report,
+                           renditions: output.writer.renditionDirectories)
         } catch {
             output.writer.removeWrittenFiles()
-            throw Self.commandError(error, packaging: inputs)
+            throw error
         }
     }
 
     private func finish(_ output: inout Output) throws -> (StreamWriter.Summary, PublishReport?) {
         let summary = try output.finish()
         guard summary.segmentCount > 0 else {
-            throw CommandError("\(inputs.joined(separator: ", ")): no video keyframe or audio sample to start a "
-                + "stream with", exitCode: .dataError)
+            throw PackagingError.nothingToStream(inputs: inputs)
         }
         return (summary, output.publisher?.finish())
     }
@@ -129,7 +171,7 @@ struct FilePackager {
     private func firstKeyframeGapTooLong() throws -> KeyframeGapTooLong? {
         let limit = Self.copyableKeyframeGapSegments * segmentMilliseconds
         for input in inputs {
-            let source = try CopySource(demuxer: FileDemuxer(path: input))
+            let source = try CopySource(demuxer: FileDemuxer(path: input, audio: transcodeSettings.audioTracks))
             var check = KeyframeGapCheck(limitMilliseconds: limit, input: input)
             do {
                 while let sample = try source.nextSample() {
@@ -157,7 +199,7 @@ struct FilePackager {
             for segment in segmenter.append(sample) {
                 try output.write(segment)
                 next = segment.sequenceNumber + 1
-                progress?.advance(toSeconds: segment.startSeconds + segment.durationSeconds)
+                onProgress?(segment.startSeconds + segment.durationSeconds)
             }
         }
         for segment in segmenter.finish() {
@@ -168,44 +210,12 @@ struct FilePackager {
     }
 
     private func prepareOutput() throws -> DirectoryStore {
-        let store: DirectoryStore
-        do {
-            store = try DirectoryStore(root: outputDirectory)
-        } catch {
-            throw Self.commandError(error)
-        }
+        let store = try DirectoryStore(root: outputDirectory)
         if StreamWriter.holdsStream(store) {
-            guard overwrite else {
-                throw CommandError("\(outputDirectory) already holds a stream; add --overwrite to replace it "
-                    + "or choose another --out", exitCode: .cannotCreate)
-            }
-            do {
-                try StreamWriter.removeStream(in: store)
-            } catch {
-                throw Self.commandError(error)
-            }
+            guard overwrite else { throw PackagingError.holdsStream(directory: outputDirectory) }
+            try StreamWriter.removeStream(in: store)
         }
         return store
-    }
-
-    /// The message and exit status for `error`; one without a message of its own met while
-    /// packaging `inputs` names them.
-    static func commandError(_ error: any Error, packaging inputs: [String] = []) -> CommandError {
-        switch error {
-        case let error as CommandError:
-            return error
-        case let error as MediaInputError:
-            return CommandError(error.description, exitCode: ExitCode(rawValue: error.exitCode) ?? .dataError)
-        case let error as CopyError:
-            return CommandError(error.description, exitCode: .dataError)
-        case let error as CodecError:
-            return CommandError("\(error)", exitCode: .dataError)
-        case let error as StoreError:
-            return CommandError(error.description, exitCode: ExitCode(rawValue: error.kind.rawValue) ?? .ioError)
-        default:
-            let context = inputs.isEmpty ? "" : inputs.joined(separator: ", ") + ": packaging failed: "
-            return CommandError(context + "\(error)", exitCode: .software)
-        }
     }
 }
 
@@ -215,30 +225,31 @@ private struct Output {
     let publisher: StreamPublisher?
 
     mutating func beginSection(tracks: [TrackDescription]) throws {
-        if let initPath = try writer.beginSection(tracks: tracks) { publisher?.addFile(initPath) }
+        for path in try writer.beginSection(tracks: tracks) { publisher?.addFile(path) }
     }
 
     mutating func write(_ segment: Segment) throws {
-        try writer.write(segment)
-        publisher?.addSegment(StreamWriter.segmentPath(segment.sequenceNumber), durationSeconds: segment.durationSeconds)
+        let paths = try writer.write(segment)
+        if let first = paths.first { publisher?.addSegment(first, durationSeconds: segment.durationSeconds) }
         publisher?.updatePlaylist(writer.vodPlaylist)
     }
 
     mutating func finish() throws -> StreamWriter.Summary {
         let summary = try writer.finishVOD()
         publisher?.updatePlaylist(writer.vodPlaylist)
+        for (path, _) in writer.playlists where path != StreamWriter.playlistName { publisher?.addFile(path) }
         publisher?.addFile(StreamWriter.masterPlaylistName)
         return summary
     }
 }
 
 /// Copying met keyframes too far apart for sensible segments.
-struct KeyframeGapTooLong: Error, CustomStringConvertible {
-    var input: String
-    var gapSeconds: Double
-    var atSeconds: Double
+public struct KeyframeGapTooLong: Error, CustomStringConvertible {
+    public var input: String
+    public var gapSeconds: Double
+    public var atSeconds: Double
 
-    var description: String {
+    public var description: String {
         String(format: "%@ has no keyframe for more than %.1f s after %.1f s, over %d segment durations",
                input, gapSeconds, atSeconds, Int(FilePackager.copyableKeyframeGapSegments))
     }

@@ -1,9 +1,10 @@
 import Foundation
 import HLSKit
-import HLSMedia
 
 /// Counters shared by the capture threads, the writing queue and the output queue.
-final class LiveStatistics {
+///
+/// Unchecked sendable: every mutable property is read and written under `lock`.
+public final class LiveStatistics: @unchecked Sendable {
     private let lock = NSLock()
     private let startMicroseconds = MonotonicClock.nowMicroseconds()
     private var frames = 0
@@ -14,9 +15,21 @@ final class LiveStatistics {
     private var mediaSeconds = 0.0
     private var lastSegment = "-"
     private var audioPeak: Float = 0
-    private(set) var latenciesMicroseconds: [Int64] = []
+    private var renditionNames: [String] = []
+    private var renditionBytes: [Int] = []
+    public private(set) var latenciesMicroseconds: [Int64] = []
     /// Uploads, when publishing: their counts join the status line.
     var publisher: StreamPublisher?
+
+    init() {}
+
+    /// Names the video renditions whose rates the status line shows, in layout order.
+    func nameRenditions(_ names: [String]) {
+        lock.withLock {
+            renditionNames = names
+            renditionBytes = Array(repeating: 0, count: names.count)
+        }
+    }
 
     func countFrame(captureMicroseconds: Int64) {
         lock.withLock {
@@ -34,8 +47,12 @@ final class LiveStatistics {
         lock.withLock { audioPeak = max(audioPeak * 0.9, peak) }
     }
 
-    func countSegment(_ segment: Segment, bytes: Int, latencyMicroseconds: Int64?, path: String) {
+    func countSegment(_ segment: Segment, bytes: Int, renditionBytes perRendition: [Int], latencyMicroseconds: Int64?,
+                      path: String) {
         lock.withLock {
+            for (index, count) in perRendition.enumerated() where index < renditionBytes.count {
+                renditionBytes[index] += count
+            }
             segments += 1
             mediaBytes += bytes
             mediaSeconds += segment.durationSeconds
@@ -44,10 +61,11 @@ final class LiveStatistics {
         }
     }
 
-    var droppedFrameCount: Int { lock.withLock { droppedFrames } }
+    public var droppedFrameCount: Int { lock.withLock { droppedFrames } }
 
-    /// One line: uptime, input rate, dropped frames, bitrate, last segment, audio level.
-    func statusLine() -> String {
+    /// One line: uptime, input rate, dropped frames, bitrate (each rung's with a ladder), last segment,
+    /// audio level.
+    public func statusLine() -> String {
         lock.withLock {
             let uptime = Int((MonotonicClock.nowMicroseconds() - startMicroseconds) / 1_000_000)
             var fps = 0.0
@@ -59,6 +77,12 @@ final class LiveStatistics {
             var line = String(format: "live %02d:%02d:%02d  %.1f fps  dropped %d  %d kb/s  %d segments, last %@  audio %@",
                               uptime / 3600, uptime / 60 % 60, uptime % 60, fps, droppedFrames, kilobits, segments,
                               lastSegment, level)
+            if renditionNames.count > 1, mediaSeconds > 0 {
+                let rates = zip(renditionNames, renditionBytes).map { name, bytes in
+                    "\(name) \(Int(Double(bytes) * 8 / mediaSeconds / 1000))k"
+                }
+                line += "  (" + rates.joined(separator: ", ") + ")"
+            }
             if let status = publisher?.status {
                 line += String(format: "  upload %d up, %d queued, %d failed, %.1f MB/s", status.uploadedCount,
                                status.queuedCount, status.failedCount, status.bytesPerSecond / 1_000_000)
@@ -67,66 +91,11 @@ final class LiveStatistics {
         }
     }
 
-    func summary() -> String {
+    public func summary() -> String {
         lock.withLock {
             let kilobits = mediaSeconds > 0 ? Int(Double(mediaBytes) * 8 / mediaSeconds / 1000) : 0
             return String(format: "%d segments, %.3f s, %d kb/s, %d frames, %d dropped, mode live",
                           segments, mediaSeconds, kilobits, frames, droppedFrames)
         }
-    }
-}
-
-/// Redraws the status line on stderr a few times a second, when stderr is a terminal.
-final class StatusLine {
-    private let statistics: LiveStatistics
-    private var timer: DispatchSourceTimer?
-    private let isTerminal = isatty(STDERR_FILENO) != 0
-
-    init(statistics: LiveStatistics) {
-        self.statistics = statistics
-    }
-
-    func start() {
-        guard isTerminal else { return }
-        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue.global())
-        timer.schedule(deadline: .now() + .milliseconds(500), repeating: .milliseconds(500))
-        timer.setEventHandler { [statistics] in
-            FileHandle.standardError.write(Data(("\r\u{1B}[K" + statistics.statusLine()).utf8))
-        }
-        timer.resume()
-        self.timer = timer
-    }
-
-    func stop() {
-        timer?.cancel()
-        if isTerminal { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
-    }
-}
-
-/// SIGINT and SIGTERM delivered on a queue instead of killing the process; the handler learns whether
-/// this is the second one.
-final class SignalHandling {
-    private var sources: [DispatchSourceSignal] = []
-    private var count = 0
-    private let queue = DispatchQueue(label: "hlscap.signals")
-
-    init(_ handler: @escaping (_ second: Bool) -> Void) {
-        for number in [SIGINT, SIGTERM] {
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-            source.setEventHandler { [weak self] in
-                guard let self else { return }
-                count += 1
-                handler(count > 1)
-            }
-            source.resume()
-            sources.append(source)
-        }
-    }
-
-    func cancel() {
-        for source in sources { source.cancel() }
-        signal(SIGINT, SIG_DFL)
-        signal(SIGTERM, SIG_DFL)
     }
 }

@@ -1,0 +1,92 @@
+import Foundation
+
+/// The I-frames of a video rendition, for its I-frame playlist (RFC 8216bis 4.4.3.6): one entry per
+/// sync sample, a byte range from its fragment's `moof` through the sample's bytes, lasting until the
+/// next I-frame.
+public struct IFrameIndex: Sendable, Equatable {
+    struct Entry: Sendable, Equatable {
+        var uri: String
+        var mapURI: String
+        var discontinuity: Bool
+        var range: MediaPlaylist.ByteRange
+        var presentationTicks: Int64
+        /// Where the entry's segment ends: the last I-frame of a segment lasts until then.
+        var segmentEndTicks: Int64
+        var timescale: Int64
+        var programDateTime: Date?
+    }
+
+    private(set) var entries: [Entry] = []
+    /// Entries that left a live window.
+    public private(set) var removedCount = 0
+    public private(set) var removedDiscontinuities = 0
+
+    public init() {}
+
+    /// Adds the sync samples of `video` in a stored fragment of `segment`.
+    public mutating func add(segment: Segment, uri: String, mapURI: String, discontinuity: Bool,
+                             video: TrackDescription, fragmentSize: Int, programDateTime: Date? = nil) {
+        guard let run = segment.tracks.first(where: { $0.trackID == video.trackID }), let first = run.samples.first
+        else { return }
+        let start = first.decodeTime + Int64(first.compositionOffset)
+        let end = start + run.samples.reduce(Int64(0)) { $0 + Int64($1.durationTicks) }
+        let ranges = MediaFragment.syncSampleRanges(of: video.trackID, in: segment.tracks, fragmentSize: fragmentSize)
+        for (position, range) in ranges.enumerated() {
+            let offsetSeconds = Double(range.presentationTime - start) / Double(video.timescale)
+            entries.append(Entry(uri: uri, mapURI: mapURI, discontinuity: discontinuity && position == 0,
+                                 range: MediaPlaylist.ByteRange(length: range.length, offset: range.offset),
+                                 presentationTicks: range.presentationTime, segmentEndTicks: end,
+                                 timescale: Int64(video.timescale),
+                                 programDateTime: programDateTime?.addingTimeInterval(offsetSeconds)))
+        }
+    }
+
+    /// Drops the entries of segments that left a live window.
+    public mutating func remove(segmentURIs: Set<String>) {
+        while let first = entries.first, segmentURIs.contains(first.uri) {
+            if first.discontinuity { removedDiscontinuities += 1 }
+            entries.removeFirst()
+            removedCount += 1
+        }
+    }
+
+    private func durationTicks(at index: Int) -> Int64 {
+        let entry = entries[index]
+        if index + 1 < entries.count, !entries[index + 1].discontinuity,
+           entries[index + 1].presentationTicks > entry.presentationTicks,
+           entries[index + 1].presentationTicks <= entry.segmentEndTicks + entry.timescale {
+            return entries[index + 1].presentationTicks - entry.presentationTicks
+        }
+        return max(1, entry.segmentEndTicks - entry.presentationTicks)
+    }
+
+    /// The I-frame playlist; `firstSequenceNumber` is the media sequence of the first entry ever added.
+    public func playlist(playlistType: MediaPlaylist.PlaylistType?, targetDurationSeconds: Int? = nil,
+                         firstSequenceNumber: Int = 1) -> MediaPlaylist {
+        let segments = entries.indices.map { index in
+            let entry = entries[index]
+            return MediaPlaylist.Segment(uri: entry.uri,
+                                         durationSeconds: Double(durationTicks(at: index)) / Double(entry.timescale),
+                                         mapURI: entry.mapURI, discontinuity: entry.discontinuity,
+                                         programDateTime: entry.programDateTime, byteRange: entry.range)
+        }
+        let target = targetDurationSeconds
+            ?? MediaPlaylist.targetDuration(forSegmentDurations: segments.map(\.durationSeconds))
+        return MediaPlaylist(targetDurationSeconds: target, mediaSequence: firstSequenceNumber + removedCount,
+                             discontinuitySequence: removedDiscontinuities, playlistType: playlistType,
+                             iFramesOnly: true, segments: segments)
+    }
+
+    /// The highest rate of one entry: its bytes over its duration, bits per second.
+    public var peakBitrate: Int {
+        entries.indices.map { index in
+            Int(Int64(entries[index].range.length) * 8 * entries[index].timescale / durationTicks(at: index))
+        }.max() ?? 0
+    }
+
+    public var averageBitrate: Int {
+        let bits = entries.reduce(Int64(0)) { $0 + Int64($1.range.length) * 8 }
+        let seconds = entries.indices.reduce(0.0) { $0 + Double(durationTicks(at: $1)) / Double(entries[$1].timescale) }
+        return seconds > 0 ? Int(Double(bits) / seconds) : 0
+    }
+}

@@ -1,0 +1,104 @@
+import HLSKit
+
+/// What `LiveEngine` captures, how it encodes, and where the stream goes.
+public struct LiveConfiguration: Sendable {
+    public enum VideoInput: Sendable, Equatable {
+        case firstCamera, device(String), test, none
+
+        public init(_ text: String) {
+            switch text {
+            case "test": self = .test
+            case "none": self = .none
+            default: self = .device(text)
+            }
+        }
+    }
+
+    public enum AudioInput: Sendable, Equatable {
+        case device(String), test, none
+
+        public init(_ text: String) {
+            switch text {
+            case "test": self = .test
+            case "none": self = .none
+            default: self = .device(text)
+            }
+        }
+    }
+
+    public var video = VideoInput.firstCamera
+    public var audio = AudioInput.device("default")
+    /// The capture size, and the encoded size without a ladder.
+    public var size = OutputSize(width: 1280, height: 720)
+    public var framesPerSecond = 30
+    /// With the test source: as fast as it encodes instead of in real time.
+    public var realtime = true
+    /// Several video renditions, tallest first; nil encodes one at `size`.
+    public var ladder: [LadderRung]?
+    /// nil picks about 0.1 bit per pixel.
+    public var videoBitrate: Int?
+    public var audioBitrate = 128_000
+    public var preset = "veryfast"
+    public var segmentMilliseconds: Int64 = 2000
+    public var windowSize = 6
+    public var durationMilliseconds: Int64?
+    public var outputDirectory = "."
+    public var resume = false
+    public var overwrite = false
+    /// Makes the publisher that uploads what is stored; nil keeps the stream on disk only.
+    public var makePublisher: (@Sendable (DirectoryStore) -> StreamPublisher)?
+    /// Called on the output queue after each segment is listed.
+    public var onSegment: (@Sendable (LiveSegmentReport) -> Void)?
+
+    public init() {}
+
+    /// About 0.1 bit per pixel: 2.8 Mb/s for 720p30, 6.2 Mb/s for 1080p30.
+    public static func defaultVideoBitrate(size: OutputSize, framesPerSecond: Int) -> Int {
+        let bits = size.width * size.height * framesPerSecond / 10
+        return max(200_000, bits / 100_000 * 100_000)
+    }
+
+    /// Up to 720p30 one thread keeps up in real time with room to spare and costs less CPU than
+    /// sliced threads, which split every frame; larger pictures get every core. A ladder's rungs
+    /// each take one thread.
+    func encoderThreads(for size: OutputSize) -> Int {
+        ladder != nil || size.width * size.height * framesPerSecond <= 1280 * 720 * 30 ? 1 : 0
+    }
+}
+
+/// One listed segment, for a log line.
+public struct LiveSegmentReport: Sendable {
+    public var path: String
+    public var durationSeconds: Double
+    public var byteCount: Int
+    /// From the capture of its last frame to the playlist that lists it.
+    public var latencyMicroseconds: Int64?
+}
+
+/// Why a live stream could not start, or how it ended badly. Carries no exit status: the command
+/// line decides that.
+public enum LiveError: Error, CustomStringConvertible {
+    /// The output directory holds a stream, and neither resuming nor replacing it was asked for.
+    case holdsStream(directory: String)
+    case cannotResume(String)
+    case store(StoreError)
+    /// A device that could not be opened.
+    case device(CaptureError)
+    /// A device that failed while the stream was running; the stream was ended.
+    case deviceFailed(CaptureError)
+    case encoding(String)
+    /// Some files did not reach the origin.
+    case publishIncomplete(PublishReport)
+
+    public var description: String {
+        switch self {
+        case .holdsStream(let directory): "\(directory) already holds a stream"
+        case .cannotResume(let reason): reason
+        case .store(let error): error.description
+        case .device(let error): error.description
+        case .deviceFailed(let error): "\(error); the stream was ended"
+        case .encoding(let reason): reason
+        case .publishIncomplete(let report): "\(report.undelivered.count) of the stream's files did not reach the origin"
+        }
+    }
+}

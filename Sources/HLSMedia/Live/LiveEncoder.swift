@@ -1,0 +1,207 @@
+import Foundation
+import HLSKit
+
+/// Where the stream's timeline sits on the capture clock and the wall clock.
+struct LiveTiming: Sendable {
+    /// Capture time (µs, monotonic) of the first frame of either kind: time zero of the encoders.
+    var originMicroseconds: Int64?
+    /// Capture time of the first video frame: the segmenter puts it at the start offset.
+    var leadMicroseconds: Int64?
+    /// Wall-clock time matching `originMicroseconds`.
+    var originDate: Date?
+    var startOffsetSeconds = Segmenter.Configuration.defaultStartOffsetSeconds
+
+    /// Capture time (µs) of an output time on the lead track.
+    func captureMicroseconds(ticks: Int64, timescale: UInt32) -> Int64? {
+        guard let lead = leadMicroseconds ?? originMicroseconds else { return nil }
+        return lead + rescale(ticks - startOffsetSeconds * Int64(timescale), from: Int64(timescale), to: 1_000_000)
+    }
+
+    /// EXT-X-PROGRAM-DATE-TIME: the wall-clock time at which the segment's first frame was captured,
+    /// from the whole segment, so every rendition's part of it gets the same instant.
+    func programDateTime(of segment: Segment) -> Date? {
+        guard let origin = originMicroseconds, let originDate,
+              let start = captureMicroseconds(ticks: segment.startTicks, timescale: segment.timescale) else { return nil }
+        return originDate.addingTimeInterval(Double(start - origin) / 1_000_000)
+    }
+
+    /// From the capture of the segment's last sample to now.
+    func publishLatencyMicroseconds(of segment: Segment, lastSampleTicks: Int64) -> Int64? {
+        guard let end = captureMicroseconds(ticks: segment.startTicks + segment.durationTicks - lastSampleTicks,
+                                            timescale: segment.timescale) else { return nil }
+        return MonotonicClock.nowMicroseconds() - end
+    }
+}
+
+/// The writing queue's state: maps capture times onto the stream's timeline, then scales and encodes
+/// every rendition and cuts segments with one segmenter, so all renditions share one grid.
+final class LiveEncoder {
+    let tracks: [TrackDescription]
+    let layout: StreamLayout
+    /// The rates each rendition is held to, for the master playlist written before anything is measured.
+    let declared: [RenditionMeasure]
+    private(set) var timing = LiveTiming()
+    var firstSequenceNumber = 1
+
+    private let configuration: LiveConfiguration
+    private let statistics: LiveStatistics
+    private let video: VideoRenditions?
+    private let audio: AudioLane?
+    private var segmenter: Segmenter?
+    private var lastVideoTicks: Int64?
+
+    init(configuration: LiveConfiguration, hasVideo: Bool, hasAudio: Bool, statistics: LiveStatistics) throws {
+        self.configuration = configuration
+        self.statistics = statistics
+        var tracks: [TrackDescription] = []
+        var renditions: [StreamLayout.Rendition] = []
+        var declared: [RenditionMeasure] = []
+        let segmentMilliseconds = configuration.segmentMilliseconds
+        if hasVideo {
+            let settings = Self.videoRenditions(configuration)
+            let renditionsEncoder = try VideoRenditions(
+                renditions: settings, frameRate: Rational(Int32(configuration.framesPerSecond), 1),
+                preset: configuration.preset, zeroLatency: true, segmentMilliseconds: segmentMilliseconds,
+                threadCount: configuration.encoderThreads(for: settings[0].size), firstTrackIndex: 0)
+            tracks += renditionsEncoder.tracks
+            for (index, rendition) in settings.enumerated() {
+                let encoderSettings = VideoEncoderSettings(
+                    width: rendition.size.width, height: rendition.size.height,
+                    frameRate: renditionsEncoder.frameRate, bitrate: rendition.bitrate, zeroLatency: true,
+                    keyframeIntervalFrames: 1)
+                let peak = Self.withContainerOverhead(encoderSettings.peakSegmentBitrate(
+                    segmentMilliseconds: segmentMilliseconds), framesPerSecond: configuration.framesPerSecond)
+                declared.append(RenditionMeasure(
+                    tracks: [renditionsEncoder.tracks[index]], peakBitrate: peak,
+                    averageBitrate: Self.withContainerOverhead(rendition.bitrate, framesPerSecond: configuration.framesPerSecond),
+                    framesPerSecond: Double(configuration.framesPerSecond), iFramePeakBitrate: peak,
+                    iFrameAverageBitrate: rendition.bitrate / max(1, Int(segmentMilliseconds) * configuration.framesPerSecond / 1000)))
+                renditions.append(StreamLayout.Rendition(directory: configuration.ladder == nil ? "" : rendition.name,
+                                                         trackIndexes: [index], name: rendition.name))
+            }
+            video = renditionsEncoder
+        } else {
+            video = nil
+        }
+        if hasAudio {
+            let audioSettings = AudioEncoderSettings(bitrate: configuration.audioBitrate)
+            let lane = try AudioLane(settings: audioSettings, trackIndex: tracks.count)
+            lane.measuresLevel = true
+            let track = TrackDescription(trackID: UInt32(tracks.count + 1), timescale: UInt32(audioSettings.sampleRate),
+                                         format: .aac(AACFormat(audioSpecificConfig: lane.encoder.audioSpecificConfig,
+                                                                averageBitrate: UInt32(configuration.audioBitrate))))
+            let average = Self.withContainerOverhead(configuration.audioBitrate, framesPerSecond: audioSettings.sampleRate / 1024)
+            let audioMeasure = RenditionMeasure(tracks: [track], peakBitrate: average + average / 10,
+                                                averageBitrate: average, framesPerSecond: nil, iFramePeakBitrate: 0,
+                                                iFrameAverageBitrate: 0)
+            if configuration.ladder != nil || !hasVideo {
+                renditions.append(StreamLayout.Rendition(directory: hasVideo ? "audio" : "", trackIndexes: [tracks.count],
+                                                         name: "Audio"))
+                declared.append(audioMeasure)
+            } else {
+                // One rendition, audio and video together: hlscap's layout without a ladder.
+                renditions[0].trackIndexes.append(tracks.count)
+                declared[0].tracks.append(track)
+                declared[0].peakBitrate += audioMeasure.peakBitrate
+                declared[0].averageBitrate += audioMeasure.averageBitrate
+            }
+            tracks.append(track)
+            audio = lane
+        } else {
+            audio = nil
+        }
+        self.tracks = tracks
+        self.declared = declared
+        layout = StreamLayout(renditions: renditions)
+    }
+
+    private static func videoRenditions(_ configuration: LiveConfiguration) -> [VideoRenditionSettings] {
+        guard let ladder = configuration.ladder else {
+            let bitrate = configuration.videoBitrate
+                ?? LiveConfiguration.defaultVideoBitrate(size: configuration.size,
+                                                         framesPerSecond: configuration.framesPerSecond)
+            return [VideoRenditionSettings(size: configuration.size, bitrate: bitrate, name: "")]
+        }
+        return ladder.map { rung in
+            VideoRenditionSettings(
+                size: rung.size(sourceWidth: configuration.size.width, sourceHeight: configuration.size.height),
+                bitrate: rung.bitrate ?? LadderRung.defaultBitrate(height: rung.height,
+                                                                   framesPerSecond: Double(configuration.framesPerSecond)),
+                name: rung.name)
+        }
+    }
+
+    /// fMP4 adds a `trun` entry per sample and a `moof` per segment: about 2 % and 16 bytes a sample.
+    static func withContainerOverhead(_ bitrate: Int, framesPerSecond: Int) -> Int {
+        bitrate + bitrate / 50 + framesPerSecond * 16 * 8
+    }
+
+    private func makeSegmenter() -> Segmenter {
+        Segmenter(configuration: .init(
+            tracks: tracks.map { Segmenter.Track(timescale: $0.timescale, isVideo: $0.isVideo) },
+            segmentMilliseconds: configuration.segmentMilliseconds, firstSequenceNumber: firstSequenceNumber))
+    }
+
+    private func anchor(_ captureMicroseconds: Int64) -> Int64 {
+        let origin = timing.originMicroseconds ?? captureMicroseconds
+        if timing.originMicroseconds == nil {
+            timing.originMicroseconds = origin
+            let age = MonotonicClock.nowMicroseconds() - captureMicroseconds
+            timing.originDate = Date().addingTimeInterval(-Double(age) / 1_000_000)
+        }
+        return captureMicroseconds - origin
+    }
+
+    /// With a duration, capture past the end is left out, so the stream is exactly that long.
+    private func isPastDuration(_ microsecondsSinceOrigin: Int64) -> Bool {
+        guard let milliseconds = configuration.durationMilliseconds else { return false }
+        return microsecondsSinceOrigin >= milliseconds * 1000
+    }
+
+    func encode(video frame: Frame) throws -> [Segment] {
+        guard let video, let capture = frame.pts else { return [] }
+        let sinceOrigin = anchor(capture)
+        guard !isPastDuration(sinceOrigin) else { return [] }
+        statistics.countFrame(captureMicroseconds: capture)
+        let ticks = rescale(sinceOrigin, from: 1_000_000, to: VideoEncoder.timescale)
+        // The encoder needs increasing times; a frame stamped no later than the previous one is a duplicate.
+        if let last = lastVideoTicks, ticks <= last { return [] }
+        if timing.leadMicroseconds == nil { timing.leadMicroseconds = capture }
+        lastVideoTicks = ticks
+        return segment(try video.encode(frame, atTicks: ticks))
+    }
+
+    func encode(audio frame: Frame) throws -> [Segment] {
+        guard let audio, let capture = frame.pts else { return [] }
+        let sinceOrigin = anchor(capture)
+        guard !isPastDuration(sinceOrigin) else { return [] }
+        var samples: [EncodedSample] = []
+        _ = try audio.encode(frame, atTicks: rescale(sinceOrigin, from: 1_000_000, to: VideoEncoder.timescale),
+                             into: &samples)
+        statistics.measureAudio(peak: audio.lastPeakLevel)
+        return segment(samples)
+    }
+
+    /// Flushes the encoders (the resampler's tail included) and ends the segmenter: the last, possibly
+    /// short, segment.
+    func finish() throws -> [Segment] {
+        var samples: [EncodedSample] = []
+        if let video { samples += try video.flush() }
+        if let audio { samples += try audio.flush() }
+        var segments = segment(samples)
+        if var segmenter {
+            segments += segmenter.finish()
+            self.segmenter = segmenter
+        }
+        return segments
+    }
+
+    private func segment(_ samples: [EncodedSample]) -> [Segment] {
+        guard !samples.isEmpty else { return [] }
+        var segmenter = self.segmenter ?? makeSegmenter()
+        var segments: [Segment] = []
+        for sample in samples { segments += segmenter.append(sample) }
+        self.segmenter = segmenter
+        return segments
+    }
+}

@@ -1,0 +1,392 @@
+import Dispatch
+import Foundation
+import HLSKit
+import Synchronization
+
+/// capture threads → writing queue (scalers, encoders, segmenter) → output queue (files, playlists,
+/// deletions, uploads).
+///
+/// Each source reads on its own thread and stamps frames on the monotonic clock. One serial writing
+/// queue owns the encoders and the segmenter, so no state is shared between threads; finished
+/// segments go to a second serial queue so that a slow disk never blocks capture. Video frames that
+/// arrive while the writing queue is full are dropped and counted — before any rendition sees them,
+/// so every rendition drops the same frames and the rungs stay aligned; audio is never dropped.
+///
+/// Unchecked sendable: the writing-queue state (`encoder`) is touched only on `writingQueue`, the
+/// output state (`writer`, `publisher`) only on `outputQueue` once `run` has set it up, and the rest
+/// is immutable or under `state`.
+public final class LiveEngine: @unchecked Sendable {
+    /// Video frames waiting for the writing queue before new ones are dropped: a quarter second at 30 fps.
+    public static let videoQueueLimit = 8
+    /// How long `endAtOnce` waits for the output queue to add EXT-X-ENDLIST.
+    public static let endAtOnceGraceMilliseconds = 500
+
+    public let configuration: LiveConfiguration
+    public let statistics = LiveStatistics()
+
+    private let writingQueue = DispatchQueue(label: "hlscap.live.writing")
+    private let outputQueue = DispatchQueue(label: "hlscap.live.output")
+    private let stopped = DispatchSemaphore(value: 0)
+    /// Capture threads wait here until every source has started and the init sections are stored;
+    /// then frames are taken, or dropped when the start failed, so a device that cannot be opened
+    /// leaves no stream behind.
+    private let startup = DispatchGroup()
+    private let state = Mutex(State())
+    private var backpressure: DispatchSemaphore?
+    private var sources: [CaptureSource] = []
+
+    private struct State {
+        var queuedVideoFrames = 0
+        var stopping = false
+        var accepting = false
+        var failure: LiveError?
+    }
+
+    // Writing-queue state.
+    private var encoder: LiveEncoder?
+    // Output-queue state.
+    private var writer: LiveStreamWriter?
+    private var publisher: StreamPublisher?
+
+    public init(configuration: LiveConfiguration) {
+        self.configuration = configuration
+        startup.enter()
+    }
+
+    /// What the stream became.
+    public struct Outcome: Sendable {
+        /// One line: segments, duration, rate, frames, drops.
+        public var summary: String
+        /// What reached the origin, when publishing.
+        public var publishReport: PublishReport?
+        /// How the stream ended badly, after it had started.
+        public var failure: LiveError?
+    }
+
+    /// Captures until `requestStop`, the duration, or the end of a source; throws when the stream
+    /// cannot start.
+    public func run() throws(LiveError) -> Outcome {
+        let store = try prepareStore()
+        sources = try makeSources()
+        let encoder: LiveEncoder
+        do {
+            encoder = try LiveEncoder(configuration: configuration, hasVideo: configuration.video != .none,
+                                      hasAudio: configuration.audio != .none, statistics: statistics)
+        } catch {
+            throw .encoding("the encoders cannot start: \(error)")
+        }
+        statistics.nameRenditions(encoder.layout.renditions.filter { !$0.directory.hasPrefix("audio") }.map(\.name))
+        var writer = try makeWriter(store: store, encoder: encoder)
+        encoder.firstSequenceNumber = writer.nextSequenceNumber
+        self.encoder = encoder
+        if !configuration.realtime { backpressure = DispatchSemaphore(value: Self.videoQueueLimit) }
+        try startSources()
+        do {
+            try writer.writeInitSection()
+        } catch {
+            abandonStart(sources[...])
+            throw .store(error)
+        }
+        self.writer = writer
+        let publisher = configuration.makePublisher?(store)
+        for path in writer.initPaths { publisher?.addFile(path) }
+        statistics.publisher = publisher
+        self.publisher = publisher
+
+        if let milliseconds = configuration.durationMilliseconds, configuration.realtime {
+            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(Int(milliseconds))) { [self] in
+                requestStop()
+            }
+        }
+        state.withLock { $0.accepting = true }
+        startup.leave()
+        stopped.wait()
+        return Outcome(summary: statistics.summary(), publishReport: finalReport.withLock { $0 },
+                       failure: state.withLock { $0.failure })
+    }
+
+    private let finalReport = Mutex<PublishReport?>(nil)
+
+    /// Starts every source; when one cannot start, stops the others and fails before anything is written.
+    private func startSources() throws(LiveError) {
+        for (index, source) in sources.enumerated() {
+            do {
+                try source.start { [weak self] event in self?.handle(event) }
+            } catch let error as CaptureError {
+                abandonStart(sources[..<index])
+                throw .device(error)
+            } catch {
+                abandonStart(sources[..<index])
+                throw .device(CaptureError(device: "\(source)", message: "\(error)"))
+            }
+        }
+    }
+
+    /// Lets the waiting capture threads go on to drop their frames, and stops their sources.
+    private func abandonStart(_ started: ArraySlice<CaptureSource>) {
+        startup.leave()
+        for source in started { source.stop() }
+    }
+
+    // MARK: Capture threads
+
+    private func handle(_ event: CaptureEvent) {
+        startup.wait()
+        guard state.withLock({ $0.accepting }) else { return }
+        switch event {
+        case .video(let frame):
+            if let backpressure {
+                backpressure.wait()
+            } else if !admitVideoFrame() {
+                statistics.countDroppedFrame()
+                return
+            }
+            let handoff = FrameHandoff(frame)
+            writingQueue.async { [self] in
+                encode(video: handoff.frame)
+                releaseVideoFrame()
+            }
+        case .audio(let frame):
+            let handoff = FrameHandoff(frame)
+            writingQueue.async { [self] in encode(audio: handoff.frame) }
+        case .failed(let error):
+            stop(failure: .deviceFailed(error))
+        case .ended:
+            requestStop()
+        }
+    }
+
+    private func admitVideoFrame() -> Bool {
+        state.withLock { state in
+            guard state.queuedVideoFrames < Self.videoQueueLimit else { return false }
+            state.queuedVideoFrames += 1
+            return true
+        }
+    }
+
+    private func releaseVideoFrame() {
+        if let backpressure {
+            backpressure.signal()
+            return
+        }
+        state.withLock { $0.queuedVideoFrames -= 1 }
+    }
+
+    // MARK: Writing queue
+
+    private func encode(video frame: Frame) {
+        guard let encoder else { return }
+        do {
+            publish(try encoder.encode(video: frame))
+        } catch {
+            stop(failure: .encoding("video encoding failed: \(error)"))
+        }
+    }
+
+    private func encode(audio frame: Frame) {
+        guard let encoder else { return }
+        do {
+            publish(try encoder.encode(audio: frame))
+        } catch {
+            stop(failure: .encoding("audio encoding failed: \(error)"))
+        }
+    }
+
+    // MARK: Output queue
+
+    private func publish(_ segments: [Segment]) {
+        guard !segments.isEmpty, let timing = encoder?.timing else { return }
+        outputQueue.async { [self] in
+            guard var writer else { return }
+            defer { self.writer = writer }
+            for segment in segments {
+                do throws(StoreError) {
+                    let written = try writer.write(segment, programDateTime: timing.programDateTime(of: segment))
+                    let lastSampleTicks = Int64(segment.tracks.first?.samples.last?.durationTicks ?? 0)
+                    let latency = timing.publishLatencyMicroseconds(of: segment, lastSampleTicks: lastSampleTicks)
+                    statistics.countSegment(segment, bytes: written.byteCount, renditionBytes: written.renditionByteCounts,
+                                            latencyMicroseconds: latency, path: written.path)
+                    configuration.onSegment?(LiveSegmentReport(path: written.path, durationSeconds: segment.durationSeconds,
+                                                               byteCount: written.byteCount, latencyMicroseconds: latency))
+                    for removal in written.removals { scheduleRemoval(removal) }
+                    if let publisher {
+                        for dropped in publisher.addSegment(written.path, durationSeconds: segment.durationSeconds) {
+                            FileHandle.standardError.write(Data(
+                                "hlscap: warning: the upload backlog is full; \(dropped) will not reach the origin\n".utf8))
+                        }
+                        publisher.updatePlaylist(writer.live.playlist)
+                        if written.wroteMaster { publisher.addFile(StreamWriter.masterPlaylistName) }
+                    }
+                } catch {
+                    stop(failure: .store(error))
+                    return
+                }
+            }
+        }
+    }
+
+    private func scheduleRemoval(_ removal: LivePlaylist.Removal) {
+        publisher?.removeFile(removal.uri, afterSeconds: removal.retentionSeconds)
+        let milliseconds = Int((removal.retentionSeconds * 1000).rounded(.up))
+        let store = writer?.store
+        outputQueue.asyncAfter(deadline: .now() + .milliseconds(milliseconds)) {
+            // A segment already gone (a second run replaced the stream) needs no deleting.
+            try? store?.remove(removal.uri)
+        }
+    }
+
+    // MARK: Stopping
+
+    /// Stops capture, drains the writing queue (the last, possibly short segment), then ends the playlists.
+    public func requestStop() {
+        stop(failure: nil)
+    }
+
+    private func stop(failure: LiveError?) {
+        let first = state.withLock { state in
+            if let failure, state.failure == nil { state.failure = failure }
+            defer { state.stopping = true }
+            return !state.stopping
+        }
+        guard first else { return }
+        DispatchQueue.global().async { [self] in
+            for source in sources { source.stop() }
+            backpressure?.signal()
+            writingQueue.async { [self] in
+                do {
+                    publish(try encoder?.finish() ?? [])
+                } catch {
+                    record(.encoding("the last frames could not be encoded: \(error)"))
+                }
+                outputQueue.async { [self] in finishOutput() }
+            }
+        }
+    }
+
+    private func finishOutput() {
+        do {
+            try writer?.finish()
+        } catch {
+            record(.store(error))
+        }
+        // Segments still within their retention time stay: a viewer may still fetch them.
+        guard let publisher, let writer else {
+            stopped.signal()
+            return
+        }
+        publisher.updatePlaylist(writer.live.playlist)
+        // The I-frame playlist goes up once, complete.
+        for (path, _) in writer.playlists where path != StreamWriter.playlistName { publisher.addFile(path) }
+        // Waiting for the origin off the output queue lets a second interrupt end at once.
+        DispatchQueue.global().async { [self] in
+            let report = publisher.finish()
+            finalReport.withLock { $0 = report }
+            if !report.isComplete { record(.publishIncomplete(report)) }
+            stopped.signal()
+        }
+    }
+
+    private func record(_ error: LiveError) {
+        state.withLock { state in
+            if state.failure == nil { state.failure = error }
+        }
+    }
+
+    /// A second interrupt: end the playlists as they stand, without waiting for uploads or a busy disk
+    /// for long. Every file on disk is whole either way (temp file and rename).
+    public func endAtOnce() {
+        let ended = DispatchSemaphore(value: 0)
+        outputQueue.async { [self] in
+            try? writer?.finish()
+            ended.signal()
+        }
+        _ = ended.wait(timeout: .now() + .milliseconds(Self.endAtOnceGraceMilliseconds))
+    }
+
+    // MARK: Set-up
+
+    private func prepareStore() throws(LiveError) -> DirectoryStore {
+        let store: DirectoryStore
+        do {
+            store = try DirectoryStore(root: configuration.outputDirectory)
+            try store.removeStaleTemporaryFiles()
+        } catch {
+            throw .store(error)
+        }
+        if StreamWriter.holdsStream(store) && !configuration.resume {
+            guard configuration.overwrite else { throw .holdsStream(directory: configuration.outputDirectory) }
+            do {
+                try StreamWriter.removeStream(in: store)
+            } catch {
+                throw .store(error)
+            }
+        }
+        return store
+    }
+
+    private func makeWriter(store: DirectoryStore, encoder: LiveEncoder) throws(LiveError) -> LiveStreamWriter {
+        let target = Int((configuration.segmentMilliseconds + 999) / 1000)
+        guard configuration.resume && StreamWriter.holdsStream(store) else {
+            return LiveStreamWriter(store: store, layout: encoder.layout, tracks: encoder.tracks,
+                                    targetDurationSeconds: target, windowSize: configuration.windowSize,
+                                    declared: encoder.declared)
+        }
+        do {
+            return try LiveStreamWriter(resuming: store, layout: encoder.layout, tracks: encoder.tracks,
+                                        targetDurationSeconds: target, windowSize: configuration.windowSize,
+                                        declared: encoder.declared)
+        } catch {
+            throw .cannotResume("\(error)")
+        }
+    }
+
+    private func makeSources() throws(LiveError) -> [CaptureSource] {
+        var sources: [CaptureSource] = []
+        if configuration.video == .test || configuration.audio == .test {
+            var test = TestSource.Configuration()
+            test.width = configuration.size.width
+            test.height = configuration.size.height
+            test.framesPerSecond = configuration.framesPerSecond
+            test.video = configuration.video == .test
+            test.audio = configuration.audio == .test
+            test.realtime = configuration.realtime
+            if !configuration.realtime, let milliseconds = configuration.durationMilliseconds {
+                test.durationMicroseconds = milliseconds * 1000
+            }
+            do {
+                sources.append(try TestSource(test))
+            } catch {
+                throw .device(CaptureError(device: "test", message: "\(error)"))
+            }
+        }
+        switch configuration.video {
+        case .firstCamera, .device:
+            var camera = CameraSource.Configuration()
+            if case .device(let path) = configuration.video { camera.device = path }
+            camera.width = configuration.size.width
+            camera.height = configuration.size.height
+            camera.frameRate = Rational(Int32(configuration.framesPerSecond), 1)
+            sources.append(CameraSource(camera))
+        case .test, .none:
+            break
+        }
+        if case .device(let name) = configuration.audio {
+            var microphone = MicrophoneSource.Configuration()
+            microphone.device = name
+            sources.append(MicrophoneSource(microphone))
+        }
+        return sources
+    }
+}
+
+/// A frame on its way from a capture thread to the writing queue.
+///
+/// Unchecked sendable: `Frame`'s ownership rule — the capture thread keeps no reference once it has
+/// handed the frame on, so only the writing queue ever touches it.
+private struct FrameHandoff: @unchecked Sendable {
+    let frame: Frame
+
+    init(_ frame: Frame) {
+        self.frame = frame
+    }
+}
