@@ -117,6 +117,18 @@ import Testing
         #expect(missing.errors.map(\.rule) == ["uri"])
     }
 
+    @Test func anIFrameRangeMustHoldItsWholePicture() throws {
+        var files = try Self.baseFiles()
+        let playlist = String(decoding: files["/stream/iframes.m3u8"]!, as: UTF8.self)
+        let line = try #require(playlist.split(separator: "\n").first { $0.hasPrefix("#EXT-X-BYTERANGE:") })
+        let range = line.dropFirst("#EXT-X-BYTERANGE:".count).split(separator: "@").compactMap { Int($0) }
+        files["/stream/iframes.m3u8"] = Array(playlist.replacingOccurrences(
+            of: String(line), with: "#EXT-X-BYTERANGE:\(range[0] - 10)@\(range[1])").utf8)
+        let report = try #require(validate(files))
+        #expect(report.errors.map(\.rule) == ["byterange"], "\(report.text)")
+        #expect(report.errors.first?.message.hasPrefix("the I-frame range ends at byte \(range[0] - 10 + range[1]), before") == true)
+    }
+
     @Test(arguments: 0..<40)
     func aTruncatedSegmentIsAlwaysAnError(seed: UInt64) throws {
         var files = try Self.baseFiles()

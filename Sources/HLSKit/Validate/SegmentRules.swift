@@ -26,8 +26,9 @@ struct SegmentChecker {
 
     /// Checks `bytes` (the whole segment, or its byte range) of `segment`; offsets are reported
     /// from `baseOffset`, where the bytes start in their file.
+    /// `pictureEnd`: for an I-frame range, where the range ends; its first picture must end by then.
     mutating func check(_ bytes: ArraySlice<UInt8>, baseOffset: Int, segment: MediaPlaylistDocument.Segment,
-                        initSection: InitSectionInfo?, file: String) -> [Finding] {
+                        initSection: InitSectionInfo?, file: String, pictureEnd: Int? = nil) -> [Finding] {
         var findings: [Finding] = []
         func report(_ rule: ValidationRule, _ offset: Int?, _ message: String) {
             findings.append(Finding(rule, file: file, byteOffset: offset.map { $0 - bytes.startIndex + baseOffset },
@@ -61,7 +62,7 @@ struct SegmentChecker {
                 do {
                     try checkTrackFragment(traf, moof: moof, mdats: mdats, initSection: initSection,
                                            durations: &trackDurations, longest: &trackLongest,
-                                           firstOfTrack: &firstOfTrack, report: report)
+                                           firstOfTrack: &firstOfTrack, pictureEnd: pictureEnd, report: report)
                 } catch {
                     report(.segmentBoxes, traf.offset, "its track fragment cannot be read: \(error)")
                 }
@@ -77,7 +78,7 @@ struct SegmentChecker {
     private mutating func checkTrackFragment(
         _ traf: MP4Box, moof: MP4Box, mdats: [MP4Box], initSection: InitSectionInfo,
         durations: inout [UInt32: UInt64], longest: inout [UInt32: UInt64], firstOfTrack: inout Set<UInt32>,
-        report: (ValidationRule, Int?, String) -> Void
+        pictureEnd: Int?, report: (ValidationRule, Int?, String) -> Void
     ) throws {
         guard let tfhdBox = traf.first("tfhd") else {
             report(.segmentBoxes, traf.offset, "traf has no tfhd")
@@ -109,11 +110,17 @@ struct SegmentChecker {
             for (index, entry) in run.entries.enumerated() {
                 let duration = UInt64(entry.duration ?? defaultDuration)
                 longest[track.trackID] = max(longest[track.trackID] ?? 0, duration)
+                let sampleStart = dataPosition &+ runBytes
                 runBytes &+= Int(entry.size ?? defaultSize)
                 let flags = index == 0 ? (run.firstSampleFlags ?? entry.flags ?? defaultFlags) : (entry.flags ?? defaultFlags)
                 let isSync = flags & MP4Box.nonSyncSampleFlag == 0
                 if track.isVideo, !firstOfTrack.contains(track.trackID) {
                     firstOfTrack.insert(track.trackID)
+                    if let pictureEnd, dataPosition &+ runBytes > pictureEnd {
+                        report(.byteRange, trunBox.offset,
+                               "the I-frame range ends at byte \(pictureEnd), before its picture "
+                                   + "(bytes \(sampleStart)..<\(dataPosition &+ runBytes))")
+                    }
                     if independentSegments && !isSync {
                         report(.independentSegments, trunBox.offset,
                                "video track \(track.trackID) starts with a sample that is not a sync sample, "

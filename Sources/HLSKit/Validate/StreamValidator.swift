@@ -295,8 +295,9 @@ private struct Run {
                 slice = playlist.iFramesOnly ? bytes[start...] : bytes[start..<(start + range.length)]
                 baseOffset = start
             }
+            let pictureEnd = playlist.iFramesOnly ? segment.byteRange.map { ($0.offset ?? 0) + $0.length } : nil
             findings += checker.check(slice, baseOffset: baseOffset, segment: segment, initSection: initSection,
-                                      file: name(segmentURL))
+                                      file: name(segmentURL), pictureEnd: pictureEnd)
             if segment.durationSeconds > 0, !playlist.iFramesOnly {
                 let bits = Double(slice.count) * 8
                 peak = max(peak, bits / segment.durationSeconds)
