@@ -151,6 +151,9 @@ def make_base():
     subprocess.run([HLSCAP, "file", source, "--copy", "--segment-duration", "1", "--out", base, "--quiet"],
                    check=True, stdout=subprocess.DEVNULL)
     os.remove(source)
+    master = open(os.path.join(base, "master.m3u8")).read()
+    if "#EXT-X-I-FRAME-STREAM-INF" in master:
+        return master  # hlscap wrote the I-frame playlist itself
     # An I-frame playlist: each range is the moof, the mdat header and the segment's first picture.
     init = open(os.path.join(base, "init.mp4"), "rb").read()
     video = video_track_id(init)
@@ -169,7 +172,6 @@ def make_base():
         lines += [f"#EXTINF:1.000,", f"#EXT-X-BYTERANGE:{length}@{moof[1]}", name]
     lines.append("#EXT-X-ENDLIST")
     write("base", "iframes.m3u8", "\n".join(lines) + "\n")
-    master = open(os.path.join(base, "master.m3u8")).read()
     stream_inf = next(line for line in master.splitlines() if line.startswith("#EXT-X-STREAM-INF:"))
     attributes = dict(part.split("=", 1) for part in stream_inf.split(":", 1)[1].split(",") if "=" in part
                       and not part.startswith("mp4a"))
