@@ -69,6 +69,10 @@ import Testing
         #expect(result.stdout.contains("*  1400000"))
         let slow = try validate([directory.path, "--bandwidth", "100k"])
         #expect(slow.stdout.contains("*  800000"))
+        let json = try validate([directory.path, "--bandwidth", "1.5M", "--json"])
+        let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+        let chosen = object?["chosenVariant"] as? [String: Any]
+        #expect(chosen?["bandwidthBitsPerSecond"] as? Int == 1_400_000)
     }
 
     @Test func aValidStreamServedOverHTTPIsReadThroughItsURL() throws {

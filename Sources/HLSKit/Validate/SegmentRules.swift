@@ -24,15 +24,13 @@ struct SegmentChecker {
         lastSyncSeconds = nil
     }
 
-    /// Checks `bytes` (the whole segment, or its byte range) of `segment`; offsets are reported
-    /// from `baseOffset`, where the bytes start in their file.
-    /// `pictureEnd`: for an I-frame range, where the range ends; its first picture must end by then.
-    mutating func check(_ bytes: ArraySlice<UInt8>, baseOffset: Int, segment: MediaPlaylistDocument.Segment,
+    /// Checks `bytes` of `segment`: the whole file, or a slice of it that keeps the file's indices, so
+    /// box offsets are file offsets. `pictureEnd`: where an I-frame range ends; its picture must too.
+    mutating func check(_ bytes: ArraySlice<UInt8>, segment: MediaPlaylistDocument.Segment,
                         initSection: InitSectionInfo?, file: String, pictureEnd: Int? = nil) -> [Finding] {
         var findings: [Finding] = []
         func report(_ rule: ValidationRule, _ offset: Int?, _ message: String) {
-            findings.append(Finding(rule, file: file, byteOffset: offset.map { $0 - bytes.startIndex + baseOffset },
-                                    message: message))
+            findings.append(Finding(rule, file: file, byteOffset: offset, message: message))
         }
         if segment.discontinuity { restart() }
         if bytes.first == 0x47 {

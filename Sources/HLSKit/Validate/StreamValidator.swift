@@ -107,18 +107,24 @@ private struct Run {
 
     mutating func validate(playlistBytes bytes: [UInt8], at url: URL) {
         let file = name(url)
-        playlistCount += 1
-        let (text, textFindings) = PlaylistRules.checkText(bytes, file: file)
-        findings += textFindings
-        guard let text else { return }
-        let document = PlaylistDocument(text: text)
-        findings += PlaylistRules.checkHeader(document, file: file)
+        guard let document = read(playlistBytes: bytes, at: url) else { return }
         if document.isMultivariant {
             validateMaster(MasterPlaylistDocument(document), at: url)
         } else {
             _ = validateMedia(MediaPlaylistDocument(document), at: url, independentFromMaster: false)
         }
         appleAudioWarning(file: file)
+    }
+
+    /// The playlist's lines, after the text-level rules; nil when it is not text.
+    private mutating func read(playlistBytes bytes: [UInt8], at url: URL) -> PlaylistDocument? {
+        playlistCount += 1
+        let (text, textFindings) = PlaylistRules.checkText(bytes, file: name(url))
+        findings += textFindings
+        guard let text else { return nil }
+        let document = PlaylistDocument(text: text)
+        findings += PlaylistRules.checkHeader(document, file: name(url))
+        return document
     }
 
     private mutating func appleAudioWarning(file: String) {
@@ -182,12 +188,7 @@ private struct Run {
             measured[playlistURL] = Measurement(peakBitsPerSecond: 0, averageBitsPerSecond: 0, codecs: [])
             return
         }
-        playlistCount += 1
-        let (text, textFindings) = PlaylistRules.checkText(bytes, file: name(playlistURL))
-        findings += textFindings
-        guard let text else { return }
-        let document = PlaylistDocument(text: text)
-        findings += PlaylistRules.checkHeader(document, file: name(playlistURL))
+        guard let document = read(playlistBytes: bytes, at: playlistURL) else { return }
         if document.isMultivariant {
             findings.append(Finding(.playlistKind, file: file, line: line,
                                     message: "\(name(playlistURL)) is a multivariant playlist, where a media playlist belongs"))
@@ -281,7 +282,6 @@ private struct Run {
             }
             segmentCount += 1
             var slice = bytes[...]
-            var baseOffset = 0
             if let range = segment.byteRange {
                 let start = range.offset ?? 0
                 guard start >= 0, range.length >= 0, start <= bytes.count, range.length <= bytes.count - start else {
@@ -293,10 +293,9 @@ private struct Run {
                 }
                 // An I-frame range ends inside its mdat, after the picture: read the boxes to the file's end.
                 slice = playlist.iFramesOnly ? bytes[start...] : bytes[start..<(start + range.length)]
-                baseOffset = start
             }
             let pictureEnd = playlist.iFramesOnly ? segment.byteRange.map { ($0.offset ?? 0) + $0.length } : nil
-            findings += checker.check(slice, baseOffset: baseOffset, segment: segment, initSection: initSection,
+            findings += checker.check(slice, segment: segment, initSection: initSection,
                                       file: name(segmentURL), pictureEnd: pictureEnd)
             if segment.durationSeconds > 0, !playlist.iFramesOnly {
                 let bits = Double(slice.count) * 8

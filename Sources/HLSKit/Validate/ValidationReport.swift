@@ -19,29 +19,30 @@ public struct ValidationReport: Sendable, Codable {
     public var segmentCount: Int
     /// The multivariant playlist's variants (empty for a media playlist).
     public var variants: [Variant]
+    /// The variant a player with a given bandwidth starts with, when one was asked about.
+    public var chosenVariant: Variant?
 
     public init(target: String, findings: [Finding], playlistCount: Int, segmentCount: Int, variants: [Variant]) {
         self.target = target
-        // Errors before warnings, each in the order found.
-        self.findings = Self.deduplicated(findings).filter { $0.severity == .error }
-            + Self.deduplicated(findings).filter { $0.severity == .warning }
+        self.findings = Self.ordered(findings)
         self.playlistCount = playlistCount
         self.segmentCount = segmentCount
         self.variants = variants
     }
 
-    /// The same sentence about the same place once, however often a rule saw it.
-    private static func deduplicated(_ findings: [Finding]) -> [Finding] {
+    /// Errors before warnings, each in the order found; the same sentence about the same place once,
+    /// however often a rule saw it.
+    private static func ordered(_ findings: [Finding]) -> [Finding] {
         var seen: Set<String> = []
-        return findings.filter { seen.insert("\($0.rule)|\($0.location)|\($0.message)").inserted }
+        let unique = findings.filter { seen.insert("\($0.rule)|\($0.location)|\($0.message)").inserted }
+        return unique.filter { $0.severity == .error } + unique.filter { $0.severity == .warning }
     }
 
     public var errors: [Finding] { findings.filter { $0.severity == .error } }
     public var warnings: [Finding] { findings.filter { $0.severity == .warning } }
 
     public mutating func add(_ more: [Finding]) {
-        self = ValidationReport(target: target, findings: findings + more, playlistCount: playlistCount,
-                                segmentCount: segmentCount, variants: variants)
+        findings = Self.ordered(findings + more)
     }
 
     /// One line per finding, errors then warnings, then the verdict.

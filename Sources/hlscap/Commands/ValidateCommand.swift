@@ -71,13 +71,15 @@ struct ValidateCommand: Command {
             let monitor = LiveMonitor(loader: loader, url: media, durationSeconds: liveSeconds, file: name)
             report.add(monitor.run().findings)
         }
+        if let bandwidth {
+            report.chosenVariant = VariantChoice.choose(bandwidthBitsPerSecond: bandwidth, among: report.variants)
+        }
         if json {
             print(report.json, terminator: "")
         } else {
             if let bandwidth {
-                let chosen = VariantChoice.choose(bandwidthBitsPerSecond: bandwidth, among: report.variants)
-                print(VariantChoice.table(report.variants, chosen: chosen), terminator: "")
-                print(chosen.map { "a player with \(bandwidth) b/s starts with \($0.uri)" }
+                print(VariantChoice.table(report.variants, chosen: report.chosenVariant), terminator: "")
+                print(report.chosenVariant.map { "a player with \(bandwidth) b/s starts with \($0.uri)" }
                     ?? "no variant: \(target) is not a multivariant playlist with BANDWIDTH")
             }
             print(report.text, terminator: "")
