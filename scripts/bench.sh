@@ -11,7 +11,8 @@ HLSCAP="${HLSCAP_BIN:-.build/release/hlscap}"
 RUNS="${BENCH_RUNS:-3}"
 SECONDS_OF_MEDIA="${BENCH_SECONDS:-600}"
 OUT=bench-out
-CASES=(${BENCH_CASES:-case_copy_1080p30 case_validate_1080p30 case_transcode_720p30 case_live_720p30 case_publish_720p30 case_live_hour})
+CASES=(${BENCH_CASES:-case_copy_1080p30 case_validate_1080p30 case_transcode_720p30 case_live_720p30 case_live_ladder_720p30
+    case_file_ladder_1080p30 case_publish_720p30 case_live_hour})
 
 mkdir -p "$OUT"
 
@@ -147,13 +148,76 @@ case_live_720p30() {
             -re -f lavfi -i "testsrc2=size=1280x720:rate=30,drawbox=color=white:thickness=fill:enable='eq(mod(n\,30)\,0)'" \
             -re -f lavfi -i "aevalsrc='if(lt(mod(t\,1)\,0.05)\,0.5*sin(2*PI*1000*t)\,0.1*sin(2*PI*440*t))':sample_rate=48000:channel_layout=stereo" \
             -t "$seconds" -c:v libx264 -preset veryfast -tune zerolatency -profile:v high \
-            -b:v 2700k -maxrate 2700k -bufsize 5400k -g 60 -keyint_min 60 -sc_threshold 0 \
+            -b:v 2700k -maxrate 2700k -bufsize 2700k -nal-hrd cbr -g 60 -keyint_min 60 -sc_threshold 0 \
             -force_key_frames "expr:gte(t,n_forced*2)" -c:a aac -b:a 128k -ac 2 \
             -f hls -hls_segment_type fmp4 -hls_time 2 -hls_list_size 6 "$OUT/fl/playlist.m3u8"
     done
     compare "live 720p30 ${seconds}s" hlscap ffmpeg
     grep -o 'listed [0-9]* ms' "$OUT/latency.log" | awk '{ print $2 }' | sort -n > "$OUT/latency.ms"
     awk '{ v[NR] = $1 } END { if (NR) printf "  publish latency (last frame captured -> playlist in place): p50 %d ms, p99 %d ms over %d segments\n", v[int((NR + 1) / 2)], v[int(NR * 0.99 + 0.999)], NR }' "$OUT/latency.ms"
+}
+
+# The rungs of --ladder 720p,480p,360p with Apple's rates, as ffmpeg's -b:v options.
+LADDER_RATES=(3000k 1475k 365k)
+
+# Live ladder: 60 s of the 720p30 test source as three rungs and one audio rendition, against
+# ffmpeg doing the same job (split, scale, var_stream_map) with the same x264 settings: veryfast,
+# zero latency, constant bit rate with a one-second buffer, keyframes on the 2 s grid.
+case_live_ladder_720p30() {
+    local seconds="${BENCH_LIVE_SECONDS:-60}"
+    rm -f "$OUT/results-hlscap.txt" "$OUT/results-ffmpeg.txt"
+    for run in $(seq "$RUNS"); do
+        echo "bench: live ladder 720p30 run $run/$RUNS" >&2
+        rm -rf "$OUT/hll"
+        measure hlscap "$HLSCAP" live --video test --audio test --size 1280x720 --fps 30 \
+            --ladder 720p,480p,360p --preset veryfast --duration "$seconds" --out "$OUT/hll" --quiet
+        rm -rf "$OUT/fll" && mkdir -p "$OUT/fll"
+        measure ffmpeg ffmpeg -v error -y \
+            -re -f lavfi -i "testsrc2=size=1280x720:rate=30,drawbox=color=white:thickness=fill:enable='eq(mod(n\,30)\,0)'" \
+            -re -f lavfi -i "aevalsrc='if(lt(mod(t\,1)\,0.05)\,0.5*sin(2*PI*1000*t)\,0.1*sin(2*PI*440*t))':sample_rate=48000:channel_layout=stereo" \
+            -t "$seconds" -filter_complex "[0:v]split=3[a][b][c];[b]scale=854:480[b480];[c]scale=640:360[c360]" \
+            -map "[a]" -map "[b480]" -map "[c360]" -map 1:a \
+            -c:v libx264 -preset veryfast -tune zerolatency -profile:v high -nal-hrd cbr \
+            -g 60 -keyint_min 60 -sc_threshold 0 -force_key_frames "expr:gte(t,n_forced*2)" \
+            -b:v:0 "${LADDER_RATES[0]}" -maxrate:v:0 "${LADDER_RATES[0]}" -bufsize:v:0 "${LADDER_RATES[0]}" \
+            -b:v:1 "${LADDER_RATES[1]}" -maxrate:v:1 "${LADDER_RATES[1]}" -bufsize:v:1 "${LADDER_RATES[1]}" \
+            -b:v:2 "${LADDER_RATES[2]}" -maxrate:v:2 "${LADDER_RATES[2]}" -bufsize:v:2 "${LADDER_RATES[2]}" \
+            -c:a aac -b:a 128k -ac 2 \
+            -f hls -hls_segment_type fmp4 -hls_time 2 -hls_list_size 6 -master_pl_name master.m3u8 \
+            -var_stream_map "v:0,agroup:aud v:1,agroup:aud v:2,agroup:aud a:0,agroup:aud" "$OUT/fll/%v/playlist.m3u8"
+    done
+    compare "live ladder 720p30 ${seconds}s (720p, 480p, 360p + audio)" hlscap ffmpeg
+}
+
+# A 60 s 1080p30 recording transcoded into the same three rungs and audio, by hlscap and by ffmpeg
+# (split, scale, var_stream_map) with the same x264 preset, rates, two-second VBV and keyframe grid.
+case_file_ladder_1080p30() {
+    local input="$OUT/input-1080p30-60s.mp4"
+    if [ ! -s "$input" ]; then
+        ffmpeg -hide_banner -v error -y -f lavfi -i "testsrc2=size=1920x1080:rate=30" \
+            -f lavfi -i "sine=frequency=440:sample_rate=48000" -t 60 -c:v libx264 -preset ultrafast \
+            -pix_fmt yuv420p -g 60 -b:v 8M -c:a aac -b:a 128k -ac 2 "$input.partial.mp4"
+        mv "$input.partial.mp4" "$input"
+    fi
+    rm -f "$OUT/results-hlscap.txt" "$OUT/results-ffmpeg.txt"
+    for run in $(seq "$RUNS"); do
+        echo "bench: file ladder 1080p30 run $run/$RUNS" >&2
+        measure hlscap "$HLSCAP" file "$input" --ladder 720p,480p,360p --preset veryfast --out "$OUT/hfl" \
+            --overwrite --quiet
+        rm -rf "$OUT/ffl" && mkdir -p "$OUT/ffl"
+        measure ffmpeg ffmpeg -v error -y -i "$input" \
+            -filter_complex "[0:v]split=3[a][b][c];[a]scale=1280:720[a720];[b]scale=854:480[b480];[c]scale=640:360[c360]" \
+            -map "[a720]" -map "[b480]" -map "[c360]" -map 0:a \
+            -c:v libx264 -preset veryfast -profile:v high -g 60 -keyint_min 60 -sc_threshold 0 \
+            -force_key_frames "expr:gte(t,n_forced*2)" \
+            -b:v:0 "${LADDER_RATES[0]}" -maxrate:v:0 "${LADDER_RATES[0]}" -bufsize:v:0 6000k \
+            -b:v:1 "${LADDER_RATES[1]}" -maxrate:v:1 "${LADDER_RATES[1]}" -bufsize:v:1 2950k \
+            -b:v:2 "${LADDER_RATES[2]}" -maxrate:v:2 "${LADDER_RATES[2]}" -bufsize:v:2 730k \
+            -c:a aac -b:a 128k -ar 48000 -ac 2 \
+            -f hls -hls_segment_type fmp4 -hls_time 2 -hls_playlist_type vod -master_pl_name master.m3u8 \
+            -var_stream_map "v:0,agroup:aud v:1,agroup:aud v:2,agroup:aud a:0,agroup:aud" "$OUT/ffl/%v/playlist.m3u8"
+    done
+    compare "file ladder 1080p30 60s (720p, 480p, 360p + audio)" hlscap ffmpeg
 }
 
 # An hour of live media as fast as it encodes (--no-realtime), at 640x360 to keep it to minutes:

@@ -13,6 +13,13 @@ public struct ProcessResult: Sendable {
     public let timedOut: Bool
 
     public var succeeded: Bool { exitStatus == 0 && !timedOut }
+
+    public init(exitStatus: Int32, stdout: String, stderr: String, timedOut: Bool) {
+        self.exitStatus = exitStatus
+        self.stdout = stdout
+        self.stderr = stderr
+        self.timedOut = timedOut
+    }
 }
 
 /// Why an end-to-end helper could not do its job. Thrown errors fail the calling test.
@@ -253,21 +260,40 @@ public enum ExternalTools {
     /// JSON line (and its stderr).
     public static func chromiumPlays(
         directory: URL,
+        playlist: String = "playlist.m3u8",
         live: Bool = false,
+        throttleKilobitsPerSecond: Int? = nil,
+        rate: Double? = nil,
         timeoutSeconds: Double = 60
     ) throws -> (ok: Bool, report: String) {
-        try chromiumPlays(source: ["--dir", directory.path], live: live ? [] : nil, timeoutSeconds: timeoutSeconds)
+        try chromiumPlays(source: ["--dir", directory.path, "--playlist", playlist]
+                            + (throttleKilobitsPerSecond.map { ["--throttle-kbps", String($0)] } ?? [])
+                            + (rate.map { ["--rate", String($0)] } ?? []),
+                          live: live ? [] : nil, timeoutSeconds: timeoutSeconds)
     }
 
     /// Plays `directory`/playlist.m3u8 while it grows: `ok` when Chromium followed the playlist
     /// for `liveSeconds` of media, past what it listed when playback began (chromium_play.py --live).
     public static func chromiumPlaysLive(
         directory: URL,
+        playlist: String = "playlist.m3u8",
         liveSeconds: Double,
+        throttleKilobitsPerSecond: Int? = nil,
         timeoutSeconds: Double = 60
     ) throws -> (ok: Bool, report: String) {
-        try chromiumPlays(source: ["--dir", directory.path], live: ["--live-seconds", String(liveSeconds)],
-                          timeoutSeconds: timeoutSeconds)
+        try chromiumPlays(source: ["--dir", directory.path, "--playlist", playlist]
+                            + (throttleKilobitsPerSecond.map { ["--throttle-kbps", String($0)] } ?? []),
+                          live: ["--live-seconds", String(liveSeconds)], timeoutSeconds: timeoutSeconds)
+    }
+
+    /// The picture sizes Chromium showed, in order, from a chromium_play.py report, and the media
+    /// seconds it played after the last change.
+    public static func playedSizes(_ report: String) -> (heights: [Int], secondsAfterLastSwitch: Double) {
+        let line = report.split(separator: "\n").first { $0.hasPrefix("{") }.map(String.init) ?? "{}"
+        let fields = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] ?? [:]
+        let sizes = fields["sizes"] as? [[String: Any]] ?? []
+        let heights = sizes.compactMap { ($0["size"] as? [Int])?.last }
+        return (heights, fields["playedAfterSwitch"] as? Double ?? 0)
     }
 
     /// Plays the playlist at `url`, on a server that also serves the checker's player page

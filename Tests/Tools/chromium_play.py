@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Plays an HLS stream in headless Chromium with native HLS and reports what happened.
 
-Usage: chromium_play.py (--url URL | --dir DIR) [--timeout S] [--live] [--live-seconds S]
-                        [--rate R] [--chromium PATH]
+Usage: chromium_play.py (--url URL | --dir DIR) [--playlist NAME] [--timeout S] [--live]
+                        [--live-seconds S] [--rate R] [--throttle-kbps K] [--chromium PATH]
 
 --url names a playlist on a server that also serves serve.PLAYER_PATH (serve.py does);
 --dir serves DIR with serve.py on a free loopback port and plays DIR/playlist.m3u8.
@@ -18,6 +18,11 @@ the playlist, Chromium or the DevTools connection could not be reached.
 growing playlist: currentTime advanced --live-seconds without an error, by more than the
 media the playlist listed when playback began, and the playlist gained segments meanwhile.
 The report adds "playedSeconds", "listedAtStart" (seconds) and "segmentsAdded".
+--playlist plays DIR/NAME instead of playlist.m3u8, such as a master playlist; durations and
+sequence numbers are then read from its first variant. --throttle-kbps limits Chromium's network
+to K kb/s (DevTools network emulation) from the start. The report always lists "sizes": every
+picture size shown, in order, with the media time it first appeared at, and "playedAfterSwitch":
+the media seconds played after the last change of size.
 """
 import argparse
 import base64
@@ -248,6 +253,18 @@ def read_playlist(playlist_url):
         return reply.read().decode("utf-8", errors="replace")
 
 
+def media_playlist(playlist_url):
+    """The text of the playlist, or of its first variant when it is a master playlist."""
+    text = read_playlist(playlist_url)
+    if "#EXT-X-STREAM-INF" not in text:
+        return text
+    lines = text.splitlines()
+    for index, line in enumerate(lines):
+        if line.startswith("#EXT-X-STREAM-INF") and index + 1 < len(lines):
+            return read_playlist(urllib.parse.urljoin(playlist_url, lines[index + 1].strip()))
+    return text
+
+
 def playlist_duration(text):
     """Sum of the EXTINF durations of a media playlist, in seconds."""
     return sum(
@@ -290,9 +307,15 @@ def watch(devtools, args, playlist_url):
         if first_time is None and current > 0:
             first_time = current
         report["played"] = current > 0
+        size = [state.get("videoWidth", 0), state.get("videoHeight", 0)]
+        sizes = report.setdefault("sizes", [])
+        if size[1] > 0 and (not sizes or sizes[-1]["size"] != size):
+            sizes.append({"size": size, "at": round(current, 3)})
+        if sizes:
+            report["playedAfterSwitch"] = round(current - sizes[-1]["at"], 3)
         if args.live and first_time is not None:
             # What the playlist held when playback began, and how far it grew since.
-            text = read_playlist(playlist_url)
+            text = media_playlist(playlist_url)
             if first_edge is None:
                 first_edge = last_sequence(text)
                 report["listedAtStart"] = playlist_duration(text)
@@ -330,6 +353,11 @@ def run(args, playlist_url):
         try:
             devtools = DevTools(websocket)
             rate = args.rate if args.rate is not None else (1.0 if args.live else DEFAULT_VOD_RATE)
+            if args.throttle_kbps:
+                devtools.call("Network.enable")
+                bytes_per_second = args.throttle_kbps * 1000 / 8
+                devtools.call("Network.emulateNetworkConditions", offline=False, latency=0,
+                              downloadThroughput=bytes_per_second, uploadThroughput=bytes_per_second)
             devtools.call("Page.navigate", url=player_url(playlist_url, rate))
             report = watch(devtools, args, playlist_url)
         finally:
@@ -337,7 +365,7 @@ def run(args, playlist_url):
     finally:
         chromium.stop()
     if not args.live:
-        report["playlistDuration"] = playlist_duration(read_playlist(playlist_url))
+        report["playlistDuration"] = playlist_duration(media_playlist(playlist_url))
     return report
 
 
@@ -350,6 +378,8 @@ def parse_arguments(argv):
     parser.add_argument("--live", action="store_true", help="live stream: no end expected")
     parser.add_argument("--live-seconds", type=float, default=6, help="media seconds a live stream must play")
     parser.add_argument("--rate", type=float, help="playbackRate (default 4 for VOD, 1 for live)")
+    parser.add_argument("--playlist", default="playlist.m3u8", help="with --dir: the playlist to play")
+    parser.add_argument("--throttle-kbps", type=float, help="limit the network to this many kb/s")
     parser.add_argument("--chromium", default=shutil.which("chromium") or "chromium")
     return parser.parse_args(argv)
 
@@ -362,7 +392,7 @@ def main(argv):
     try:
         if args.dir:
             server = serve.start_in_background(args.dir)
-            playlist_url = f"http://127.0.0.1:{server.server_address[1]}/playlist.m3u8"
+            playlist_url = f"http://127.0.0.1:{server.server_address[1]}/{args.playlist}"
         else:
             playlist_url = args.url
         report = run(args, playlist_url)

@@ -1,5 +1,5 @@
-/// An H.264 access unit made ready for an `mdat`: 4-byte lengths, no delimiters or filler, and no
-/// parameter sets that the `avcC` already carries.
+/// An H.264 access unit made ready for an `mdat`: 4-byte lengths, no delimiters, no filler (unless a
+/// constant bit rate must be kept), and no parameter sets that the `avcC` already carries.
 public struct H264AccessUnit: Sendable, Equatable {
     public typealias Framing = NALUnitFraming
 
@@ -9,7 +9,8 @@ public struct H264AccessUnit: Sendable, Equatable {
 
     /// Rewrites `sample` only when something must change; a 4-byte length-prefixed sample with nothing
     /// to drop, the common case for MP4 input, is passed through without a copy.
-    public init(_ sample: [UInt8], framing: Framing, configuration: AVCDecoderConfiguration) throws {
+    public init(_ sample: [UInt8], framing: Framing, configuration: AVCDecoderConfiguration,
+                keepsFillerData: Bool = false) throws {
         let units: [ArraySlice<UInt8>]
         let alreadyFinal: Bool
         switch framing {
@@ -20,7 +21,10 @@ public struct H264AccessUnit: Sendable, Equatable {
             units = try LengthPrefixed.nalUnits(in: sample, lengthSize: lengthSize)
             alreadyFinal = lengthSize == 4
         }
-        let kept = units.filter { !Self.isRedundant($0, configuration: configuration) }
+        let kept = units.filter { unit in
+            if keepsFillerData && H264NALUnit.typeField(of: unit) == H264NALUnitType.fillerData.rawValue { return true }
+            return !Self.isRedundant(unit, configuration: configuration)
+        }
         isIDR = kept.contains { H264NALUnit.typeField(of: $0) == H264NALUnitType.idrSlice.rawValue }
         if alreadyFinal && kept.count == units.count {
             bytes = sample

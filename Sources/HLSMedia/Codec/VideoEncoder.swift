@@ -10,8 +10,8 @@ public struct VideoEncoderSettings: Sendable, Equatable {
     public var bitrate: Int
     /// An x264 preset, from "ultrafast" to "placebo".
     public var preset: String
-    /// x264's zerolatency tuning: no B-frames and no lookahead, so a frame leaves the encoder
-    /// as soon as it is coded.
+    /// x264's zerolatency tuning (no B-frames and no lookahead, so a frame leaves the encoder as
+    /// soon as it is coded) and a constant bit rate: what live encoding uses.
     public var zeroLatency: Bool
     /// The longest run of frames between keyframes when none is forced sooner.
     public var keyframeIntervalFrames: Int
@@ -106,7 +106,13 @@ public final class VideoEncoder {
             // A forced keyframe must be an IDR, or a segment could not be decoded on its own.
             "forced-idr": "1",
         ]
-        if settings.zeroLatency { options["tune"] = "zerolatency" }
+        if settings.zeroLatency {
+            options["tune"] = "zerolatency"
+            // Live: constant bit rate, padded with filler data, so the rates a live master playlist
+            // declares before anything is measured are the rates that are sent (Apple's authoring
+            // specification wants a segment's rate within 10 % of AVERAGE-BANDWIDTH).
+            options["nal-hrd"] = "cbr"
+        }
         try context.open(options: options)
         packet = try Packet()
 
@@ -151,7 +157,9 @@ public final class VideoEncoder {
             guard let dts = packet.dts, let pts = packet.pts else {
                 throw CodecError.unexpectedFrame("libx264 returned a packet without timestamps")
             }
-            let unit = try H264AccessUnit(packet.bytes, framing: .annexB, configuration: format.decoderConfiguration)
+            // A constant-rate stream keeps its filler: the rate it declares is the rate it sends.
+            let unit = try H264AccessUnit(packet.bytes, framing: .annexB, configuration: format.decoderConfiguration,
+                                          keepsFillerData: settings.zeroLatency)
             samples.append(EncodedSample(track: trackIndex, decodeTime: dts, compositionOffset: Int32(clamping: pts - dts),
                                          durationHint: packet.duration > 0 ? packet.duration : nil,
                                          isSync: unit.isIDR, data: unit.bytes))

@@ -1,4 +1,5 @@
 import CFFmpeg
+import Dispatch
 import HLSKit
 
 /// What to encode one video rendition at.
@@ -18,8 +19,8 @@ public struct VideoRenditionSettings: Sendable, Equatable {
 /// One picture, several encodings: scale → x264 for each rendition, every one with an IDR at the same
 /// frames (one `KeyframeSchedule`), so segment N of every rendition starts at the same instant.
 ///
-/// Renditions come tallest first; each is scaled from the one before it when that is at least as
-/// large (a cheaper, smaller source), else from the picture itself.
+/// Renditions come tallest first; each is scaled from the picture itself, so that all of them can be
+/// scaled and encoded at the same time.
 public final class VideoRenditions {
     public let renditions: [VideoRenditionSettings]
     public let frameRate: Rational
@@ -27,7 +28,7 @@ public final class VideoRenditions {
     public let tracks: [TrackDescription]
 
     private let encoders: [VideoEncoder]
-    private var scalers: [Scaler?]
+    private let scalers: [Scaler]
     private var schedule: KeyframeSchedule
     private var firstTicks: Int64?
 
@@ -53,28 +54,33 @@ public final class VideoRenditions {
         }
         self.encoders = encoders
         self.tracks = tracks
-        scalers = Array(repeating: nil, count: renditions.count)
+        scalers = renditions.map { Scaler(width: $0.size.width, height: $0.size.height) }
         schedule = KeyframeSchedule(segmentMilliseconds: segmentMilliseconds, timescale: VideoEncoder.timescale)
     }
 
     /// The tallest rendition's size: what a picture is first brought to.
     public var topSize: OutputSize { renditions[0].size }
 
-    /// Encodes `picture` at `ticks` (90 kHz, increasing) in every rendition.
+    /// Encodes `picture` at `ticks` (90 kHz, increasing) in every rendition; several renditions are
+    /// scaled and encoded in parallel, each encoder on its own thread for the frame.
     public func encode(_ picture: Frame, atTicks ticks: Int64) throws -> [EncodedSample] {
         let first = firstTicks ?? ticks
         firstTicks = first
         let forceKeyframe = schedule.isKeyframe(ticksSinceStart: ticks - first)
-        var samples: [EncodedSample] = []
-        var source = picture
-        for index in encoders.indices {
-            let scaled = try self.scaled(source, to: index)
-            scaled.pts = ticks
-            scaled.timeBase = Rational(1, Int32(VideoEncoder.timescale))
-            samples += try encoders[index].encode(scaled, forceKeyframe: forceKeyframe)
-            if scaled.width >= renditions[min(index + 1, renditions.count - 1)].size.width { source = scaled }
+        picture.pts = ticks
+        picture.timeBase = Rational(1, Int32(VideoEncoder.timescale))
+        guard encoders.count > 1 else {
+            return try encoders[0].encode(try scaled(picture, to: 0), forceKeyframe: forceKeyframe)
         }
-        return samples
+        var results = [Result<[EncodedSample], any Error>](repeating: .success([]), count: encoders.count)
+        let work = ParallelEncoding(renditions: self, picture: picture)
+        results.withUnsafeMutableBufferPointer { slots in
+            let slots = UncheckedSlots(slots)
+            DispatchQueue.concurrentPerform(iterations: work.count) { index in
+                slots.set(index, Result { try work.encode(index, forceKeyframe: forceKeyframe) })
+            }
+        }
+        return try results.flatMap { try $0.get() }
     }
 
     /// Drains every encoder.
@@ -84,6 +90,11 @@ public final class VideoRenditions {
         return samples
     }
 
+    fileprivate func encode(_ picture: Frame, rendition index: Int, forceKeyframe: Bool) throws -> [EncodedSample] {
+        try encoders[index].encode(try scaled(picture, to: index), forceKeyframe: forceKeyframe)
+    }
+
+    /// Each rendition's own scaler, so renditions can be scaled at once; the picture is only read.
     private func scaled(_ frame: Frame, to index: Int) throws -> Frame {
         let size = renditions[index].size
         let aspect = frame.pointer.pointee.sample_aspect_ratio
@@ -92,8 +103,36 @@ public final class VideoRenditions {
            squarePixels {
             return frame
         }
-        let scaler = scalers[index] ?? Scaler(width: size.width, height: size.height)
-        scalers[index] = scaler
-        return try scaler.scale(frame)
+        return try scalers[index].scale(frame)
+    }
+}
+
+/// One picture encoded by every rendition at once.
+///
+/// Unchecked sendable: iteration `index` uses only rendition `index`'s scaler and encoder, and the
+/// picture is only read (scaling reads its planes; an encoder takes its own counted reference).
+private struct ParallelEncoding: @unchecked Sendable {
+    let renditions: VideoRenditions
+    let picture: Frame
+
+    var count: Int { renditions.renditions.count }
+
+    func encode(_ index: Int, forceKeyframe: Bool) throws -> [EncodedSample] {
+        try renditions.encode(picture, rendition: index, forceKeyframe: forceKeyframe)
+    }
+}
+
+/// The result slots of a parallel loop, one per iteration.
+///
+/// Unchecked sendable: each iteration writes only its own slot, and the buffer outlives the loop.
+private struct UncheckedSlots<Element>: @unchecked Sendable {
+    let buffer: UnsafeMutableBufferPointer<Element>
+
+    init(_ buffer: UnsafeMutableBufferPointer<Element>) {
+        self.buffer = buffer
+    }
+
+    func set(_ index: Int, _ value: Element) {
+        buffer[index] = value
     }
 }

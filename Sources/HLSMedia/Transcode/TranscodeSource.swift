@@ -44,7 +44,7 @@ public final class TranscodeSource {
         let first = try InputState(path: paths[0], audio: settings.audioTracks)
         var totalSeconds: Double? = 0
         var hasVideo = first.video != nil
-        var hasAudio = first.audio != nil
+        var hasAudio = !first.audio.isEmpty
         for path in paths.dropFirst() {
             let probe = try FileDemuxer(path: path, audio: settings.audioTracks)
             hasVideo = hasVideo || probe.streams.contains { $0.kind == .video }

@@ -1,0 +1,204 @@
+import Foundation
+import HLSKit
+import HLSTestSupport
+import Testing
+
+/// Several renditions from one source (`--ladder`): aligned segments, honest master playlists, I-frame
+/// playlists, and players that start, switch down when the network is slow, and keep playing.
+enum Ladder {
+    static let rungs = ["720p", "480p", "360p"]
+    static let argument = "720p,480p,360p"
+    /// Throttled to this, Chromium must leave the 720p rung (about 3 Mb/s) for a lower one.
+    static let throttleKilobitsPerSecond = 1000
+    /// Media seconds a player must keep playing after its last switch.
+    static let secondsAfterSwitch = 3.0
+
+    static func decodeEveryRendition(_ ladder: LadderStream) throws -> [String] {
+        var problems: [String] = []
+        for name in ladder.rungs + ladder.audioDirectories {
+            let playlist = ladder.directory.appendingPathComponent(name).appendingPathComponent("playlist.m3u8").path
+            let errors = try ExternalTools.ffmpegDecodeErrors(path: playlist)
+            if !errors.isEmpty { problems.append("ffmpeg on \(name): \(errors)") }
+            let gstreamer = try ExternalTools.gstreamerDecode(directory: ladder.directory.appendingPathComponent(name))
+            if !gstreamer.ok { problems.append("GStreamer on \(name): \(gstreamer.report)") }
+        }
+        return problems
+    }
+
+    /// Chromium switched to a lower rung than 720p and kept playing after its last switch.
+    static func switchedDown(_ report: String) -> Bool {
+        let sizes = ExternalTools.playedSizes(report)
+        return (sizes.heights.last ?? 720) < 720 && sizes.secondsAfterLastSwitch >= secondsAfterSwitch
+    }
+}
+
+@Suite(.serialized) struct LiveLadderTests {
+    static let runSeconds = 60.0
+    static let chromiumLiveSeconds = 16.0
+
+    @Test func sixtySecondsOfThreeRungsStayAlignedPlayAndSwitchDown() throws {
+        let directory = try PackagedStream.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let stream = directory.appendingPathComponent("stream")
+        let started = Date()
+        let hlscap = try ExternalTools.startHlscap(["live", "--video", "test", "--audio", "test", "--ladder",
+                                                    Ladder.argument, "--window", "6", "--out", stream.path, "--quiet"])
+        var pollers: [(String, BackgroundProcess, URL)] = []
+        for name in Ladder.rungs + ["audio"] {
+            let copy = directory.appendingPathComponent("copy-" + name)
+            pollers.append((name, try ExternalTools.startLivePoller(directory: stream.appendingPathComponent(name),
+                                                                    copyDirectory: copy,
+                                                                    timeoutSeconds: Self.runSeconds * 5), copy))
+        }
+        try #require(LiveStream.waitForSegments(3, in: stream.appendingPathComponent("360p"), of: hlscap),
+                     "no rung playlist with 3 segments: \(hlscap.stderr)")
+        #expect(FileManager.default.fileExists(atPath: stream.appendingPathComponent("master.m3u8").path))
+
+        let playback = try ExternalTools.chromiumPlaysLive(directory: stream, playlist: "master.m3u8",
+                                                           liveSeconds: Self.chromiumLiveSeconds,
+                                                           timeoutSeconds: Self.chromiumLiveSeconds * 2)
+        #expect(playback.ok, "Chromium did not play the growing ladder: \(playback.report)")
+        let throttled = try ExternalTools.chromiumPlaysLive(
+            directory: stream, playlist: "master.m3u8", liveSeconds: Self.chromiumLiveSeconds,
+            throttleKilobitsPerSecond: Ladder.throttleKilobitsPerSecond, timeoutSeconds: Self.chromiumLiveSeconds * 2)
+        #expect(throttled.ok && Ladder.switchedDown(throttled.report),
+                "at \(Ladder.throttleKilobitsPerSecond) kb/s Chromium did not settle on a lower rung: \(throttled.report)")
+
+        Thread.sleep(until: started.addingTimeInterval(Self.runSeconds))
+        hlscap.send(SIGINT)
+        let result = hlscap.finish(timeoutSeconds: LiveStream.stopSeconds)
+        #expect(result.exitStatus == 0 && !result.timedOut, "\(result.stderr)")
+        let counts = try #require(LiveStream.frameCounts(result.stdout), "\(result.stdout)")
+        var segmentCounts: [Int] = []
+        for (name, poller, copy) in pollers {
+            let pollerResult = poller.finish(timeoutSeconds: LiveStream.stopSeconds)
+            let report = try ExternalTools.livePollerReport(copyDirectory: copy)
+            #expect(report.violations.isEmpty, "\(name): \(report.violations)")
+            #expect(pollerResult.exitStatus == 0, "\(name): \(pollerResult.stdout)")
+            segmentCounts.append(report.segments)
+            // Every segment the poller saw, joined: what a viewer of the whole run would have received.
+            let concatenated = try #require(report.concatenated)
+            #expect(try ExternalTools.ffmpegDecodeErrors(path: concatenated).isEmpty, "\(name)")
+            if name != "audio" {
+                #expect(try ExternalTools.ffprobeFrameCount(path: concatenated) == counts.frames,
+                        "\(name) holds every frame captured and not dropped")
+            }
+        }
+        #expect(Set(segmentCounts).count == 1, "renditions hold \(segmentCounts) segments")
+        #expect(counts.dropped == 0, "the ladder kept up with the camera: \(counts.dropped) frames dropped")
+
+        let ladder = LadderStream(directory: stream, rungs: Ladder.rungs)
+        let problems = try ladder.problems(checkingEveryIFrame: false)
+        #expect(problems.isEmpty, "\(problems)")
+        let decodeProblems = try Ladder.decodeEveryRendition(ladder)
+        #expect(decodeProblems.isEmpty, "\(decodeProblems)")
+        print("live ladder: \(counts.frames) frames, \(counts.dropped) dropped; \(try ladder.master())")
+    }
+}
+
+@Suite(.serialized) struct FileLadderTests {
+    static let seconds = 20
+
+    /// A 1080p30 recording with a flash and a beep each second, made once.
+    static let recording: Result<URL, any Error> = Result {
+        let directory = try PackagedStream.temporaryDirectory()
+        let path = directory.appendingPathComponent("1080p.mp4")
+        let result = try ExternalTools.run("ffmpeg", [
+            "-hide_banner", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=1920x1080:rate=30",
+            "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000", "-t", String(seconds),
+            "-c:v", "libx264", "-preset", "ultrafast", "-g", "60", "-pix_fmt", "yuv420p", "-c:a", "aac", path.path])
+        guard result.succeeded else { throw ExternalToolError.failed(command: "ffmpeg 1080p", result: result) }
+        return path
+    }
+
+    @Test func aRecordingBecomesThreeAlignedRungsThatPlayAndSwitchDown() throws {
+        let input = try Self.recording.get()
+        let stream = try PackagedStream.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: stream) }
+        let result = try ExternalTools.runHlscap(["file", input.path, "--ladder", Ladder.argument, "--out", stream.path])
+        #expect(result.succeeded, "\(result.stderr)")
+        #expect(result.stdout.hasPrefix(stream.path + "/master.m3u8: 10 segments"), "\(result.stdout)")
+
+        let ladder = LadderStream(directory: stream, rungs: Ladder.rungs)
+        let problems = try ladder.problems(checkingEveryIFrame: true)
+        #expect(problems.isEmpty, "\(problems)")
+        let master = try ladder.master()
+        #expect(master.contains("#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID=\"audio\""))
+        #expect(master.contains("RESOLUTION=1280x720") && master.contains("RESOLUTION=854x480")
+                && master.contains("RESOLUTION=640x360"))
+        for name in Ladder.rungs {
+            let size = try ExternalTools.ffprobeVideoSize(
+                path: stream.appendingPathComponent(name).appendingPathComponent("playlist.m3u8").path)
+            #expect("\(size.height)p" == name)
+            let frames = try ExternalTools.ffprobeFrameCount(
+                path: stream.appendingPathComponent(name).appendingPathComponent("playlist.m3u8").path)
+            #expect(frames == Self.seconds * 30, "\(name)")
+        }
+        let decodeProblems = try Ladder.decodeEveryRendition(ladder)
+        #expect(decodeProblems.isEmpty, "\(decodeProblems)")
+
+        let playback = try ExternalTools.chromiumPlays(directory: stream, playlist: "master.m3u8")
+        #expect(playback.ok, "\(playback.report)")
+        let throttled = try ExternalTools.chromiumPlays(directory: stream, playlist: "master.m3u8",
+                                                        throttleKilobitsPerSecond: Ladder.throttleKilobitsPerSecond,
+                                                        rate: 1, timeoutSeconds: Double(Self.seconds) * 4)
+        #expect(throttled.ok && Ladder.switchedDown(throttled.report), "\(throttled.report)")
+    }
+
+    @Test func aLadderRefusesASizeOrABitRateOfItsOwn() throws {
+        let input = try Self.recording.get()
+        for extra in [["--size", "640x360"], ["--video-bitrate", "1M"], ["--copy"]] {
+            let result = try ExternalTools.runHlscap(["file", input.path, "--ladder", "720p", "--out", "/tmp/unused"] + extra)
+            #expect(result.exitStatus == 64, "\(extra): \(result.stderr)")
+        }
+        for ladder in ["720", "720p,720p@1M", "p", "720p@fast", "20000p"] {
+            let result = try ExternalTools.runHlscap(["file", input.path, "--ladder", ladder, "--out", "/tmp/unused"])
+            #expect(result.exitStatus == 64 && result.stderr.contains("--ladder"), "\(ladder): \(result.stderr)")
+        }
+    }
+}
+
+@Suite(.serialized) struct AudioLanguageTests {
+    /// Two AAC tracks in one file, English then French: two audio renditions, English the default.
+    @Test(arguments: [[], ["--transcode"]])
+    func everyAudioTrackBecomesARenditionWithItsLanguage(extra: [String]) throws {
+        let directory = try PackagedStream.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let input = directory.appendingPathComponent("two-languages.mp4")
+        let made = try ExternalTools.run("ffmpeg", [
+            "-hide_banner", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=30",
+            "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000",
+            "-f", "lavfi", "-i", "sine=frequency=880:sample_rate=48000", "-t", "6", "-map", "0", "-map", "1", "-map", "2",
+            "-c:v", "libx264", "-preset", "ultrafast", "-g", "60", "-c:a", "aac",
+            "-metadata:s:a:0", "language=eng", "-metadata:s:a:1", "language=fra", input.path])
+        try #require(made.succeeded, "\(made.stderr)")
+        let stream = directory.appendingPathComponent("stream")
+        let result = try ExternalTools.runHlscap(["file", input.path, "--out", stream.path] + extra)
+        #expect(result.succeeded, "\(result.stderr)")
+
+        let master = try String(contentsOf: stream.appendingPathComponent("master.m3u8"), encoding: .utf8)
+        #expect(master.contains("NAME=\"English\",LANGUAGE=\"en\",DEFAULT=YES,AUTOSELECT=YES,CHANNELS=\"1\",URI=\"audio/eng/playlist.m3u8\"")
+                || master.contains("NAME=\"English\",LANGUAGE=\"en\",DEFAULT=YES,AUTOSELECT=YES,CHANNELS=\"2\",URI=\"audio/eng/playlist.m3u8\""),
+                "\(master)")
+        #expect(master.contains("NAME=\"Français\",LANGUAGE=\"fr\",DEFAULT=NO"), "\(master)")
+        #expect(master.contains("AUDIO=\"audio\"\nplaylist.m3u8\n"), "\(master)")
+        for language in ["eng", "fra"] {
+            let playlist = stream.appendingPathComponent("audio/\(language)/playlist.m3u8").path
+            let errors = try ExternalTools.ffmpegDecodeErrors(path: playlist)
+            #expect(errors.isEmpty, "\(language): \(errors)")
+            let seconds = try ExternalTools.presentationSpanSeconds(path: playlist, stream: "a:0")
+            #expect(abs(seconds - 6) < 0.1, "\(language) lasts \(seconds) s")
+        }
+        let playback = try ExternalTools.chromiumPlays(directory: stream, playlist: "master.m3u8")
+        #expect(playback.ok, "\(playback.report)")
+
+        let picked = directory.appendingPathComponent("picked")
+        let one = try ExternalTools.runHlscap(["file", input.path, "--audio-track", "2", "--out", picked.path] + extra)
+        #expect(one.succeeded, "\(one.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: picked.appendingPathComponent("audio").path),
+                "one audio track stays in the one playlist")
+        let missing = try ExternalTools.runHlscap(["file", input.path, "--audio-track", "3", "--out",
+                                                   directory.appendingPathComponent("none").path] + extra)
+        #expect(missing.exitStatus == 65 && missing.stderr.contains("no audio track 3"), "\(missing.stderr)")
+    }
+}
