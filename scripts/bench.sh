@@ -11,7 +11,8 @@ HLSCAP="${HLSCAP_BIN:-.build/release/hlscap}"
 RUNS="${BENCH_RUNS:-3}"
 SECONDS_OF_MEDIA="${BENCH_SECONDS:-600}"
 OUT=bench-out
-CASES=(${BENCH_CASES:-case_copy_1080p30 case_transcode_720p30 case_live_720p30 case_live_ladder_720p30 case_file_ladder_1080p30 case_publish_720p30 case_live_hour})
+CASES=(${BENCH_CASES:-case_copy_1080p30 case_validate_1080p30 case_transcode_720p30 case_live_720p30 case_live_ladder_720p30
+    case_file_ladder_1080p30 case_publish_720p30 case_live_hour})
 
 mkdir -p "$OUT"
 
@@ -93,6 +94,23 @@ case_copy_1080p30() {
     done
     compare "copy 1080p30 ${SECONDS_OF_MEDIA}s" hlscap ffmpeg
     compare "copy 1080p30 ${SECONDS_OF_MEDIA}s, ffmpeg's output synced too" hlscap ffmpeg+sync
+}
+
+# hlscap validate on the copy-mode stream of the 1080p30 recording (300 segments of 2 s for 600 s):
+# every playlist, init section and segment read and checked. The target is under 2 s.
+case_validate_1080p30() {
+    local input
+    input=$(input_1080p30)
+    "$HLSCAP" file "$input" --copy --out "$OUT/hv" --overwrite --quiet > /dev/null
+    rm -f "$OUT/results-validate.txt"
+    for run in $(seq "$RUNS"); do
+        echo "bench: validate 1080p30 run $run/$RUNS" >&2
+        measure validate sh -c "exec \"$HLSCAP\" validate $OUT/hv > $OUT/validate.report"
+    done
+    awk '{ print $1, $2, $3 + $4 }' "$OUT/results-validate.txt" > "$OUT/results-validate.txt.cpu"
+    printf 'validate 1080p30 %ss (%s, median of %s runs): wall %.2f s (target under 2 s), cpu %.2f s, peak RSS %d KiB\n' \
+        "$SECONDS_OF_MEDIA" "$(tail -n 1 "$OUT/validate.report")" "$RUNS" "$(median "$OUT/results-validate.txt" 1)" \
+        "$(median "$OUT/results-validate.txt.cpu" 3)" "$(median "$OUT/results-validate.txt" 2)"
 }
 
 # Transcoding the same 720p30 minute with the same x264 preset, bit rate, VBV and keyframe grid.

@@ -3,7 +3,7 @@ import Foundation
 
 let version = "0.1.0"
 
-let commands: [any Command.Type] = [LiveCommand.self, FileCommand.self, DevicesCommand.self]
+let commands: [any Command.Type] = [LiveCommand.self, FileCommand.self, DevicesCommand.self, ValidateCommand.self]
 
 let programHelp = """
     hlscap \(version) — package live and recorded video as HLS (fragmented MP4) on disk
@@ -11,7 +11,7 @@ let programHelp = """
     Usage: hlscap <command> [options]
 
     Commands:
-    \(commands.map { "  " + $0.name.padding(toLength: 8, withPad: " ", startingAt: 0) + $0.summary }
+    \(commands.map { "  " + $0.name.padding(toLength: 10, withPad: " ", startingAt: 0) + $0.summary }
         .joined(separator: "\n"))
 
     Options:

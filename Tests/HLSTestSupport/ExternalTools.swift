@@ -453,6 +453,7 @@ extension ExternalTools {
         let poller = try startLivePoller(directory: directory, copyDirectory: copyDirectory)
         let result = poller.finish(timeoutSeconds: defaultTimeoutSeconds)
         guard !result.timedOut else { throw ExternalToolError.failed(command: poller.command, result: result) }
+        try validateStream(directory)
         return try livePollerReport(copyDirectory: copyDirectory)
     }
 }

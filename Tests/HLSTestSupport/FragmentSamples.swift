@@ -1,3 +1,5 @@
+import HLSKit
+
 /// Reading samples back out of a media segment (styp, moof, mdat).
 public enum FragmentSamples {
     /// The samples of one track, cut from the file by the trun data offset and sizes.

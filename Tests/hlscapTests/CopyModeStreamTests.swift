@@ -101,6 +101,7 @@ import Testing
         let output = directory.appendingPathComponent("out")
         let result = try ExternalTools.runHlscap(["file", rotated, "--copy", "--out", output.path])
         #expect(result.succeeded, "\(result.stderr)")
+        try ExternalTools.validateStream(output)
 
         let moov = try #require(try MP4Box.parse(Array(Data(contentsOf: output.appendingPathComponent("init.mp4"))))
             .first("moov"))

@@ -31,6 +31,7 @@ import Testing
 
     @Test func automaticModeCopiesThePhoneClip() throws {
         let stream = try phone
+        try ExternalTools.validateStream(stream.directory)
         #expect(stream.result.stdout.contains("mode copy ("), "\(stream.result.stdout)")
         #expect(stream.result.stderr.isEmpty, "\(stream.result.stderr)")
         #expect(try InitSection(stream.bytes("init.mp4")).videoSampleEntry == "hvc1")

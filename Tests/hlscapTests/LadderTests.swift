@@ -91,6 +91,7 @@ enum Ladder {
                 "the ladder fell behind the camera: \(counts.dropped) frames dropped")
 
         let ladder = LadderStream(directory: stream, rungs: Ladder.rungs)
+        try ExternalTools.validateStream(stream)
         let problems = try ladder.problems(checkingEveryIFrame: false)
         #expect(problems.isEmpty, "\(problems)")
         let decodeProblems = try Ladder.decodeEveryRendition(ladder)
@@ -123,6 +124,7 @@ enum Ladder {
         #expect(result.stdout.hasPrefix(stream.path + "/master.m3u8: 10 segments"), "\(result.stdout)")
 
         let ladder = LadderStream(directory: stream, rungs: Ladder.rungs)
+        try ExternalTools.validateStream(stream)
         let problems = try ladder.problems(checkingEveryIFrame: true)
         #expect(problems.isEmpty, "\(problems)")
         let master = try ladder.master()
@@ -179,6 +181,7 @@ enum Ladder {
         let result = try ExternalTools.runHlscap(["file", input.path, "--out", stream.path] + extra)
         #expect(result.succeeded, "\(result.stderr)")
 
+        try ExternalTools.validateStream(stream)
         let master = try String(contentsOf: stream.appendingPathComponent("master.m3u8"), encoding: .utf8)
         #expect(master.contains("NAME=\"English\",LANGUAGE=\"en\",DEFAULT=YES,AUTOSELECT=YES,CHANNELS=\"1\",URI=\"audio/eng/playlist.m3u8\"")
                 || master.contains("NAME=\"English\",LANGUAGE=\"en\",DEFAULT=YES,AUTOSELECT=YES,CHANNELS=\"2\",URI=\"audio/eng/playlist.m3u8\""),
@@ -198,6 +201,7 @@ enum Ladder {
         let picked = directory.appendingPathComponent("picked")
         let one = try ExternalTools.runHlscap(["file", input.path, "--audio-track", "2", "--out", picked.path] + extra)
         #expect(one.succeeded, "\(one.stderr)")
+        try ExternalTools.validateStream(picked)
         #expect(!FileManager.default.fileExists(atPath: picked.appendingPathComponent("audio").path),
                 "one audio track stays in the one playlist")
         let missing = try ExternalTools.runHlscap(["file", input.path, "--audio-track", "3", "--out",

@@ -15,6 +15,7 @@ import Testing
         hlscap.send(SIGINT)
         let result = hlscap.finish(timeoutSeconds: LiveStream.stopSeconds)
         #expect(result.exitStatus == 0, "\(result.stderr)")
+        try ExternalTools.validateStream(stream)
         let line = status.split(separator: "\n").first { $0.hasPrefix("THP_enabled:") }
         #expect(line.map { $0.hasSuffix("0") } == true, "\(line.map(String.init) ?? "no THP_enabled line")")
     }

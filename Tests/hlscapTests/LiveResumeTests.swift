@@ -37,6 +37,7 @@ import Testing
         let overwritten = try live(stream, Self.shortRun + ["--overwrite"])
         #expect(overwritten.exitStatus == 0, "\(overwritten.stderr)")
         let playlist = try LiveStream.playlist(in: stream)
+        try ExternalTools.validateStream(stream)
         #expect(numbers(playlist) == [1, 2, 3], "a new stream: \(playlist.render())")
         #expect(playlist.segments.allSatisfy { !$0.discontinuity })
     }
@@ -51,6 +52,7 @@ import Testing
         #expect(resumed.exitStatus == 0, "\(resumed.stderr)")
 
         let playlist = try LiveStream.playlist(in: stream)
+        try ExternalTools.validateStream(stream)
         #expect(numbers(playlist) == [5, 6, 7], "\(playlist.render())")
         #expect(playlist.mediaSequence == 5)
         #expect(playlist.discontinuitySequence == 1, "the discontinuity before segment 4 left the window")
@@ -71,6 +73,9 @@ import Testing
         #expect(resumed.exitStatus == 0, "\(resumed.stderr)")
 
         let playlist = try LiveStream.playlist(in: stream)
+        withKnownIssue("master.m3u8 CODECS gives the H.264 level of the resumed size only; RFC 8216bis 4.4.6.2 wants every format") {
+            try ExternalTools.validateStream(stream)
+        }
         #expect(numbers(playlist) == [1, 2, 3, 4, 5, 6], "\(playlist.render())")
         #expect(playlist.segments.map(\.mapURI) == Array(repeating: "init.mp4", count: 3) + Array(repeating: "init-2.mp4", count: 3))
         #expect(playlist.segments.map(\.discontinuity) == [false, false, false, true, false, false])
@@ -103,6 +108,7 @@ import Testing
         let resumed = try live(stream, Self.shortRun + ["--resume"])
         #expect(resumed.exitStatus == 0, "\(resumed.stderr)")
         let playlist = try LiveStream.playlist(in: stream)
+        try ExternalTools.validateStream(stream)
         let listed = numbers(playlist)
         let firstNew = crashed.segments.count
         #expect(Array(listed.prefix(firstNew)) == numbers(crashed), "the crashed run's segments stay listed")

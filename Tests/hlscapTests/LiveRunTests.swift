@@ -84,6 +84,7 @@ enum LiveStream {
         #expect(pollerResult.exitStatus == 0, "\(pollerResult.stdout)")
 
         let playlist = try LiveStream.playlist(in: stream)
+        try ExternalTools.validateStream(stream)
         #expect(playlist.endList)
         #expect(playlist.segments.count == Self.window)
         #expect(report.firstSequence == 1)

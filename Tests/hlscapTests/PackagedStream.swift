@@ -13,6 +13,7 @@ struct PackagedStream {
         let input = ExternalTools.fixturesDirectory.appendingPathComponent(fixture).path
         let result = try ExternalTools.runHlscap(["file", input, "--copy", "--out", directory.path] + extraArguments)
         guard result.succeeded else { throw ExternalToolError.failed(command: "hlscap file \(fixture)", result: result) }
+        try ExternalTools.validateStream(directory)
         return PackagedStream(directory: directory, result: result)
     }
 

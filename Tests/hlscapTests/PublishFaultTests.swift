@@ -47,6 +47,7 @@ import Testing
         try rig.expectSafeListingUnderFaults(minimumVersions: 3)
 
         let playlist = try origin.storedPlaylist("live/playlist.m3u8")
+        try ExternalTools.validateStream(origin.url + "live/playlist.m3u8")
         #expect(playlist.endList)
         #expect(playlist.segments.count >= Self.pacedSeconds * 2 - 1)
         for segment in playlist.segments {

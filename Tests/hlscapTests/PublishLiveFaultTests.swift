@@ -35,6 +35,7 @@ import Testing
         try rig.expectSafeListingUnderFaults(minimumVersions: 11)
 
         let playlist = try origin.storedPlaylist("live/playlist.m3u8")
+        try ExternalTools.validateStream(origin.url + "live/playlist.m3u8")
         #expect(playlist.endList)
         #expect(playlist.playlistType == .event)
         #expect(playlist.segments.count == 45, "90 s in 2 s segments")

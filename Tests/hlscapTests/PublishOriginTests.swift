@@ -116,6 +116,7 @@ struct OriginFixture {
         defer { local.remove() }
         #expect(local.result.stdout.contains("published to \(origin.url)live/"))
         let remote = try origin.storedPlaylist("live/playlist.m3u8")
+        try ExternalTools.validateStream(origin.url + "live/playlist.m3u8")
         let localPlaylist = try local.playlist()
         #expect(remote.segments == localPlaylist.segments)
         #expect(remote.endList)
@@ -139,6 +140,7 @@ struct OriginFixture {
         #expect(result.succeeded, "\(result.stderr)")
         #expect(result.stdout.hasPrefix("\(origin.url)vod/playlist.m3u8: "))
         let playlist = try origin.storedPlaylist("vod/playlist.m3u8")
+        try ExternalTools.validateStream(origin.url + "vod/playlist.m3u8")
         #expect(playlist.endList)
         #expect(!playlist.segments.isEmpty)
         let playback = try ExternalTools.chromiumPlays(url: origin.url + "vod/playlist.m3u8")
@@ -161,6 +163,7 @@ struct OriginFixture {
         }
         #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("playlist.m3u8").path),
                 "the local stream is kept")
+        try ExternalTools.validateStream(directory)
     }
 
     @Test(arguments: [

@@ -12,6 +12,7 @@ import Testing
         let output = directory.appendingPathComponent("bad-\(UUID().uuidString)", isDirectory: true)
         let result = try ExternalTools.runHlscap(["file", input.path, "--out", output.path, "--quiet"] + extraArguments,
                                                  timeoutSeconds: 120)
+        if result.succeeded { try ExternalTools.validateStream(output) }
         return PackagedStream(directory: output, result: result)
     }
 

@@ -19,6 +19,11 @@ import Testing
     }
 
     @Test(arguments: cases)
+    func hlscapValidateFindsNoError(testCase: TranscodeCase) throws {
+        try ExternalTools.validateStream(try TranscodeWorkspace.shared.stream(testCase).directory)
+    }
+
+    @Test(arguments: cases)
     func ffmpegDecodesWithoutError(testCase: TranscodeCase) throws {
         let stream = try TranscodeWorkspace.shared.stream(testCase)
         #expect(try ExternalTools.ffmpegDecodeErrors(path: stream.playlistURL.path) == "")

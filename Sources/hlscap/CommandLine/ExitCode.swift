@@ -8,6 +8,7 @@ enum ExitCode: Int32 {
     case usage = 64
     case dataError = 65
     case noInput = 66
+    case unavailable = 69
     case software = 70
     case cannotCreate = 73
     case ioError = 74
@@ -49,6 +50,8 @@ extension CommandError {
             self.init(error)
         case let error as LiveError:
             self.init(error)
+        case let error as LoadError:
+            self.init(error)
         case let error as KeyframeGapTooLong:
             self.init(error.description, exitCode: .dataError)
         case PackagingError.holdsStream(let directory):
@@ -64,6 +67,19 @@ extension CommandError {
 
     init(_ error: StoreError) {
         self.init(error.description, exitCode: error.kind == .cannotCreate ? .cannotCreate : .ioError)
+    }
+
+    /// A validation target that cannot be read: missing 66, unreachable 69, failing 74.
+    init(_ error: LoadError) {
+        switch error {
+        case .notFound(let reason), .unreadable(let reason):
+            self.init("\(reason); give a stream directory, a playlist file or an http(s) URL that can be read",
+                      exitCode: .noInput)
+        case .unreachable(let reason):
+            self.init("\(reason); check the URL and that its server is up", exitCode: .unavailable)
+        case .readFailed(let reason):
+            self.init("reading failed: \(reason); try again", exitCode: .ioError)
+        }
     }
 
     init(_ error: LiveError) {

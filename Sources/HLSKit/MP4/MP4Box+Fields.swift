@@ -88,13 +88,24 @@ extension MP4Box {
 
     /// The DecoderSpecificInfo (AudioSpecificConfig) inside an `esds`.
     public func audioSpecificConfigBytes() throws -> [UInt8] {
+        try decoderConfiguration().specificInfo
+    }
+
+    /// The `esds` DecoderConfigDescriptor: objectTypeIndication (0x40 for MPEG-4 audio) and the
+    /// DecoderSpecificInfo (14496-1 7.2.6.5 and 7.2.6.6).
+    public func decoderConfiguration() throws -> (objectType: UInt8, specificInfo: [UInt8]) {
         var reader = try fullBoxReader("esds")
         var descriptors = try Self.readDescriptor(&reader, expecting: 0x03)
-        try descriptors.skip(2 + 1)  // ES_ID, flags (this reader expects none set)
+        try descriptors.skip(2)  // ES_ID
+        let flags = try descriptors.uint8()
+        if flags & 0x80 != 0 { try descriptors.skip(2) }  // dependsOn_ES_ID
+        if flags & 0x40 != 0 { try descriptors.skip(Int(try descriptors.uint8())) }  // URLstring
+        if flags & 0x20 != 0 { try descriptors.skip(2) }  // OCR_ES_Id
         var decoderConfig = try Self.readDescriptor(&descriptors, expecting: 0x04)
-        try decoderConfig.skip(1 + 1 + 3 + 4 + 4)  // object type, stream type, buffer, bitrates
+        let objectType = try decoderConfig.uint8()
+        try decoderConfig.skip(1 + 3 + 4 + 4)  // stream type, buffer, bitrates
         var specificInfo = try Self.readDescriptor(&decoderConfig, expecting: 0x05)
-        return Array(try specificInfo.take(specificInfo.remaining))
+        return (objectType, Array(try specificInfo.take(specificInfo.remaining)))
     }
 
     public struct TrackHeader: Sendable, Equatable {
@@ -144,12 +155,21 @@ extension MP4Box {
         public var entries: [Entry]
     }
 
+    /// A `trun` that stores no per-sample field still counts samples; more than this is damage.
+    static let maximumSamplesWithoutFields: UInt32 = 1 << 20
+
     public func trackRun() throws -> TrackRun {
         var reader = try fullBoxReader("trun")
         let count = try reader.uint32()
         let dataOffset = flags & 0x1 != 0 ? try reader.int32() : nil
         let firstSampleFlags = flags & 0x4 != 0 ? try reader.uint32() : nil
+        let entryBytes = [0x100, 0x200, 0x400, 0x800].filter { flags & UInt32($0) != 0 }.count * 4
+        // A count the payload cannot hold is refused before the loop, so a damaged count never spins.
+        guard entryBytes == 0 ? count <= Self.maximumSamplesWithoutFields : Int(count) * entryBytes <= reader.remaining else {
+            throw MP4ReadError.unexpected(box: "trun", detail: "sample_count \(count) does not fit the box")
+        }
         var entries: [TrackRun.Entry] = []
+        entries.reserveCapacity(Int(count))
         for _ in 0..<count {
             entries.append(TrackRun.Entry(
                 duration: flags & 0x100 != 0 ? try reader.uint32() : nil,
@@ -185,5 +205,71 @@ extension MP4Box {
             size = size << 7 | Int(byte & 0x7F)
         } while byte & 0x80 != 0
         return MP4Reader(try reader.take(size), box: "esds")
+    }
+}
+
+/// Sample flags (ISO/IEC 14496-12 8.8.3.1) and the fragment headers that carry defaults for them.
+extension MP4Box {
+    /// `sample_is_non_sync_sample` in a sample-flags word.
+    public static let nonSyncSampleFlag: UInt32 = 0x0001_0000
+    /// `sample_depends_on` = 2: the sample does not depend on others (an I picture).
+    public static let dependsOnNoOtherFlags: UInt32 = 0x0200_0000
+    public static let dependsOnMask: UInt32 = 0x0300_0000
+
+    /// `trex`: the defaults a track's fragments fall back on.
+    public struct TrackExtends: Sendable, Equatable {
+        public var trackID: UInt32
+        public var defaultSampleDuration: UInt32
+        public var defaultSampleSize: UInt32
+        public var defaultSampleFlags: UInt32
+    }
+
+    public func trackExtends() throws -> TrackExtends {
+        var reader = try fullBoxReader("trex")
+        let trackID = try reader.uint32()
+        try reader.skip(4)  // default_sample_description_index
+        return TrackExtends(trackID: trackID, defaultSampleDuration: try reader.uint32(),
+                            defaultSampleSize: try reader.uint32(), defaultSampleFlags: try reader.uint32())
+    }
+
+    /// `tfhd` with its optional fields, present as `flags` says.
+    public struct TrackFragmentHeader: Sendable, Equatable {
+        public static let baseDataOffsetPresent: UInt32 = 0x00_0001
+        public static let defaultBaseIsMoof: UInt32 = 0x02_0000
+
+        public var flags: UInt32
+        public var trackID: UInt32
+        public var baseDataOffset: UInt64?
+        public var defaultSampleDuration: UInt32?
+        public var defaultSampleSize: UInt32?
+        public var defaultSampleFlags: UInt32?
+    }
+
+    public func trackFragmentHeader() throws -> TrackFragmentHeader {
+        var reader = try fullBoxReader("tfhd")
+        let trackID = try reader.uint32()
+        let baseDataOffset = flags & 0x1 != 0 ? try reader.uint64() : nil
+        if flags & 0x2 != 0 { try reader.skip(4) }  // sample_description_index
+        return TrackFragmentHeader(
+            flags: flags, trackID: trackID, baseDataOffset: baseDataOffset,
+            defaultSampleDuration: flags & 0x8 != 0 ? try reader.uint32() : nil,
+            defaultSampleSize: flags & 0x10 != 0 ? try reader.uint32() : nil,
+            defaultSampleFlags: flags & 0x20 != 0 ? try reader.uint32() : nil)
+    }
+
+    /// Width and height of a visual sample entry (`avc1`, `hvc1` …).
+    public func visualSampleEntrySize() throws -> (width: Int, height: Int) {
+        var reader = MP4Reader(payload, box: type)
+        try reader.skip(8 + 16)  // SampleEntry, pre_defined and reserved
+        return (Int(try reader.uint16()), Int(try reader.uint16()))
+    }
+
+    /// Channel count and sample rate of an audio sample entry (`mp4a`).
+    public func audioSampleEntry() throws -> (channelCount: Int, sampleRate: Int) {
+        var reader = MP4Reader(payload, box: type)
+        try reader.skip(8 + 8)  // SampleEntry, reserved
+        let channels = Int(try reader.uint16())
+        try reader.skip(2 + 4)  // samplesize, pre_defined and reserved
+        return (channels, Int(try reader.uint32() >> 16))
     }
 }

@@ -1,0 +1,372 @@
+import Foundation
+
+/// Validates an HLS stream: the playlist at a URL and everything it leads to (variants, renditions,
+/// I-frame playlists, init sections and segments), with the rules of RFC 8216bis, ISO BMFF and
+/// Apple's authoring specification.
+public struct StreamValidator: Sendable {
+    public struct Options: Sendable {
+        /// Read only this many segments of each playlist (its first ones); nil reads all.
+        public var sampleSegments: Int?
+
+        public init(sampleSegments: Int? = nil) {
+            self.sampleSegments = sampleSegments
+        }
+    }
+
+    public let loader: any ResourceLoader
+    public let options: Options
+
+    public init(loader: any ResourceLoader, options: Options = Options()) {
+        self.loader = loader
+        self.options = options
+    }
+
+    /// The playlist a target names: a playlist file or URL as is; for a directory, its
+    /// `master.m3u8`, else its `playlist.m3u8`, else its only `.m3u8`.
+    public static func playlistURL(forTarget target: String) throws(LoadError) -> URL {
+        if let url = URL(string: target), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme) {
+            return url
+        }
+        let path = target.hasPrefix("file://") ? (URL(string: target)?.path ?? target) : target
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw .notFound("\(path) does not exist")
+        }
+        let url = URL(fileURLWithPath: path).standardizedFileURL
+        guard isDirectory.boolValue else { return url }
+        for name in ["master.m3u8", "playlist.m3u8"] where FileManager.default.fileExists(atPath: url.appendingPathComponent(name).path) {
+            return url.appendingPathComponent(name)
+        }
+        let contents: [String]
+        do {
+            contents = try FileManager.default.contentsOfDirectory(atPath: path)
+        } catch {
+            throw .unreadable("\(path) cannot be listed: \(error.localizedDescription)")
+        }
+        let playlists = contents.filter { $0.hasSuffix(".m3u8") }.sorted()
+        guard playlists.count == 1 else {
+            throw .notFound(playlists.isEmpty ? "\(path) holds no .m3u8 playlist"
+                : "\(path) holds several playlists (\(playlists.joined(separator: ", "))) and no master.m3u8")
+        }
+        return url.appendingPathComponent(playlists[0])
+    }
+
+    /// Reads and checks everything reachable from `url`. Throws only when the playlist at `url`
+    /// itself cannot be read; everything else is a finding.
+    public func validate(_ url: URL) throws(LoadError) -> ValidationReport {
+        let bytes = try loader.load(url)
+        var run = Run(root: url.deletingLastPathComponent(), loader: loader, options: options)
+        run.validate(playlistBytes: bytes, at: url)
+        return ValidationReport(target: url.isFileURL ? url.path : url.absoluteString,
+                                findings: run.findings, playlistCount: run.playlistCount,
+                                segmentCount: run.segmentCount, variants: run.variantSummaries)
+    }
+}
+
+/// One validation's state: what was read and found so far.
+private struct Run {
+    let root: URL
+    let loader: any ResourceLoader
+    let options: StreamValidator.Options
+    var findings: [Finding] = []
+    var playlistCount = 0
+    var segmentCount = 0
+    var variantSummaries: [ValidationReport.Variant] = []
+    var initSections: [URL: InitSectionInfo?] = [:]
+    var audioChannelCounts: [(codec: String, channels: Int)] = []
+    /// Playlists already checked, with what was measured.
+    var measured: [URL: Measurement] = [:]
+
+    struct Measurement {
+        var peakBitsPerSecond: Double
+        var averageBitsPerSecond: Double
+        var codecs: Set<String>
+    }
+
+    init(root: URL, loader: any ResourceLoader, options: StreamValidator.Options) {
+        self.root = root
+        self.loader = loader
+        self.options = options
+    }
+
+    /// A path relative to the target's directory when on the same server or disk, else the URL.
+    func name(_ url: URL) -> String {
+        guard url.scheme == root.scheme, url.host == root.host, url.port == root.port else { return url.absoluteString }
+        let base = root.standardized.path.split(separator: "/")
+        let path = url.standardized.path.split(separator: "/")
+        let common = zip(base, path).prefix { $0 == $1 }.count
+        let relative = Array(repeating: "..", count: base.count - common) + path.dropFirst(common).map(String.init)
+        let query = url.query.map { "?" + $0 } ?? ""
+        return relative.joined(separator: "/") + query
+    }
+
+    func resolve(_ uri: String, against playlist: URL) -> URL? {
+        URL(string: uri, relativeTo: playlist)?.absoluteURL
+            ?? uri.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed).flatMap { URL(string: $0, relativeTo: playlist)?.absoluteURL }
+    }
+
+    mutating func validate(playlistBytes bytes: [UInt8], at url: URL) {
+        let file = name(url)
+        guard let document = read(playlistBytes: bytes, at: url) else { return }
+        if document.isMultivariant {
+            validateMaster(MasterPlaylistDocument(document), at: url)
+        } else {
+            _ = validateMedia(MediaPlaylistDocument(document), at: url, independentFromMaster: false)
+        }
+        appleAudioWarning(file: file)
+    }
+
+    /// The playlist's lines, after the text-level rules; nil when it is not text.
+    private mutating func read(playlistBytes bytes: [UInt8], at url: URL) -> PlaylistDocument? {
+        playlistCount += 1
+        let (text, textFindings) = PlaylistRules.checkText(bytes, file: name(url))
+        findings += textFindings
+        guard let text else { return nil }
+        let document = PlaylistDocument(text: text)
+        findings += PlaylistRules.checkHeader(document, file: name(url))
+        return document
+    }
+
+    private mutating func appleAudioWarning(file: String) {
+        guard !audioChannelCounts.isEmpty,
+              !audioChannelCounts.contains(where: { $0.codec.lowercased().hasPrefix("mp4a.40.") && $0.channels == 2 }) else { return }
+        let found = audioChannelCounts.map { "\($0.codec) with \($0.channels) channel(s)" }
+        findings.append(Finding(.stereoAudio, file: file,
+                                message: "no stereo AAC audio; the audio is \(Set(found).sorted().joined(separator: ", "))"))
+    }
+
+    // MARK: Multivariant
+
+    private mutating func validateMaster(_ master: MasterPlaylistDocument, at url: URL) {
+        let file = name(url)
+        findings += PlaylistRules.check(master: master, file: file)
+        var playlistsOfGroup: [String: [URL]] = [:]
+        for rendition in master.renditions {
+            guard let uri = rendition.uri else { continue }
+            guard let playlistURL = resolve(uri, against: url) else {
+                findings.append(Finding(.uri, file: file, line: rendition.line, message: "URI \"\(uri)\" is not a valid URI"))
+                continue
+            }
+            playlistsOfGroup["\(rendition.type)/\(rendition.groupID)", default: []].append(playlistURL)
+            followPlaylist(playlistURL, from: file, line: rendition.line, independent: master.independentSegments)
+        }
+        for variant in master.variants + master.iFrameVariants {
+            guard let playlistURL = resolve(variant.uri, against: url) else {
+                findings.append(Finding(.uri, file: file, line: variant.line,
+                                        message: "URI \"\(variant.uri)\" is not a valid URI"))
+                continue
+            }
+            followPlaylist(playlistURL, from: file, line: variant.line, independent: master.independentSegments)
+        }
+        for variant in master.variants {
+            guard let playlistURL = resolve(variant.uri, against: url) else { continue }
+            let audio = variant.audioGroup.map { playlistsOfGroup["AUDIO/\($0)"] ?? [] } ?? []
+            checkVariant(variant, playlist: playlistURL, audio: audio, file: file)
+        }
+        let iFrameURIs = Set(master.iFrameVariants.map(\.uri))
+        variantSummaries = master.variants.map {
+            ValidationReport.Variant(uri: $0.uri, bandwidthBitsPerSecond: $0.bandwidthBitsPerSecond,
+                                     averageBandwidthBitsPerSecond: $0.averageBandwidthBitsPerSecond,
+                                     codecs: $0.codecs, resolution: $0.resolution.map { "\($0.width)x\($0.height)" },
+                                     framesPerSecond: $0.framesPerSecond, iFrame: false)
+        } + master.iFrameVariants.filter { iFrameURIs.contains($0.uri) }.map {
+            ValidationReport.Variant(uri: $0.uri, bandwidthBitsPerSecond: $0.bandwidthBitsPerSecond,
+                                     averageBandwidthBitsPerSecond: $0.averageBandwidthBitsPerSecond,
+                                     codecs: $0.codecs, resolution: $0.resolution.map { "\($0.width)x\($0.height)" },
+                                     framesPerSecond: nil, iFrame: true)
+        }
+    }
+
+    private mutating func followPlaylist(_ playlistURL: URL, from file: String, line: Int, independent: Bool) {
+        guard measured[playlistURL] == nil else { return }
+        let bytes: [UInt8]
+        do {
+            bytes = try loader.load(playlistURL)
+        } catch {
+            findings.append(Finding(.uri, file: file, line: line,
+                                    message: "\(name(playlistURL)) cannot be read: \(error)"))
+            measured[playlistURL] = Measurement(peakBitsPerSecond: 0, averageBitsPerSecond: 0, codecs: [])
+            return
+        }
+        guard let document = read(playlistBytes: bytes, at: playlistURL) else { return }
+        if document.isMultivariant {
+            findings.append(Finding(.playlistKind, file: file, line: line,
+                                    message: "\(name(playlistURL)) is a multivariant playlist, where a media playlist belongs"))
+            return
+        }
+        measured[playlistURL] = validateMedia(MediaPlaylistDocument(document), at: playlistURL,
+                                              independentFromMaster: independent)
+    }
+
+    /// CODECS against the sample entries, measured bit rates against BANDWIDTH and AVERAGE-BANDWIDTH.
+    private mutating func checkVariant(_ variant: MasterPlaylistDocument.Variant, playlist: URL, audio: [URL],
+                                       file: String) {
+        guard let own = measured[playlist] else { return }
+        let audioMeasures = audio.compactMap { measured[$0] }
+        if let codecs = variant.codecs {
+            let listed = Set(codecs.map(CodecMatch.normalized))
+            let found = own.codecs.union(audioMeasures.flatMap(\.codecs))
+            for codec in found.sorted() where !listed.contains(CodecMatch.normalized(codec)) {
+                findings.append(Finding(.codecs, file: file, line: variant.line,
+                                        message: "CODECS=\"\(codecs.joined(separator: ","))\" does not list \(codec), "
+                                            + "which \(variant.uri) or its renditions carry; write CODECS=\"\(found.sorted().joined(separator: ","))\""))
+            }
+            if !found.isEmpty {
+                let foundNormalized = Set(found.map(CodecMatch.normalized))
+                for codec in codecs where !foundNormalized.contains(CodecMatch.normalized(codec)) {
+                    findings.append(Finding(.codecs, file: file, line: variant.line,
+                                            message: "CODECS lists \(codec), but no sample entry of \(variant.uri) "
+                                                + "or its renditions is \(codec)"))
+                }
+            }
+        }
+        let peak = own.peakBitsPerSecond + (audioMeasures.map(\.peakBitsPerSecond).max() ?? 0)
+        let average = own.averageBitsPerSecond + (audioMeasures.map(\.averageBitsPerSecond).max() ?? 0)
+        if let bandwidth = variant.bandwidthBitsPerSecond, peak > 1.25 * Double(bandwidth) {
+            findings.append(Finding(.measuredBandwidth, file: file, line: variant.line,
+                                    message: "measured peak \(Int(peak)) b/s is over 125 % of BANDWIDTH=\(bandwidth)"))
+        }
+        if let averageBandwidth = variant.averageBandwidthBitsPerSecond, average > 1.10 * Double(averageBandwidth) {
+            findings.append(Finding(.measuredBandwidth, file: file, line: variant.line,
+                                    message: "measured average \(Int(average)) b/s is over 110 % of "
+                                        + "AVERAGE-BANDWIDTH=\(averageBandwidth)"))
+        }
+    }
+
+    // MARK: Media
+
+    private mutating func validateMedia(_ playlist: MediaPlaylistDocument, at url: URL,
+                                        independentFromMaster: Bool) -> Measurement {
+        let file = name(url)
+        findings += PlaylistRules.check(media: playlist, file: file)
+        // Every range of an I-frame playlist starts with a picture that decodes alone.
+        var checker = SegmentChecker(independentSegments: playlist.independentSegments || independentFromMaster
+                                         || playlist.iFramesOnly,
+                                     iFramesOnly: playlist.iFramesOnly)
+        var codecs: Set<String> = []
+        var peak = 0.0
+        var totalBits = 0.0
+        var totalSeconds = 0.0
+        var cache: (url: URL, bytes: [UInt8])?
+        let limit = options.sampleSegments ?? Int.max
+        for (index, segment) in playlist.segments.enumerated() {
+            guard let segmentURL = resolve(segment.uri, against: url) else {
+                findings.append(Finding(.uri, file: file, line: segment.line, message: "URI \"\(segment.uri)\" is not a valid URI"))
+                continue
+            }
+            var initSection: InitSectionInfo?
+            if let map = segment.map {
+                initSection = loadInitSection(map, playlist: url, file: file)
+                for track in initSection?.tracks ?? [] {
+                    if let codec = track.codec { codecs.insert(codec) }
+                }
+            }
+            // AES-128 segments are ciphertext: only their presence can be checked without the key.
+            guard index < limit, !segment.encrypted else {
+                if segment.byteRange == nil { checkExists(segmentURL, file: file, line: segment.line) }
+                continue
+            }
+            let bytes: [UInt8]
+            if let cached = cache, cached.url == segmentURL {
+                bytes = cached.bytes
+            } else {
+                do {
+                    bytes = try loader.load(segmentURL)
+                } catch {
+                    findings.append(Finding(.uri, file: file, line: segment.line,
+                                            message: "segment \(segment.uri) cannot be read: \(error)"))
+                    checker.restart()
+                    continue
+                }
+                cache = segment.byteRange == nil ? nil : (segmentURL, bytes)
+            }
+            segmentCount += 1
+            var slice = bytes[...]
+            if let range = segment.byteRange {
+                let start = range.offset ?? 0
+                guard start >= 0, range.length >= 0, start <= bytes.count, range.length <= bytes.count - start else {
+                    findings.append(Finding(.byteRange, file: file, line: segment.line,
+                                            message: "byte range \(range.length)@\(start) of \(segment.uri) goes past "
+                                                + "its end (\(bytes.count) bytes)"))
+                    checker.restart()
+                    continue
+                }
+                // An I-frame range ends inside its mdat, after the picture: read the boxes to the file's end.
+                slice = playlist.iFramesOnly ? bytes[start...] : bytes[start..<(start + range.length)]
+            }
+            let pictureEnd = playlist.iFramesOnly ? segment.byteRange.map { ($0.offset ?? 0) + $0.length } : nil
+            findings += checker.check(slice, segment: segment, initSection: initSection,
+                                      file: name(segmentURL), pictureEnd: pictureEnd)
+            if segment.durationSeconds > 0, !playlist.iFramesOnly {
+                let bits = Double(slice.count) * 8
+                peak = max(peak, bits / segment.durationSeconds)
+                totalBits += bits
+                totalSeconds += segment.durationSeconds
+            }
+        }
+        if let interval = checker.longestSyncIntervalSeconds, interval > 2.0 + 0.0005, !playlist.iFramesOnly {
+            findings.append(Finding(.keyframeInterval, file: file,
+                                    message: "IDRs are up to \(String(format: "%.3f", interval)) s apart, more than 2 s"))
+        }
+        return Measurement(peakBitsPerSecond: peak, averageBitsPerSecond: totalSeconds > 0 ? totalBits / totalSeconds : 0,
+                           codecs: codecs)
+    }
+
+    private mutating func checkExists(_ url: URL, file: String, line: Int) {
+        do {
+            guard try !loader.exists(url) else { return }
+            findings.append(Finding(.uri, file: file, line: line, message: "\(name(url)) does not exist"))
+        } catch {
+            findings.append(Finding(.uri, file: file, line: line, message: "\(name(url)) cannot be read: \(error)"))
+        }
+    }
+
+    private mutating func loadInitSection(_ map: MediaPlaylistDocument.Map, playlist: URL,
+                                          file: String) -> InitSectionInfo? {
+        guard let url = resolve(map.uri, against: playlist) else {
+            findings.append(Finding(.uri, file: file, line: map.line, message: "URI \"\(map.uri)\" is not a valid URI"))
+            return nil
+        }
+        if let known = initSections[url] { return known }
+        let bytes: [UInt8]
+        do {
+            bytes = try loader.load(url)
+        } catch {
+            findings.append(Finding(.uri, file: file, line: map.line, message: "init section \(map.uri) cannot be read: \(error)"))
+            initSections[url] = .some(nil)
+            return nil
+        }
+        var slice = bytes[...]
+        if let range = map.byteRange {
+            let start = range.offset ?? 0
+            guard start <= bytes.count, range.length <= bytes.count - start else {
+                findings.append(Finding(.byteRange, file: file, line: map.line,
+                                        message: "EXT-X-MAP BYTERANGE goes past the end of \(map.uri) (\(bytes.count) bytes)"))
+                return nil
+            }
+            slice = bytes[start..<(start + range.length)]
+        }
+        let info = InitSectionInfo(Array(slice))
+        for problem in info.problems {
+            findings.append(Finding(.initSection, file: name(url), byteOffset: problem.offset, message: problem.message))
+        }
+        for track in info.tracks where track.isAudio {
+            audioChannelCounts.append((track.codec ?? track.sampleEntryType ?? "audio", track.channelCount ?? 0))
+        }
+        // Without tracks the segments cannot be read against it; its own findings say why.
+        let usable = info.tracks.isEmpty ? nil : info
+        initSections[url] = usable
+        return usable
+    }
+}
+
+/// CODECS entries compared as RFC 6381 says: case-insensitively, and `mp4a.40.02` as `mp4a.40.2`.
+enum CodecMatch {
+    static func normalized(_ codec: String) -> String {
+        let lower = codec.lowercased()
+        guard lower.hasPrefix("mp4a.") else { return lower }
+        return lower.split(separator: ".").enumerated().map { index, part in
+            index == 0 ? String(part) : (Int(part, radix: index == 1 ? 16 : 10).map { String($0) } ?? String(part))
+        }.joined(separator: ".")
+    }
+}
