@@ -109,6 +109,7 @@ public struct StreamWriter {
             let own = layout.tracks(of: index, in: tracks)
             renditions[index].startsSection = sectionCount > 1
             guard own != renditions[index].tracks else { continue }
+            renditions[index].earlierTracks += renditions[index].tracks
             renditions[index].tracks = own
             renditions[index].initName = sectionCount == 1 ? Self.initName : "init-\(sectionCount).mp4"
             let path = renditions[index].path(renditions[index].initName)
@@ -172,9 +173,12 @@ public struct StreamWriter {
     public var masterPlaylist: MasterPlaylist {
         let layout = self.layout ?? .single(trackCount: tracks.count)
         let measured = renditions.map { record in
-            RenditionMeasure(tracks: record.tracks, peakBitrate: record.peakBitrate,
-                             averageBitrate: record.averageBitrate, framesPerSecond: record.framesPerSecond,
-                             iFramePeakBitrate: record.iFramePeakBitrate, iFrameAverageBitrate: record.iFrameAverageBitrate)
+            var measure = RenditionMeasure(
+                tracks: record.tracks, peakBitrate: record.peakBitrate, averageBitrate: record.averageBitrate,
+                framesPerSecond: record.framesPerSecond, iFramePeakBitrate: record.iFramePeakBitrate,
+                iFrameAverageBitrate: record.iFrameAverageBitrate)
+            measure.earlierTracks = record.earlierTracks
+            return measure
         }
         return MasterPlaylistBuilder(layout: layout, allTracks: tracks, measured: measured)
             .make(version: vodPlaylist.version)
@@ -208,6 +212,8 @@ public struct StreamWriter {
 private struct RenditionRecord {
     let directory: String
     var tracks: [TrackDescription] = []
+    /// The tracks of earlier sections that had other parameters.
+    var earlierTracks: [TrackDescription] = []
     var initName = StreamWriter.initName
     var startsSection = false
     var entries: [MediaPlaylist.Segment] = []

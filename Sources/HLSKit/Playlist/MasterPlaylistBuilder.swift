@@ -6,6 +6,9 @@ public struct RenditionMeasure: Sendable, Equatable {
     public var framesPerSecond: Double?
     public var iFramePeakBitrate: Int
     public var iFrameAverageBitrate: Int
+    /// Tracks of earlier sections (joined recordings, a resumed stream) whose formats CODECS must
+    /// also list (RFC 8216bis 4.4.6.2: every format in the variant).
+    public var earlierTracks: [TrackDescription] = []
 
     public init(tracks: [TrackDescription], peakBitrate: Int, averageBitrate: Int, framesPerSecond: Double?,
                 iFramePeakBitrate: Int, iFrameAverageBitrate: Int) {
@@ -17,23 +20,26 @@ public struct RenditionMeasure: Sendable, Equatable {
         self.iFrameAverageBitrate = iFrameAverageBitrate
     }
 
+    /// Every format of the variant, video first, each once.
     var codecs: [String] {
-        tracks.map { track in
-            switch track.format {
-            case .h264(let format): format.decoderConfiguration.codecsString
-            case .hevc(let format): format.decoderConfiguration.codecsString
-            case .aac(let format): format.audioSpecificConfig.codecsString
-            }
+        let all = earlierTracks + tracks
+        var seen: [String] = []
+        for codec in all.filter(\.isVideo).map(Self.codec) + all.filter { !$0.isVideo }.map(Self.codec)
+        where !seen.contains(codec) {
+            seen.append(codec)
         }
+        return seen
     }
 
     var videoCodecs: [String] {
-        tracks.filter(\.isVideo).compactMap { track in
-            switch track.format {
-            case .h264(let format): format.decoderConfiguration.codecsString
-            case .hevc(let format): format.decoderConfiguration.codecsString
-            case .aac: nil
-            }
+        codecs.filter { !$0.hasPrefix("mp4a") }
+    }
+
+    private static func codec(_ track: TrackDescription) -> String {
+        switch track.format {
+        case .h264(let format): format.decoderConfiguration.codecsString
+        case .hevc(let format): format.decoderConfiguration.codecsString
+        case .aac(let format): format.audioSpecificConfig.codecsString
         }
     }
 
