@@ -84,13 +84,13 @@ import Testing
 
     @Test func formatComesFromTheEncodersParameterSets() throws {
         let encoder = try VideoEncoder(settings: Self.settings(), trackIndex: 0)
-        let configuration = encoder.format.decoderConfiguration
+        let configuration = try #require(encoder.format).decoderConfiguration
         #expect(configuration.profileIndication == 100, "High profile")
-        #expect(Int(configuration.levelIndication) == encoder.level.idc)
-        #expect(encoder.level.idc == 13)
+        #expect(Int(configuration.levelIndication) == encoder.level?.idc)
+        #expect(encoder.level?.idc == 13)
         let sps = try configuration.parsedSequenceParameterSet()
         #expect(sps.width == Self.width && sps.height == Self.height)
-        #expect(encoder.format.width == Self.width && encoder.format.height == Self.height)
+        #expect(encoder.format?.width == Self.width && encoder.format?.height == Self.height)
     }
 
     @Test(arguments: [
@@ -131,7 +131,7 @@ import Testing
         audioSamples += try audio.flush()
 
         let tracks = [
-            TrackDescription(trackID: 1, timescale: 90_000, format: .h264(video.format)),
+            TrackDescription(trackID: 1, timescale: 90_000, format: video.trackFormat),
             TrackDescription(trackID: 2, timescale: UInt32(audio.settings.sampleRate),
                              format: .aac(AACFormat(audioSpecificConfig: audio.audioSpecificConfig))),
         ]

@@ -119,7 +119,8 @@ public struct MasterPlaylistBuilder: Sendable {
             MasterPlaylist.IFrameStream(
                 uri: layout.renditions[index].path(StreamLayout.iFramePlaylistName),
                 bandwidthBitsPerSecond: max(1, measured[index].iFramePeakBitrate),
-                averageBandwidthBitsPerSecond: measured[index].iFrameAverageBitrate,
+                averageBandwidthBitsPerSecond: measured[index].iFrameAverageBitrate > 0
+                    ? measured[index].iFrameAverageBitrate : nil,
                 codecs: measured[index].videoCodecs,
                 resolution: measured[index].resolution)
         }

@@ -1,8 +1,17 @@
 import CFFmpeg
 import HLSKit
 
-/// What the H.264 encoder produces.
+/// The video coding formats hlscap encodes.
+public enum VideoCodec: String, Sendable, Equatable, CaseIterable {
+    /// H.264 High profile through libx264.
+    case h264
+    /// HEVC Main profile through libx265, in `hvc1` sample entries.
+    case hevc
+}
+
+/// What the video encoder produces.
 public struct VideoEncoderSettings: Sendable, Equatable {
+    public var codec = VideoCodec.h264
     public var width: Int
     public var height: Int
     public var frameRate: Rational
@@ -42,39 +51,56 @@ public struct VideoEncoderSettings: Sendable, Equatable {
     }
 }
 
-/// H.264 High profile through libx264, for HLS: keyframes only where asked for (plus one at
-/// least every `keyframeIntervalFrames`), each an IDR in a closed GOP, never at scene cuts.
+/// H.264 High profile through libx264, or HEVC Main through libx265, for HLS: keyframes only where
+/// asked for (plus one at least every `keyframeIntervalFrames`), each an IDR in a closed GOP, never
+/// at scene cuts.
 ///
 /// Frames go in as yuv420p of the configured size with any time base; samples come out on a
-/// 90 kHz timescale with length-prefixed NAL units and without the SPS/PPS, which `format`
-/// carries for the init segment.
+/// 90 kHz timescale with length-prefixed NAL units and without the parameter sets, which
+/// `trackFormat` carries for the init segment.
 public final class VideoEncoder {
     public static let timescale: Int64 = 90_000
 
     public let settings: VideoEncoderSettings
-    public let level: H264Level
+    /// The H.264 level chosen; nil for HEVC, whose level libx265 picks.
+    public let level: H264Level?
     /// The track the samples belong to.
     public let trackIndex: Int
-    /// The sample entry for the init segment, from the encoder's SPS and PPS.
-    public let format: H264Format
+    /// The sample entry for the init segment, from the encoder's parameter sets.
+    public let trackFormat: TrackDescription.Format
+    private let configuration: ParameterSets
+
+    private enum ParameterSets {
+        case h264(AVCDecoderConfiguration)
+        case hevc(HEVCDecoderConfiguration)
+    }
+
+    /// The H.264 sample entry, when encoding H.264.
+    public var format: H264Format? {
+        if case .h264(let format) = trackFormat { return format }
+        return nil
+    }
 
     private let context: CodecContext
     private var packet: Packet
 
     /// The longest picture side accepted; sides must also be even, as 4:2:0 halves them.
     private static let maxSide = 8192
-    private static let encoderName = "libx264"
-
     public init(settings: VideoEncoderSettings, trackIndex: Int) throws {
         try Self.validate(settings)
-        guard let level = H264Level.lowest(width: settings.width, height: settings.height,
-                                           frameRate: settings.frameRate, maxBitrate: settings.bitrate,
-                                           bufferSize: settings.bufferSizeBits) else {
-            throw CodecError.unsupportedSettings("\(settings.width)x\(settings.height) at \(settings.frameRate) fps "
-                + "and \(settings.bitrate) bit/s exceeds every H.264 level")
+        var level: H264Level?
+        if settings.codec == .h264 {
+            guard let lowest = H264Level.lowest(width: settings.width, height: settings.height,
+                                                frameRate: settings.frameRate, maxBitrate: settings.bitrate,
+                                                bufferSize: settings.bufferSizeBits) else {
+                throw CodecError.unsupportedSettings("\(settings.width)x\(settings.height) at \(settings.frameRate) fps "
+                    + "and \(settings.bitrate) bit/s exceeds every H.264 level")
+            }
+            level = lowest
         }
-        guard let codec = avcodec_find_encoder_by_name(Self.encoderName) else {
-            throw CodecError.encoderNotFound(codec: Self.encoderName)
+        let encoderName = settings.codec == .h264 ? "libx264" : "libx265"
+        guard let codec = avcodec_find_encoder_by_name(encoderName) else {
+            throw CodecError.encoderNotFound(codec: encoderName)
         }
         self.settings = settings
         self.level = level
@@ -93,19 +119,42 @@ public final class VideoEncoder {
         codecContext.pointee.rc_buffer_size = Int32(settings.bufferSizeBits)
         codecContext.pointee.gop_size = Int32(settings.keyframeIntervalFrames)
         codecContext.pointee.keyint_min = Int32(settings.keyframeIntervalFrames)
-        // SPS and PPS go to extradata (for avcC), not in front of every keyframe.
+        // Parameter sets go to extradata (for avcC/hvcC), not in front of every keyframe.
         codecContext.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER | Int32(bitPattern: AV_CODEC_FLAG_CLOSED_GOP)
         codecContext.pointee.thread_count = Int32(settings.threadCount)
 
+        try context.open(options: settings.codec == .h264 ? Self.x264Options(settings, level: level)
+                                                          : Self.x265Options(settings))
+        packet = try Packet()
+
+        let extradata = context.extradata
+        do {
+            switch settings.codec {
+            case .h264:
+                let configuration = try AVCDecoderConfiguration(annexB: extradata)
+                self.configuration = .h264(configuration)
+                trackFormat = .h264(H264Format(decoderConfiguration: configuration, width: settings.width,
+                                               height: settings.height))
+            case .hevc:
+                let configuration = try HEVCDecoderConfiguration(annexB: extradata)
+                self.configuration = .hevc(configuration)
+                trackFormat = .hevc(try HEVCFormat(decoderConfiguration: configuration))
+            }
+        } catch {
+            throw CodecError.unsupportedSettings("\(encoderName) produced no usable parameter sets (\(error))")
+        }
+    }
+
+    private static func x264Options(_ settings: VideoEncoderSettings, level: H264Level?) -> [String: String] {
         var options = [
             "preset": settings.preset,
             "profile": "high",
-            "level": level.description,
             // No keyframes of the encoder's own choosing at scene changes: segment starts are ours.
             "sc_threshold": "0",
             // A forced keyframe must be an IDR, or a segment could not be decoded on its own.
             "forced-idr": "1",
         ]
+        if let level { options["level"] = level.description }
         if settings.zeroLatency {
             options["tune"] = "zerolatency"
             // Live: constant bit rate, padded with filler data, so the rates a live master playlist
@@ -113,16 +162,22 @@ public final class VideoEncoder {
             // specification wants a segment's rate within 10 % of AVERAGE-BANDWIDTH).
             options["nal-hrd"] = "cbr"
         }
-        try context.open(options: options)
-        packet = try Packet()
+        return options
+    }
 
-        let extradata = context.extradata
-        do {
-            let configuration = try AVCDecoderConfiguration(annexB: extradata)
-            format = H264Format(decoderConfiguration: configuration, width: settings.width, height: settings.height)
-        } catch {
-            throw CodecError.unsupportedSettings("libx264 produced no usable SPS/PPS (\(error))")
-        }
+    /// libx265 takes its GOP rules as x265 parameters: a closed GOP (every forced keyframe an IDR),
+    /// no scene-cut keyframes, parameter sets only in the extradata, no version SEI.
+    private static func x265Options(_ settings: VideoEncoderSettings) -> [String: String] {
+        var parameters = [
+            "keyint=\(settings.keyframeIntervalFrames)", "min-keyint=\(settings.keyframeIntervalFrames)",
+            "scenecut=0", "open-gop=0", "repeat-headers=0", "info=0", "log-level=error",
+        ]
+        if settings.threadCount == 1 { parameters += ["pools=1", "frame-threads=1"] }
+        if settings.zeroLatency { parameters.append("strict-cbr=1") }
+        var options = ["preset": settings.preset, "profile": "main", "forced-idr": "1",
+                       "x265-params": parameters.joined(separator: ":")]
+        if settings.zeroLatency { options["tune"] = "zerolatency" }
+        return options
     }
 
     /// Encodes `frame` (its `pts` in any time base, converted to 90 kHz); when `forceKeyframe`
@@ -155,14 +210,23 @@ public final class VideoEncoder {
         var samples: [EncodedSample] = []
         try context.receivePackets(into: &packet) { packet in
             guard let dts = packet.dts, let pts = packet.pts else {
-                throw CodecError.unexpectedFrame("libx264 returned a packet without timestamps")
+                throw CodecError.unexpectedFrame("the encoder returned a packet without timestamps")
             }
-            // A constant-rate stream keeps its filler: the rate it declares is the rate it sends.
-            let unit = try H264AccessUnit(packet.bytes, framing: .annexB, configuration: format.decoderConfiguration,
-                                          keepsFillerData: settings.zeroLatency)
+            let bytes: [UInt8]
+            let isSync: Bool
+            switch configuration {
+            case .h264(let configuration):
+                // A constant-rate stream keeps its filler: the rate it declares is the rate it sends.
+                let unit = try H264AccessUnit(packet.bytes, framing: .annexB, configuration: configuration,
+                                              keepsFillerData: settings.zeroLatency)
+                (bytes, isSync) = (unit.bytes, unit.isIDR)
+            case .hevc(let configuration):
+                let unit = try HEVCAccessUnit(packet.bytes, framing: .annexB, configuration: configuration)
+                (bytes, isSync) = (unit.bytes, unit.isIntraRandomAccessPoint)
+            }
             samples.append(EncodedSample(track: trackIndex, decodeTime: dts, compositionOffset: Int32(clamping: pts - dts),
                                          durationHint: packet.duration > 0 ? packet.duration : nil,
-                                         isSync: unit.isIDR, data: unit.bytes))
+                                         isSync: isSync, data: bytes))
         }
         return samples
     }

@@ -1,18 +1,23 @@
 /// One rung of an adaptive bit-rate ladder: a picture height and the rate to encode it at.
 public struct LadderRung: Sendable, Equatable, CustomStringConvertible {
     public var height: Int
-    /// Bits per second; nil takes `defaultBitrate(height:)`.
+    /// Bits per second; nil takes `defaultBitrate(height:codec:)`.
     public var bitrate: Int?
+    /// nil takes the stream's video codec.
+    public var codec: VideoCodec?
 
-    public init(height: Int, bitrate: Int? = nil) {
+    public init(height: Int, bitrate: Int? = nil, codec: VideoCodec? = nil) {
         self.height = height
         self.bitrate = bitrate
+        self.codec = codec
     }
 
     /// The rung's directory and name: `720p`.
     public var name: String { "\(height)p" }
 
-    public var description: String { bitrate.map { "\(name)@\($0 / 1000)k" } ?? name }
+    public var description: String {
+        name + (codec.map { ":\($0.rawValue)" } ?? "") + (bitrate.map { "@\($0 / 1000)k" } ?? "")
+    }
 
     /// H.264 rates of Apple's HLS authoring specification (bit-rate ladder for 30 fps, 16:9):
     /// heights between the listed ones are interpolated by pixel count.
@@ -21,8 +26,12 @@ public struct LadderRung: Sendable, Equatable, CustomStringConvertible {
         (1080, 6_000_000), (1440, 10_000_000), (2160, 16_800_000),
     ]
 
-    /// The default rate for a rung of this height at 30 fps; above 30 fps, up to half again more.
-    public static func defaultBitrate(height: Int, framesPerSecond: Double = 30) -> Int {
+    /// HEVC needs about this share of H.264's rate for the same picture (Apple's two ladders).
+    static let hevcRateShare = 0.8
+
+    /// The default rate for a rung of this height at 30 fps; above 30 fps, up to half again more;
+    /// HEVC rungs 80 % of that.
+    public static func defaultBitrate(height: Int, framesPerSecond: Double = 30, codec: VideoCodec = .h264) -> Int {
         let table = appleBitrates
         let rate: Double
         if height <= table[0].height {
@@ -37,7 +46,7 @@ public struct LadderRung: Sendable, Equatable, CustomStringConvertible {
             let last = table[table.count - 1]
             rate = Double(last.bitrate) * Double(height * height) / Double(last.height * last.height)
         }
-        let frameFactor = min(1.5, max(1, framesPerSecond / 30))
+        let frameFactor = min(1.5, max(1, framesPerSecond / 30)) * (codec == .hevc ? hevcRateShare : 1)
         return max(100_000, Int(rate * frameFactor / 5_000) * 5_000)
     }
 

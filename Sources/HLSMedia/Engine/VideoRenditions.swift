@@ -8,11 +8,13 @@ public struct VideoRenditionSettings: Sendable, Equatable {
     public var bitrate: Int
     /// The rendition's directory and name, such as `720p`.
     public var name: String
+    public var codec: VideoCodec
 
-    public init(size: OutputSize, bitrate: Int, name: String) {
+    public init(size: OutputSize, bitrate: Int, name: String, codec: VideoCodec = .h264) {
         self.size = size
         self.bitrate = bitrate
         self.name = name
+        self.codec = codec
     }
 }
 
@@ -43,14 +45,15 @@ public final class VideoRenditions {
         var encoders: [VideoEncoder] = []
         var tracks: [TrackDescription] = []
         for (position, rendition) in renditions.enumerated() {
-            let encoder = try VideoEncoder(settings: VideoEncoderSettings(
+            var settings = VideoEncoderSettings(
                 width: rendition.size.width, height: rendition.size.height, frameRate: frameRate,
                 bitrate: rendition.bitrate, preset: preset, zeroLatency: zeroLatency,
-                keyframeIntervalFrames: max(1, segmentFrames), threadCount: threadCount),
-                trackIndex: firstTrackIndex + position)
+                keyframeIntervalFrames: max(1, segmentFrames), threadCount: threadCount)
+            settings.codec = rendition.codec
+            let encoder = try VideoEncoder(settings: settings, trackIndex: firstTrackIndex + position)
             encoders.append(encoder)
             tracks.append(TrackDescription(trackID: UInt32(firstTrackIndex + position + 1),
-                                           timescale: UInt32(VideoEncoder.timescale), format: .h264(encoder.format)))
+                                           timescale: UInt32(VideoEncoder.timescale), format: encoder.trackFormat))
         }
         self.encoders = encoders
         self.tracks = tracks

@@ -37,6 +37,7 @@ public struct LiveConfiguration: Sendable {
     public var ladder: [LadderRung]?
     /// nil picks about 0.1 bit per pixel.
     public var videoBitrate: Int?
+    public var videoCodec = VideoCodec.h264
     public var audioBitrate = 128_000
     public var preset = "veryfast"
     public var segmentMilliseconds: Int64 = 2000

@@ -65,7 +65,7 @@ final class LiveEncoder {
                 threadCount: configuration.encoderThreads(for: settings[0].size), firstTrackIndex: 0)
             tracks += renditionsEncoder.tracks
             for (index, rendition) in settings.enumerated() {
-                let encoderSettings = VideoEncoderSettings(
+                var encoderSettings = VideoEncoderSettings(
                     width: rendition.size.width, height: rendition.size.height,
                     frameRate: renditionsEncoder.frameRate, bitrate: rendition.bitrate, zeroLatency: true,
                     keyframeIntervalFrames: 1)
@@ -75,7 +75,7 @@ final class LiveEncoder {
                     tracks: [renditionsEncoder.tracks[index]], peakBitrate: peak,
                     averageBitrate: Self.withContainerOverhead(rendition.bitrate, framesPerSecond: configuration.framesPerSecond),
                     framesPerSecond: Double(configuration.framesPerSecond), iFramePeakBitrate: peak,
-                    iFrameAverageBitrate: rendition.bitrate / max(1, Int(segmentMilliseconds) * configuration.framesPerSecond / 1000)))
+                    iFrameAverageBitrate: 0))
                 renditions.append(StreamLayout.Rendition(directory: configuration.ladder == nil ? "" : rendition.name,
                                                          trackIndexes: [index], name: rendition.name))
             }
@@ -120,14 +120,17 @@ final class LiveEncoder {
             let bitrate = configuration.videoBitrate
                 ?? LiveConfiguration.defaultVideoBitrate(size: configuration.size,
                                                          framesPerSecond: configuration.framesPerSecond)
-            return [VideoRenditionSettings(size: configuration.size, bitrate: bitrate, name: "")]
+            return [VideoRenditionSettings(size: configuration.size, bitrate: bitrate, name: "",
+                                           codec: configuration.videoCodec)]
         }
         return ladder.map { rung in
-            VideoRenditionSettings(
+            let codec = rung.codec ?? configuration.videoCodec
+            return VideoRenditionSettings(
                 size: rung.size(sourceWidth: configuration.size.width, sourceHeight: configuration.size.height),
                 bitrate: rung.bitrate ?? LadderRung.defaultBitrate(height: rung.height,
-                                                                   framesPerSecond: Double(configuration.framesPerSecond)),
-                name: rung.name)
+                                                                   framesPerSecond: Double(configuration.framesPerSecond),
+                                                                   codec: codec),
+                name: rung.name, codec: codec)
         }
     }
 

@@ -9,6 +9,7 @@ public struct TranscodeSettings: Sendable {
     public var preset = "veryfast"
     public var audio = AudioEncoderSettings()
     public var segmentMilliseconds: Int64 = 2000
+    public var videoCodec = VideoCodec.h264
     /// Several video renditions instead of one (`size` and `videoBitrate` then do not apply).
     public var ladder: [LadderRung]?
     /// Which audio streams become audio tracks: every one by default.

@@ -28,10 +28,12 @@ final class VideoLane {
                 rungs = try ladder.map { rung in
                     let size = try OutputSize.resolve(requested: "x\(rung.height)", inputWidth: stream.width,
                                                       inputHeight: stream.height, rotationDegrees: stream.rotationDegrees)
+                    let codec = rung.codec ?? settings.videoCodec
                     return VideoRenditionSettings(
                         size: size, bitrate: rung.bitrate ?? LadderRung.defaultBitrate(height: rung.height,
-                                                                                       framesPerSecond: perSecond),
-                        name: rung.name)
+                                                                                       framesPerSecond: perSecond,
+                                                                                       codec: codec),
+                        name: rung.name, codec: codec)
                 }
             } else {
                 let size = try OutputSize.resolve(requested: settings.size, inputWidth: stream.width,
@@ -39,7 +41,7 @@ final class VideoLane {
                 rungs = [VideoRenditionSettings(
                     size: size, bitrate: settings.videoBitrate
                         ?? TranscodeSettings.defaultVideoBitrate(width: size.width, height: size.height, frameRate: frameRate),
-                    name: "")]
+                    name: "", codec: settings.videoCodec)]
             }
         } catch let error as OutputSize.ResolveError {
             throw CodecError.unsupportedSettings(error.description)

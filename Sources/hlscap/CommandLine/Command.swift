@@ -81,18 +81,31 @@ extension Parse {
 }
 
 extension Parse {
-    /// A ladder: "720p,480p,360p" (Apple's rates) or "1080p@5000k,720p@2500k", tallest first.
+    /// "h264" or "hevc".
+    static func videoCodec(_ text: String, option: String) throws -> VideoCodec {
+        guard let codec = VideoCodec(rawValue: text.lowercased()) else {
+            throw CommandError.usage("\(option) takes h264 or hevc (got \"\(text)\")")
+        }
+        return codec
+    }
+
+    /// A ladder: "720p,480p,360p" (Apple's rates), "1080p@5000k,720p@2500k", and a codec per rung,
+    /// "1080p:hevc@4000k,720p"; tallest first.
     static func ladder(_ text: String, option: String) throws -> [LadderRung] {
-        let usage = "\(option) takes heights with an optional rate, such as 720p,480p,360p or 1080p@5000k,720p@2500k"
+        let usage = "\(option) takes heights with an optional codec and rate, such as 720p,480p,360p or "
+            + "1080p:hevc@4000k,720p@2500k"
         var rungs: [LadderRung] = []
         for word in text.split(separator: ",", omittingEmptySubsequences: false) {
             let parts = word.split(separator: "@", omittingEmptySubsequences: false)
-            guard (1...2).contains(parts.count), parts[0].hasSuffix("p"), let height = Int(parts[0].dropLast()),
+            let heightAndCodec = parts[0].split(separator: ":", omittingEmptySubsequences: false)
+            guard (1...2).contains(parts.count), (1...2).contains(heightAndCodec.count),
+                  heightAndCodec[0].hasSuffix("p"), let height = Int(heightAndCodec[0].dropLast()),
                   (64...4320).contains(height) else {
                 throw CommandError.usage(usage + " (got \"\(word)\")")
             }
+            let codec = try heightAndCodec.count == 2 ? videoCodec(String(heightAndCodec[1]), option: option) : nil
             let bitrate = try parts.count == 2 ? bitrate(String(parts[1]), option: option) : nil
-            rungs.append(LadderRung(height: height, bitrate: bitrate))
+            rungs.append(LadderRung(height: height, bitrate: bitrate, codec: codec))
         }
         do {
             return try Ladder.normalized(rungs, sourceHeight: nil)

@@ -35,9 +35,10 @@ struct FileCommand: Command {
           --audio-track N           keep only this audio track, numbered from 1 in file order
                                     (repeatable; default: every audio track, each its own
                                     rendition in DIR/audio/<language or number>/ when there are several)
+          --video-codec CODEC       h264 (default) or hevc (libx265, hvc1)
           --ladder RUNGS            several video renditions: heights such as 720p,480p,360p (Apple's
-                                    rates) or 1080p@5000k,720p@2500k; DIR/master.m3u8, DIR/720p/…,
-                                    DIR/audio/…
+                                    rates), 1080p@5000k,720p@2500k, or 1080p:hevc@4000k,720p;
+                                    DIR/master.m3u8, DIR/720p/…, DIR/audio/…
 
         Output:
           --out DIR                 directory for the stream (created if missing)
@@ -82,6 +83,10 @@ struct FileCommand: Command {
             try Parse.integer($0, option: "--audio-track", in: 1...64)
         }
         if !audioTracks.isEmpty { transcodeSettings.audioTracks = .numbers(audioTracks) }
+        if let codec = try arguments.value("--video-codec") {
+            transcodeSettings.videoCodec = try Parse.videoCodec(codec, option: "--video-codec")
+            encodingOptions.append("--video-codec")
+        }
         if let ladder = try arguments.value("--ladder") {
             transcodeSettings.ladder = try Parse.ladder(ladder, option: "--ladder")
             encodingOptions.append("--ladder")

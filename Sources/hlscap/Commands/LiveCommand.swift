@@ -28,9 +28,11 @@ struct LiveCommand: Command {
         Encoding:
           --video-bitrate RATE      H.264 bit rate, e.g. 2500k or 3M (default: from size and rate)
           --audio-bitrate RATE      AAC bit rate (default 128k)
-          --preset NAME             x264 preset (default veryfast)
+          --preset NAME             x264 or x265 preset (default veryfast)
+          --video-codec CODEC       h264 (default) or hevc (libx265, hvc1)
           --ladder RUNGS            several renditions from one capture: heights such as
-                                    720p,480p,360p (Apple's rates) or 1080p@5000k,720p@2500k;
+                                    720p,480p,360p (Apple's rates), 1080p@5000k,720p@2500k, or
+                                    with a codec per rung, 1080p:hevc@4000k,720p;
                                     DIR/master.m3u8, DIR/720p/…, DIR/audio/…
 
         Stream:
@@ -78,6 +80,8 @@ struct LiveCommand: Command {
         }
         configuration.videoBitrate = try arguments.value("--video-bitrate")
             .map { try Parse.bitrate($0, option: "--video-bitrate") }
+        configuration.videoCodec = try arguments.value("--video-codec")
+            .map { try Parse.videoCodec($0, option: "--video-codec") } ?? .h264
         configuration.ladder = try arguments.value("--ladder").map { try Parse.ladder($0, option: "--ladder") }
         if configuration.ladder != nil, configuration.videoBitrate != nil {
             throw CommandError.usage("--ladder and --video-bitrate exclude each other: give each rung its rate, "
