@@ -247,7 +247,8 @@ final class LivePipeline {
     }
 
     private func scheduleRemoval(_ removal: LivePlaylist.Removal) {
-        publisher?.removeFile(removal.uri, afterSeconds: removal.retentionSeconds)
+        // The publisher deletes the local copy itself, once the origin no longer needs it.
+        if let publisher { return publisher.removeFile(removal.uri, afterSeconds: removal.retentionSeconds) }
         let milliseconds = Int((removal.retentionSeconds * 1000).rounded(.up))
         outputQueue.asyncAfter(deadline: .now() + .milliseconds(milliseconds)) { [self] in
             try? writer.store.remove(removal.uri)
