@@ -149,9 +149,11 @@ public struct StreamWriter {
         return MasterPlaylist(version: version, independentSegments: true, variants: [variant])
     }
 
-    /// Removes every file this writer stored, newest first, so a failed run leaves no stream that looks valid.
+    /// Removes every file this writer stored, newest first, so a failed run leaves no stream that looks
+    /// valid, then the directories left empty that the run created.
     public func removeWrittenFiles() {
         for path in writtenPaths.reversed() { try? store.remove(path) }
+        store.removeEmptyDirectories()
     }
 
     private mutating func put(_ bytes: [UInt8], at path: String) throws(StoreError) {
