@@ -172,14 +172,23 @@ public final class CopySource {
                 throw CopyError(path: demuxer.path, reason: "unreadable H.264 configuration (\(error))")
             }
         }
-        if let configuration = try? AVCDecoderConfiguration(annexB: stream.extradata) {
+        if let configuration = H264ParameterSetChoice.usableConfiguration(annexB: stream.extradata) {
             return (.annexB, configuration)
         }
-        // MPEG-TS carries SPS and PPS in the stream, in front of keyframes.
+        // MPEG-TS carries SPS and PPS in the stream, in front of keyframes: start from the first good ones.
         let packet = try readUntil(streamIndex: streamIndex, demuxer: demuxer, readAhead: &readAhead) {
-            (try? AVCDecoderConfiguration(annexB: $0.data)) != nil
+            H264ParameterSetChoice.usableConfiguration(annexB: $0.data) != nil
         }
-        guard let packet, let configuration = try? AVCDecoderConfiguration(annexB: packet.data) else {
+        if let packet, let configuration = H264ParameterSetChoice.usableConfiguration(annexB: packet.data),
+           let start = readAhead.firstIndex(where: { $0.streamIndex == streamIndex && $0.data == packet.data }) {
+            readAhead = readAhead.enumerated().filter { $0.offset >= start || $0.element.streamIndex != streamIndex }
+                .map(\.element)
+            return (.annexB, configuration)
+        }
+        // None is usable: the first that parses at all, so that the error says what is wrong with it.
+        let parsed = ([stream.extradata] + readAhead.filter { $0.streamIndex == streamIndex }.map(\.data))
+            .lazy.compactMap(H264ParameterSetChoice.parsedConfiguration(annexB:)).first
+        guard let configuration = parsed else {
             throw CopyError(path: demuxer.path, reason: "no H.264 parameter sets (SPS/PPS) found; "
                 + "the video cannot be decoded")
         }
@@ -223,6 +232,9 @@ public final class CopySource {
         }
         let width = stream.width > 0 ? stream.width : sps.width
         let height = stream.height > 0 ? stream.height : sps.height
+        if let problem = H264ParameterSetChoice.pictureSizeProblem(width: width, height: height) {
+            throw CopyError(path: path, reason: problem)
+        }
         var displayWidth = width
         if let aspect = stream.sampleAspectRatio, aspect.numerator > 0, aspect.denominator > 0 {
             displayWidth = Int(HLSKit.rescale(Int64(width), multipliedBy: Int64(aspect.numerator),
