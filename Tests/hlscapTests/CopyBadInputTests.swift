@@ -60,4 +60,24 @@ import Testing
         #expect(try ExternalTools.ffprobeFrameCount(path: copied.playlistURL.path) == decodable)
         #expect(try ExternalTools.ffmpegDecodeErrors(path: copied.playlistURL.path) == "")
     }
+
+    /// Video PES packets hold one frame, audio ones about eleven AAC frames: one far frame, or a run.
+    @Test(arguments: [("video", 50), ("audio", 8)])
+    func timestampsFarFromTheirNeighboursAreRestampedBetweenThem(stream: String, index: Int) throws {
+        let directory = try PackagedStream.temporaryDirectory()
+        let input = directory.appendingPathComponent("one-far-\(stream).ts")
+        let restamp = try ExternalTools.run("python3", [
+            ExternalTools.toolsDirectory.appendingPathComponent("ts_restamp.py").path,
+            ExternalTools.fixturesDirectory.appendingPathComponent("h264-aac.ts").path, input.path,
+            "--stream", stream, "--index", String(index), "--seconds", "3219.9"])
+        #expect(restamp.succeeded, "\(restamp.stderr)")
+
+        let copied = try Self.package(input, ["--copy"])
+        defer { copied.remove() }
+        #expect(copied.result.exitStatus == 0, "\(copied.result.stderr)")
+        let playlist = try copied.playlist()
+        #expect(playlist.targetDurationSeconds == 2, "no segment stretched to the far time")
+        #expect(abs(playlist.segments.reduce(0) { $0 + $1.durationSeconds } - 4) < 0.1)
+        #expect(try ExternalTools.ffprobeFrameCount(path: copied.playlistURL.path) == 100)
+    }
 }
