@@ -29,7 +29,9 @@ public struct LiveStreamWriter {
     }
 
     /// Continues the stream in `store` after a stop or a crash: numbering goes on, the first new segment
-    /// follows a discontinuity, and a new init section is written when the tracks changed.
+    /// follows a discontinuity, and a new init section is written when the tracks changed. Segments and
+    /// init sections the playlist no longer lists (they left the window, or a crash left them unlisted)
+    /// are deleted; numbers are never reused, so a cached copy of a deleted file is never wrong.
     public init(resuming store: DirectoryStore, tracks: [TrackDescription], targetDurationSeconds: Int,
                 windowSize: Int) throws {
         let text: String
@@ -55,12 +57,27 @@ public struct LiveStreamWriter {
             .compactMap { StreamWriter.sequenceNumber(ofPath: StreamWriter.segmentDirectory + "/" + $0) }
         nextSequenceNumber = ((listed + stored).max() ?? 0) + 1
         let currentInit = previous.segments.last?.mapURI ?? StreamWriter.initName
+        let rootNames = try store.list("")
         if (try? store.read(currentInit)) == initBytes {
             initName = currentInit
         } else {
-            let taken = Set((try? store.list("")) ?? [])
-            initName = (2...).lazy.map { "init-\($0).mp4" }.first { !taken.contains($0) }!
+            let used = (rootNames + previous.segments.compactMap(\.mapURI)).compactMap(Self.initNumber(ofName:))
+            initName = "init-\(max(used.max() ?? 1, 1) + 1).mp4"
         }
+        let listedPaths = Set(previous.segments.flatMap { [$0.uri] + ($0.mapURI.map { [$0] } ?? []) })
+        let segmentPaths = store.exists(StreamWriter.segmentDirectory)
+            ? try store.list(StreamWriter.segmentDirectory).map { StreamWriter.segmentDirectory + "/" + $0 } : []
+        for path in rootNames.filter({ Self.initNumber(ofName: $0) != nil }) + segmentPaths
+        where !listedPaths.contains(path) && path != initName {
+            try store.remove(path)
+        }
+    }
+
+    /// 1 for `init.mp4`, N for `init-N.mp4`, nil for other names.
+    static func initNumber(ofName name: String) -> Int? {
+        if name == StreamWriter.initName { return 1 }
+        guard name.hasPrefix("init-"), name.hasSuffix(".mp4") else { return nil }
+        return Int(name.dropFirst("init-".count).dropLast(".mp4".count))
     }
 
     /// Stores the init section unless the stream already has these exact bytes under that name.
@@ -73,7 +90,7 @@ public struct LiveStreamWriter {
     public struct Written: Sendable, Equatable {
         public var path: String
         public var byteCount: Int
-        /// Segments that left the window.
+        /// Segments that left the window, and init sections no listed segment refers to any more.
         public var removals: [LivePlaylist.Removal]
     }
 
@@ -84,8 +101,14 @@ public struct LiveStreamWriter {
                                        descriptions: tracks)
         try store.write(bytes, to: path)
         nextSequenceNumber = max(nextSequenceNumber, segment.sequenceNumber + 1)
-        let removals = live.append(MediaPlaylist.Segment(uri: path, durationSeconds: segment.durationSeconds,
+        let mapsBefore = Set(live.playlist.segments.compactMap(\.mapURI))
+        var removals = live.append(MediaPlaylist.Segment(uri: path, durationSeconds: segment.durationSeconds,
                                                          mapURI: initName, programDateTime: programDateTime))
+        // An init section that no listed segment refers to any more leaves with the last one that did.
+        let mapsAfter = Set(live.playlist.segments.compactMap(\.mapURI))
+        for map in mapsBefore.subtracting(mapsAfter).sorted() {
+            removals.append(.init(uri: map, retentionSeconds: removals.map(\.retentionSeconds).max() ?? 0))
+        }
         try writePlaylist()
         return Written(path: path, byteCount: bytes.count, removals: removals)
     }

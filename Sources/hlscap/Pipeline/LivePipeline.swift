@@ -79,6 +79,8 @@ final class LivePipeline {
     private var encoding: LiveEncoding!
     // Output-queue state.
     private var writer: LiveStreamWriter!
+    /// Files that left the window, deleted after their retention time, at the latest at a clean stop.
+    private var retired = RetiredFiles()
     private var publisher: StreamPublisher?
     private let statistics = LiveStatistics()
 
@@ -249,11 +251,24 @@ final class LivePipeline {
     private func scheduleRemoval(_ removal: LivePlaylist.Removal) {
         // The publisher deletes the local copy itself, once the origin no longer needs it.
         if let publisher { return publisher.removeFile(removal.uri, afterSeconds: removal.retentionSeconds) }
+        retired.add(removal.uri, removableAt: Self.uptimeSeconds() + removal.retentionSeconds)
         let milliseconds = Int((removal.retentionSeconds * 1000).rounded(.up))
         outputQueue.asyncAfter(deadline: .now() + .milliseconds(milliseconds)) { [self] in
-            try? writer.store.remove(removal.uri)
+            removeRetiredFiles(now: Self.uptimeSeconds())
         }
     }
+
+    private func removeRetiredFiles(now: Double) {
+        for path in retired.takeRemovable(now: now) {
+            do {
+                try writer.store.remove(path)
+            } catch {
+                printError("warning: \(error)")
+            }
+        }
+    }
+
+    private static func uptimeSeconds() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
 
     // MARK: Stopping
 
@@ -277,7 +292,12 @@ final class LivePipeline {
                     } catch {
                         record(FilePackager.commandError(error))
                     }
-                    // Segments still within their retention time stay: a viewer may still fetch them.
+                    // A viewer holding an earlier playlist may still fetch what left the window: wait out
+                    // the retention time (RFC 8216bis 6.2.2), then delete it.
+                    if let last = retired.lastRemovableAt {
+                        Thread.sleep(forTimeInterval: max(0, last - Self.uptimeSeconds()))
+                        removeRetiredFiles(now: last)
+                    }
                     guard let publisher, let options = settings.publish else {
                         stopped.signal()
                         return
