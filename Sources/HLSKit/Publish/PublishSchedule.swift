@@ -180,6 +180,12 @@ public struct PublishSchedule: Sendable {
         return due
     }
 
+    /// When the last local copy that no upload needs may be deleted; nil when none waits.
+    public var lastLocalRemovalTime: Double? {
+        let needed = Set(pending.map(\.path))
+        return localRemovals.filter { !needed.contains($0.key) }.values.max()
+    }
+
     /// No more files will come: the final playlist may carry ENDLIST once everything it lists is up.
     public mutating func finish() {
         finished = true

@@ -104,18 +104,35 @@ public final class StreamPublisher: @unchecked Sendable {
     }
 
     /// Waits up to the drain timeout for the remaining uploads and the final playlist, then stops.
+    /// Local copies that left the playlist are deleted once their retention time has passed, if
+    /// that is within the drain timeout.
     public func finish() -> PublishReport {
         locked { schedule.finish() }
         pump()
-        return locked {
+        let (report, localRemovals): (PublishReport, [String]) = locked {
             let deadline = now() + configuration.drainTimeoutSeconds
             while !schedule.isSettled(now: now()), now() < deadline {
                 _ = condition.wait(until: Date(timeIntervalSinceNow: deadline - now()))
             }
             stopped = true
-            var report = schedule.report()
-            report.removalsNotDone += localFailures
-            return report
+            while let due = schedule.lastLocalRemovalTime, due > now(), due <= deadline {
+                _ = condition.wait(until: Date(timeIntervalSinceNow: due - now()))
+            }
+            return (schedule.report(), schedule.takeLocalRemovals(now: now()))
+        }
+        removeLocalCopies(localRemovals)
+        var complete = report
+        complete.removalsNotDone += locked { localFailures }
+        return complete
+    }
+
+    private func removeLocalCopies(_ paths: [String]) {
+        for path in paths {
+            do {
+                try store.remove(path)
+            } catch {
+                locked { localFailures.append(.init(path: path, reason: "the local copy could not be deleted: \(error)")) }
+            }
         }
     }
 
@@ -133,13 +150,7 @@ public final class StreamPublisher: @unchecked Sendable {
             timerArmedFor = wake
             return (jobs, localRemovals, wake - current)
         }
-        for path in localRemovals {
-            do {
-                try store.remove(path)
-            } catch {
-                locked { localFailures.append(.init(path: path, reason: "the local copy could not be deleted: \(error)")) }
-            }
-        }
+        removeLocalCopies(localRemovals)
         if let timerDelay {
             timerQueue.asyncAfter(deadline: .now() + timerDelay) { [self] in
                 locked { timerArmedFor = nil }
