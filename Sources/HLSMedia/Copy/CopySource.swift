@@ -115,14 +115,13 @@ public final class CopySource {
         let index = packet.streamIndex
         var track = state[index]
         let timeBase = track.info.timeBase
-        guard let stampedDecodeTime = packet.dts ?? packet.pts ?? track.lastDecodeTime.map({ $0 + 1 }) else {
+        guard let sourceDecodeTime = packet.dts ?? packet.pts ?? track.lastDecodeTime.map({ $0 + 1 }) else {
             throw CopyError(path: path, reason: "its \(track.info.codecName) packets have no timestamps, which copying "
                 + "needs", transcodingHelps: true)
         }
-        let sourceDecodeTime = try checkedDecodeTime(stampedDecodeTime, of: packet, track: track)
-        let shift = sourceDecodeTime - stampedDecodeTime
+        try checkTimelineContinues(sourceDecodeTime, track: track)
         let decodeTime = rescale(sourceDecodeTime, timeBase, track.timescale)
-        let presentationTime = packet.pts.map { rescale($0 + shift, timeBase, track.timescale) } ?? decodeTime
+        let presentationTime = packet.pts.map { rescale($0, timeBase, track.timescale) } ?? decodeTime
         let duration = packet.duration > 0 ? rescale(packet.duration, timeBase, track.timescale) : nil
         track.lastDecodeTime = sourceDecodeTime
         state[index] = track
@@ -154,27 +153,15 @@ public final class CopySource {
         }
     }
 
-    /// The packet's decode time, re-stamped when it alone lies far from its track's neighbours.
-    private func checkedDecodeTime(_ stamped: Int64, of packet: DemuxedPacket, track: Track) throws -> Int64 {
+    /// The demuxer re-stamps a few samples stamped far off; a track that stays far away jumps in
+    /// time, which one segment sequence cannot carry.
+    private func checkTimelineContinues(_ sourceDecodeTime: Int64, track: Track) throws {
         let timeBase = track.info.timeBase
-        let limit = TimestampJump.limitSeconds * Int64(timeBase.denominator) / Int64(max(timeBase.numerator, 1))
-        guard let previous = track.lastDecodeTime, abs(stamped - previous) > limit else { return stamped }
-        var upcoming = readAhead.filter { $0.streamIndex == packet.streamIndex }
-        while upcoming.count < TimestampJump.lookaheadSamples, readAhead.count < Self.readAheadLimit,
-              let next = try demuxer.nextPacket() {
-            readAhead.append(next)
-            if next.streamIndex == packet.streamIndex { upcoming.append(next) }
-        }
-        switch TimestampJump.judge(previous: previous, current: stamped,
-                                   upcoming: upcoming.prefix(TimestampJump.lookaheadSamples).compactMap { $0.dts ?? $0.pts },
-                                   durationHint: packet.duration, limit: limit) {
-        case .inStep: return stamped
-        case .repaired(let decodeTime): return decodeTime
-        case .jump:
-            let from = rescale(previous, timeBase, track.timescale)
-            throw CopyError(path: path, reason: "its \(track.info.codecName) timestamps jump from \(seconds(from, track)) s "
-                + "to \(seconds(rescale(stamped, timeBase, track.timescale), track)) s; the file is damaged")
-        }
+        guard let previous = track.lastDecodeTime,
+              abs(sourceDecodeTime - previous) > TimestampJump.limit(in: timeBase) else { return }
+        throw CopyError(path: path, reason: "its \(track.info.codecName) timestamps jump from "
+            + "\(seconds(rescale(previous, timeBase, track.timescale), track)) s to "
+            + "\(seconds(rescale(sourceDecodeTime, timeBase, track.timescale), track)) s; the file is damaged")
     }
 
     private func seconds(_ ticks: Int64, _ track: Track) -> String {

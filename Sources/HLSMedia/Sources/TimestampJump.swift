@@ -1,4 +1,4 @@
-/// A decode time far from the samples around it, on one track of a copied recording.
+/// A decode time far from the packets around it, on one stream of a recording.
 ///
 /// Consecutive samples of a track are a frame or an audio packet apart; a step of more than
 /// `limitSeconds` is damage. When the track comes back in step within the next few samples, only
@@ -8,6 +8,11 @@
 /// itself jumps, which copying cannot carry.
 enum TimestampJump {
     static let limitSeconds: Int64 = 10
+
+    /// `limitSeconds` in units of `timeBase`.
+    static func limit(in timeBase: Rational) -> Int64 {
+        limitSeconds * Int64(timeBase.denominator) / Int64(max(timeBase.numerator, 1))
+    }
     /// How many samples of the track are looked at for one back in step.
     static let lookaheadSamples = 64
 

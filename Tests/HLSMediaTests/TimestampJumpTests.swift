@@ -1,7 +1,9 @@
+import Foundation
+import HLSTestSupport
 import Testing
 @testable import HLSMedia
 
-@Suite struct CopyTimestampJumpTests {
+@Suite struct TimestampJumpTests {
     static let limit: Int64 = 900_000  // 10 s at 90 kHz
     static let far: Int64 = 289_791_000  // 3219.9 s
 
@@ -29,5 +31,34 @@ import Testing
                                                    expected: TimestampJump.Verdict) {
         #expect(TimestampJump.judge(previous: previous, current: current, upcoming: upcoming, durationHint: 3_600,
                                     limit: Self.limit) == expected)
+    }
+}
+
+@Suite struct FileDemuxerTimestampTests {
+    /// The MPEG-TS fixture with video PES packet 50 (at 3.42 s) stamped 3219.9 s.
+    static func restampedFixture() throws -> String {
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("restamped-\(UUID().uuidString).ts")
+        let result = try ExternalTools.run("python3", [
+            ExternalTools.toolsDirectory.appendingPathComponent("ts_restamp.py").path,
+            ExternalTools.fixturesDirectory.appendingPathComponent("h264-aac.ts").path, output.path,
+            "--stream", "video", "--index", "50", "--seconds", "3219.9"])
+        try #require(result.succeeded, "\(result.stderr)")
+        return output.path
+    }
+
+    @Test func aPacketStampedFarFromItsNeighboursComesBackBetweenThem() throws {
+        let path = try Self.restampedFixture()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let demuxer = try FileDemuxer(path: path)
+        let video = try readAllPackets(demuxer).filter { demuxer.streams[$0.streamIndex].kind == .video }
+        let times = video.compactMap(\.dts)
+        #expect(video.count == 100)
+        #expect(times == times.sorted(), "in decode order again")
+        #expect(times.max() ?? 0 < 10 * 90_000)
+        #expect(demuxer.restampedPacketCount == 1)
+        let original = try FileDemuxer(path: ExternalTools.fixturesDirectory.appendingPathComponent("h264-aac.ts").path)
+        let originalTimes = try readAllPackets(original).filter { original.streams[$0.streamIndex].kind == .video }
+            .compactMap(\.dts)
+        #expect(times == originalTimes, "between its neighbours is where it was")
     }
 }
