@@ -57,6 +57,23 @@ import Testing
         #expect(outcome.result.stderr.split(separator: "\n").count == 1, "\(outcome.result.stderr)")
     }
 
+    /// The fixture's AudioSpecificConfig (in `esds`, after the DecoderSpecificInfo tag 5 and its
+    /// length) declaring sampling frequency index 13, which does not exist.
+    @Test(arguments: ["audio-only.m4a", "flash-beep.mp4"], [[], ["--copy"], ["--transcode"]])
+    func damagedAACConfigurationIsBadDataNamingTheFile(fixture: String, mode: [String]) throws {
+        var bytes = Array(try Data(contentsOf: ExternalTools.fixturesDirectory.appendingPathComponent(fixture)))
+        let esds = try #require(bytes.indices.first { Array(bytes[$0..<min($0 + 4, bytes.count)]) == Array("esds".utf8) })
+        let tag = try #require(bytes[esds...].indices.first { bytes[$0] == 0x05 })
+        let config = try #require(bytes[(tag + 1)...].indices.first { bytes[$0] & 0x80 == 0 }) + 1
+        bytes[config] = 0x16  // AAC LC (2), then the first bits of index 13
+        bytes[config + 1] = 0x90  // the rest of index 13, two channels
+        let input = try writeTemporaryFile("damaged-esds-\(fixture)", bytes)
+        let outcome = try package(input: input.path, extraArguments: mode)
+        defer { outcome.output.remove() }
+        expectFailure(outcome, exitStatus: 65, mentioning: [input.path])
+        #expect(outcome.result.stderr.split(separator: "\n").count == 1, "\(outcome.result.stderr)")
+    }
+
     @Test(arguments: ["missing", "damaged"])
     func aFailedRunLeavesNoOutputDirectory(input kind: String) throws {
         let input = kind == "missing" ? "/nonexistent/recording.mp4"

@@ -83,9 +83,14 @@ public final class CopySource {
             case .h264(_, let configuration):
                 format = .h264(try Self.h264Format(track.info, configuration: configuration, path: demuxer.path))
             case .aac(let stripsADTS):
-                let config = stripsADTS
-                    ? try Self.adtsConfiguration(streamIndex: index, demuxer: demuxer, readAhead: &readAhead)
-                    : try AudioSpecificConfig(parsing: track.info.extradata)
+                let config: AudioSpecificConfig
+                do {
+                    config = stripsADTS
+                        ? try Self.adtsConfiguration(streamIndex: index, demuxer: demuxer, readAhead: &readAhead)
+                        : try AudioSpecificConfig(parsing: track.info.extradata)
+                } catch let error as BitstreamError {
+                    throw CopyError(path: demuxer.path, reason: "unreadable AAC configuration (\(error))")
+                }
                 format = .aac(AACFormat(audioSpecificConfig: config))
             }
             tracks.append(TrackDescription(trackID: UInt32(index + 1), timescale: UInt32(track.timescale),
