@@ -418,9 +418,9 @@ public struct PublishSchedule: Sendable {
     /// The origin now holds a playlist listing `window`: what it no longer lists leaves the history,
     /// and the files of it are deleted from the origin once the retention time has passed.
     private mutating func confirmed(_ window: RemoteWindow, now: Double) {
-        let listedDuration = history.filter { segment in
-            window.paths.contains(segment.uri)
-        }.reduce(0) { $0 + $1.durationSeconds }
+        let first = max(0, window.firstSequenceNumber - historyFirstSequence)
+        let end = min(history.count, max(first, window.endSequenceNumber - historyFirstSequence))
+        let listedDuration = history[first..<end].reduce(0) { $0 + $1.durationSeconds }
         let holdingDuration = max(longestConfirmedDurationSeconds, listedDuration)
         longestConfirmedDurationSeconds = holdingDuration
         confirmedEndSequence = max(confirmedEndSequence, window.endSequenceNumber)
