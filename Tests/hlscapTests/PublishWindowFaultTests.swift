@@ -19,17 +19,20 @@ import Testing
     static let soakRuns = Int(ProcessInfo.processInfo.environment["HLSCAP_SOAK_PUBLISH_RUNS"] ?? "") ?? 2
     static let soakSeconds = Int(ProcessInfo.processInfo.environment["HLSCAP_SOAK_PUBLISH_SECONDS"] ?? "") ?? 30
 
-    /// Runs `hlscap live` for `seconds` through the proxy and checks the origin at the end.
-    static func publishLive(seconds: Int, seed: Int, outage: String?) throws -> String {
+    /// Runs `hlscap live` for `seconds` through the proxy and checks the origin at the end. With
+    /// `defaultTimeout`, hlscap waits its default 10 s for an answer and the proxy's stalls last 12 s:
+    /// a stalled playlist leaves the origin's copy older than the retention time.
+    static func publishLive(seconds: Int, seed: Int, outage: String?, defaultTimeout: Bool = false) throws -> String {
         let rig = try FaultyOrigin(proxyArguments: [
             "--fail-share", failShare, "--seed", String(seed), "--latency", latencySeconds,
-            "--stall", stallSeconds] + (outage.map { ["--outage", $0] } ?? []),
-            slidingWindow: true, pollerTimeoutSeconds: seconds + 120)
+            "--stall", defaultTimeout ? "12" : stallSeconds] + (outage.map { ["--outage", $0] } ?? []),
+            slidingWindow: true, pollerTimeoutSeconds: seconds + 180)
         defer { rig.stop() }
+        let timeout = defaultTimeout ? [] : ["--publish-timeout", requestTimeoutSeconds]
         let result = try ExternalTools.runHlscap([
             "live", "--video", "test", "--audio", "test", "--size", "320x180", "--duration", String(seconds),
-            "--quiet", "--publish", rig.proxyURL + "live/", "--publish-timeout", requestTimeoutSeconds,
-            "--publish-drain-timeout", drainTimeoutSeconds], timeoutSeconds: Double(seconds) + 180)
+            "--quiet", "--publish", rig.proxyURL + "live/", "--publish-drain-timeout", drainTimeoutSeconds] + timeout,
+            timeoutSeconds: Double(seconds) + 240)
         #expect(result.succeeded, "exit \(result.exitStatus): \(result.stderr)")
 
         let faults = ["503", "stall", "reset"] + (outage == nil ? [] : ["outage"])
@@ -54,7 +57,28 @@ import Testing
 
     @Test func failedRequestsNeverMakeTheOriginListAMissingFileAndTheFinalPlaylistArrives() throws {
         for run in 0..<Self.soakRuns {
-            print(try Self.publishLive(seconds: Self.soakSeconds, seed: 100 + run, outage: nil))
+            print(try Self.publishLive(seconds: Self.soakSeconds, seed: 100 + run, outage: nil,
+                                       defaultTimeout: run % 2 == 1))
         }
+    }
+
+    /// Most playlist uploads fail (and only they): the origin's playlist stays behind the local one
+    /// for longer than the retention time of a window of 3. Deleting by the local playlist would take
+    /// segments the origin still lists; the final playlist must still arrive.
+    @Test func theOriginKeepsEveryFileItsStalePlaylistListsAndGetsTheFinalOne() throws {
+        let rig = try FaultyOrigin(proxyArguments: [
+            "--fail-share", "0.75", "--paths", "\\.m3u8$", "--seed", "5", "--latency", Self.latencySeconds,
+            "--stall", Self.stallSeconds], slidingWindow: true, pollerTimeoutSeconds: 300)
+        defer { rig.stop() }
+        let result = try ExternalTools.runHlscap([
+            "live", "--video", "test", "--audio", "test", "--size", "320x180", "--duration", "40", "--window", "3",
+            "--quiet", "--publish", rig.proxyURL + "live/", "--publish-timeout", Self.requestTimeoutSeconds,
+            "--publish-drain-timeout", Self.drainTimeoutSeconds], timeoutSeconds: 300)
+        #expect(result.succeeded, "exit \(result.exitStatus): \(result.stderr)")
+        let (polled, counts) = try rig.expectSafeListingUnderFaults(minimumVersions: 3, faults: ["503", "stall", "reset"])
+        print("stale playlist: \(polled["versions"] ?? 0) versions, \(polled["segmentsSeen"] ?? 0) segments seen, \(counts)")
+        let playlist = try rig.origin.storedPlaylist("live/playlist.m3u8")
+        #expect(playlist.endList)
+        #expect(playlist.segments.last?.uri == StreamWriter.segmentPath(20))
     }
 }
