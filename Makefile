@@ -21,7 +21,7 @@ DEPS_PACKAGES := libavcodec-dev libavformat-dev libavdevice-dev libavutil-dev li
 # v4l-utils and alsa-utils for the tools that probe the drivers inside it.
 VM_PACKAGES := qemu-system-x86 linux-image-amd64 busybox-static cpio kmod v4l-utils alsa-utils
 
-.PHONY: deps build release test test-tools test-devices golden demo bench fixtures clean
+.PHONY: deps build release test test-tools test-devices soak-publish golden demo bench fixtures clean
 
 deps:
 	scripts/install-deps.sh $(DEPS_PACKAGES)
@@ -52,6 +52,16 @@ test-tools: deps
 test-devices: build
 	scripts/install-deps.sh $(VM_PACKAGES)
 	scripts/vm/test-devices.sh
+
+# 10 live runs of 60 s published through a proxy that fails 30 % of requests (503, stalls past
+# the timeout, resets): in every run the origin never lists a file it lacks, gets every segment,
+# ends with ENDLIST, and hlscap exits 0. `make test` runs the short version (2 runs of 30 s).
+SOAK_PUBLISH_RUNS ?= 10
+SOAK_PUBLISH_SECONDS ?= 60
+soak-publish: build
+	HLSCAP_SOAK_PUBLISH_RUNS=$(SOAK_PUBLISH_RUNS) HLSCAP_SOAK_PUBLISH_SECONDS=$(SOAK_PUBLISH_SECONDS) \
+		$(SWIFT) test --filter 'PublishWindowFaultTests/failedRequestsNeverMakeTheOriginListAMissingFile' 2>&1 \
+		| tee .build/soak-publish.log
 
 # Rewrites Fixtures/golden/ from the committed inputs; review the diff before committing it.
 golden: build

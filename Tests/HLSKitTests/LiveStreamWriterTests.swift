@@ -79,6 +79,29 @@ import Testing
         #expect(try store.read("init.mp4") != store.read("init-2.mp4"))
     }
 
+    @Test func resumingDeletesWhatNoPlaylistListsAndNeverReusesAnInitName() throws {
+        let store = try temporaryStore()
+        defer { try? FileManager.default.removeItem(atPath: store.root) }
+        // A window of 2 over 4 segments (1 and 2 left it), then a run with other tracks (init-2), stopped.
+        var first = LiveStreamWriter(store: store, tracks: [audioTrack()], targetDurationSeconds: 2, windowSize: 2)
+        try first.writeInitSection()
+        for number in 1...4 { _ = try first.write(segment(number), programDateTime: nil) }
+        var second = try LiveStreamWriter(resuming: store, tracks: [audioTrack(sampleRate: 44_100)],
+                                          targetDurationSeconds: 2, windowSize: 2)
+        try second.writeInitSection()
+        for number in 5...6 { _ = try second.write(segment(number), programDateTime: nil) }
+        try second.finish()
+        #expect(try store.list("seg") == ["000003.m4s", "000004.m4s", "000005.m4s", "000006.m4s"],
+                "the second run deleted 1 and 2; 3 and 4 left its window and wait for their retention")
+
+        let third = try LiveStreamWriter(resuming: store, tracks: [audioTrack(sampleRate: 32_000)],
+                                         targetDurationSeconds: 2, windowSize: 2)
+        #expect(try store.list("seg") == ["000005.m4s", "000006.m4s"])
+        #expect(try store.list("") == ["init-2.mp4", "playlist.m3u8", "seg"], "init.mp4 is no longer listed")
+        #expect(third.initName == "init-3.mp4")
+        #expect(third.nextSequenceNumber == 7)
+    }
+
     @Test func resumingRefusesALongerTargetDurationAndUnreadablePlaylists() throws {
         let store = try temporaryStore()
         defer { try? FileManager.default.removeItem(atPath: store.root) }

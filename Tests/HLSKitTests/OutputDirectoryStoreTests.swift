@@ -17,15 +17,37 @@ struct OutputDirectoryStoreTests {
         try FileManager.default.contentsOfDirectory(atPath: path).sorted()
     }
 
-    @Test func createsMissingRootWithParents() throws {
+    @Test func createsAMissingRootWithParentsOnlyOnTheFirstWrite() throws {
         try withScratchDirectory { root in
             let store = try DirectoryStore(root: root + "/live/")
 
             #expect(store.root == root + "/live")
+            #expect(!FileManager.default.fileExists(atPath: root), "nothing to store yet, so no directory")
+            #expect(try store.list("") == [])
+            #expect(try store.removeStaleTemporaryFiles() == [])
+            try store.write(Array("x".utf8), to: "seg/000001.m4s")
             var isDirectory: ObjCBool = false
-            #expect(FileManager.default.fileExists(atPath: root + "/live", isDirectory: &isDirectory))
+            #expect(FileManager.default.fileExists(atPath: root + "/live/seg", isDirectory: &isDirectory))
             #expect(isDirectory.boolValue)
-            #expect(try rawEntries(root + "/live").isEmpty)
+            #expect(try rawEntries(root + "/live") == ["seg"])
+        }
+    }
+
+    @Test func emptyDirectoriesGoOnlyWhereTheStoreCreatedThem() throws {
+        try withScratchDirectory { root in
+            let parent = (root as NSString).deletingLastPathComponent
+            let created = try DirectoryStore(root: root + "/live")
+            try created.write(Array("x".utf8), to: "seg/000001.m4s")
+            try created.remove("seg/000001.m4s")
+            created.removeEmptyDirectories()
+            #expect(!FileManager.default.fileExists(atPath: parent), "every directory it made is gone")
+
+            try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+            let existing = try DirectoryStore(root: root)
+            try existing.write(Array("x".utf8), to: "seg/000001.m4s")
+            try existing.remove("seg/000001.m4s")
+            existing.removeEmptyDirectories()
+            #expect(try rawEntries(root) == [], "its own seg/ goes, the directory it was given stays")
         }
     }
 

@@ -204,25 +204,135 @@ struct PublishScheduleTests {
         #expect(schedule.startJobs(now: 1).map(\.operation) == [.upload(path: Self.segmentPath(3))])
     }
 
-    @Test func removalWaitsForItsTimeAndCancelsAQueuedUpload() throws {
+    /// A live playlist of 2 s segments `first…last` as a sliding window.
+    static func livePlaylist(_ numbers: ClosedRange<Int>) -> MediaPlaylist {
+        MediaPlaylist(targetDurationSeconds: 2, mediaSequence: numbers.lowerBound, independentSegments: true,
+                      segments: numbers.map { .init(uri: segmentPath($0), durationSeconds: 2, mapURI: "init.mp4") })
+    }
+
+    /// Hands segment `number` over as a live stream with a window of `window` does, with the
+    /// removals the local window makes.
+    static func addLiveSegment(_ number: Int, window: Int, to schedule: inout PublishSchedule, now: Double) {
+        _ = schedule.addSegment(segmentPath(number), durationSeconds: 2, now: now)
+        schedule.updatePlaylist(livePlaylist(max(1, number - window + 1)...number))
+        if number > window {
+            schedule.removeFile(segmentPath(number - window), at: now + 2 + Double(window) * 2)
+        }
+    }
+
+    /// Answers every job at `now`: uploads and deletions with `files`, playlists with `playlist`;
+    /// returns the segments listed by each playlist version the origin accepted.
+    static func answer(_ jobs: [PublishSchedule.Job], files: PublishResponse, playlist: PublishResponse,
+                       in schedule: inout PublishSchedule, now: Double) throws -> [[String]] {
+        var confirmed: [[String]] = []
+        for job in jobs {
+            if case .uploadPlaylist = job.operation {
+                if case .status(200..<300, _) = playlist { confirmed.append(try listedSegments(job)) }
+                schedule.complete(job.id, response: playlist, now: now)
+            } else {
+                schedule.complete(job.id, response: files, now: now)
+            }
+        }
+        return confirmed
+    }
+
+    @Test func anOutageLongerThanTheWindowLosesNothingAndTheOriginCatchesUpInOrder() throws {
+        var schedule = PublishSchedule(limits: .init())
+        schedule.addFile("init.mp4", now: 0)
+        var confirmed: [[String]] = []
+        var removed: [String] = []
+        // 2 s segments, a window of 3; the origin is down from 4 s to 20 s, longer than the window.
+        for second in stride(from: 0.0, through: 60, by: 0.25) {
+            if second.truncatingRemainder(dividingBy: 2) == 0, second > 0, second <= 40 {
+                Self.addLiveSegment(Int(second / 2), window: 3, to: &schedule, now: second)
+            }
+            if second == 40 { schedule.finish() }
+            let down = second >= 4 && second < 20
+            let jobs = schedule.startJobs(now: second)
+            removed += jobs.compactMap { if case .remove(let path) = $0.operation { path } else { nil } }
+            let response: PublishResponse = down ? .noResponse("refused", permanent: false) : .status(201)
+            confirmed += try Self.answer(jobs, files: response, playlist: response, in: &schedule, now: second)
+        }
+        let report = schedule.report()
+        #expect(report.undelivered.isEmpty, "\(report.undelivered)")
+        #expect(report.finalPlaylistDelivered)
+        let everListed = Set(confirmed.joined())
+        #expect(everListed == Set((1...20).map(Self.segmentPath)), "every segment was listed on the origin")
+        let firstListings = confirmed.joined().reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
+        #expect(firstListings == (1...20).map(Self.segmentPath), "in sequence order")
+        #expect(confirmed.last == (18...20).map(Self.segmentPath), "back to the window's length")
+        #expect(Set(removed).isSuperset(of: (1...10).map(Self.segmentPath)))
+    }
+
+    @Test func theOriginDeletesOnlyWhatItsConfirmedPlaylistNoLongerLists() throws {
+        var schedule = PublishSchedule(limits: .init())
+        schedule.addFile("init.mp4", now: 0)
+        var origin: [String] = []
+        // Files go up, but every playlist version fails until 30 s: the origin keeps listing 1…3.
+        for second in stride(from: 0.0, through: 60, by: 0.25) {
+            if second.truncatingRemainder(dividingBy: 2) == 0, second > 0, second <= 20 {
+                Self.addLiveSegment(Int(second / 2), window: 3, to: &schedule, now: second)
+            }
+            let playlistDown = second >= 6.5 && second < 30
+            let jobs = schedule.startJobs(now: second)
+            for job in jobs {
+                if case .remove(let path) = job.operation {
+                    #expect(!origin.contains(path), "\(path) deleted at \(second) s while the origin lists \(origin)")
+                }
+            }
+            let confirmed = try Self.answer(jobs, files: .status(201),
+                                            playlist: playlistDown ? .status(503) : .status(201),
+                                            in: &schedule, now: second)
+            if let latest = confirmed.last { origin = latest }
+        }
+        #expect(origin == (8...10).map(Self.segmentPath))
+        #expect(schedule.report().removalsNotDone.isEmpty)
+    }
+
+    @Test func aDeletionWaitsTheRetentionTimeFromTheConfirmedPlaylist() throws {
+        var schedule = PublishSchedule(limits: .init())
+        schedule.addFile("init.mp4", now: 0)
+        for number in 1...4 {
+            Self.addLiveSegment(number, window: 3, to: &schedule, now: Double(number))
+        }
+        let uploads = schedule.startJobs(now: 4)
+        _ = try Self.answer(uploads, files: .status(201), playlist: .status(201), in: &schedule, now: 4)
+        _ = try Self.answer(schedule.startJobs(now: 4), files: .status(201), playlist: .status(201),
+                            in: &schedule, now: 4)
+        _ = try Self.answer(schedule.startJobs(now: 4), files: .status(201), playlist: .status(201),
+                            in: &schedule, now: 4)
+        // The origin listed 1…2, then 2…4: segment 1 may go its 2 s plus 6 s (the longest
+        // playlist the origin held) after the origin stopped listing it.
+        #expect(schedule.remotePlaylist()?.window.paths == (2...4).map(Self.segmentPath))
+        #expect(schedule.nextWakeTime(after: 4) == 12)
+        #expect(schedule.startJobs(now: 11.9).isEmpty)
+        #expect(schedule.startJobs(now: 12).map(\.operation) == [.remove(path: Self.segmentPath(1))])
+    }
+
+    @Test func aLocalCopyIsDeletedAfterItsTimeOnlyOnceItIsUploaded() throws {
         var schedule = PublishSchedule(limits: .init(maxConcurrentRequests: 1))
         _ = schedule.addSegment(Self.segmentPath(1), durationSeconds: 2, now: 0)
-        _ = schedule.addSegment(Self.segmentPath(2), durationSeconds: 2, now: 0)
         let upload = try #require(schedule.startJobs(now: 0).first)
         schedule.removeFile(Self.segmentPath(1), at: 10)
-        schedule.removeFile(Self.segmentPath(2), at: 10)
-        schedule.complete(upload.id, response: .status(201), now: 1)
-        #expect(schedule.startJobs(now: 1).isEmpty, "segment 2 was cancelled; deletions wait")
-        #expect(schedule.nextWakeTime(after: 1) == 10)
-        #expect(schedule.isSettled(now: 1))
-        let removal = try #require(schedule.startJobs(now: 10).first)
-        #expect(removal.operation == .remove(path: Self.segmentPath(1)))
-        schedule.complete(removal.id, response: .status(204), now: 10.5)
-        let second = try #require(schedule.startJobs(now: 10.5).first)
-        schedule.complete(second.id, response: .status(404), now: 11)
-        let report = schedule.report()
-        #expect(report.removalsNotDone.isEmpty)
-        #expect(report.undelivered.map(\.path) == [Self.segmentPath(2)])
+        schedule.complete(upload.id, response: .status(503), now: 1)
+        #expect(schedule.takeLocalRemovals(now: 20).isEmpty, "the upload still needs it")
+        let retry = try #require(schedule.startJobs(now: 20).first)
+        schedule.complete(retry.id, response: .status(201), now: 21)
+        #expect(schedule.takeLocalRemovals(now: 21) == [Self.segmentPath(1)])
+        #expect(schedule.takeLocalRemovals(now: 22).isEmpty)
+    }
+
+    @Test func playlistRetriesWaitAtMostAboutATargetDuration() throws {
+        var schedule = Self.schedule(segments: 1)
+        for job in schedule.startJobs(now: 0) { schedule.complete(job.id, response: .status(201), now: 0) }
+        var now = 0.0
+        for _ in 1...10 {
+            let job = try #require(schedule.startJobs(now: now).first)
+            schedule.complete(job.id, response: .status(503, retryAfterSeconds: 30), now: now)
+            let wake = try #require(schedule.nextWakeTime(after: now))
+            #expect(wake - now <= 2, "a target duration")
+            now = wake
+        }
     }
 
     @Test func listingLatencyRunsFromHandOverToTheConfirmedPlaylist() throws {

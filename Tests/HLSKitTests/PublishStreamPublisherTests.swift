@@ -159,21 +159,67 @@ struct PublishStreamPublisherTests {
         #expect(!onOrigin.endList)
     }
 
-    @Test func removalDeletesFromTheOriginAfterTheRetentionTime() throws {
+    @Test func theOriginDeletesWhatItsPlaylistDroppedAfterTheRetentionTime() throws {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("publish-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: root) }
         let store = try DirectoryStore(root: root)
         let origin = ScriptedOrigin()
         let publisher = StreamPublisher(configuration: .init(origin: Self.origin, drainTimeoutSeconds: 5),
                                         store: store, transport: origin)
-        try store.write([1, 2, 3], to: "seg/000001.m4s")
-        publisher.addSegment("seg/000001.m4s", durationSeconds: 2)
-        publisher.removeFile("seg/000001.m4s", afterSeconds: 0.1)
-        publisher.removeFile("seg/000009.m4s", afterSeconds: 0.1)
+        var live = LivePlaylist(targetDurationSeconds: 1, windowSize: 1)
+        for number in 1...3 {
+            let path = StreamWriter.segmentPath(number)
+            try store.write([1, 2, UInt8(number)], to: path)
+            publisher.addSegment(path, durationSeconds: 0.05)
+            for removal in live.append(.init(uri: path, durationSeconds: 0.05)) {
+                publisher.removeFile(removal.uri, afterSeconds: removal.retentionSeconds)
+            }
+            publisher.updatePlaylist(live.playlist)
+            Thread.sleep(forTimeInterval: 0.1)
+        }
         Thread.sleep(forTimeInterval: 0.3)
         let report = publisher.finish()
-        #expect(origin.storedPaths.isEmpty)
-        #expect(origin.requests.map(\.method) == [.put, .delete, .delete])
+        #expect(origin.storedPaths == ["playlist.m3u8", StreamWriter.segmentPath(3)])
+        #expect(origin.requests.filter { $0.method == .delete }.map(\.url.lastPathComponent)
+                    == ["000001.m4s", "000002.m4s"])
         #expect(report.removalsNotDone.isEmpty)
+        #expect(try store.list("seg") == ["000003.m4s"])
+    }
+
+    @Test func aSlidingWindowOutlivesAnOutageAndLeavesOnlyItsListedFilesOnDisk() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("publish-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let store = try DirectoryStore(root: root)
+        // Every segment's first two tries fail: the local window of 2 slides past segments not yet up.
+        let failures = Dictionary(uniqueKeysWithValues: (1...6).map {
+            (StreamWriter.segmentPath($0), [PublishResponse.status(503), .status(503)])
+        })
+        let transport = ScriptedOrigin(failures: failures)
+        let configuration = StreamPublisher.Configuration(
+            origin: Self.origin, limits: .init(maxConcurrentRequests: 3, backoff: Self.fastBackoff),
+            drainTimeoutSeconds: 10)
+        let publisher = StreamPublisher(configuration: configuration, store: store, transport: transport)
+        try store.write(Array("init".utf8), to: "init.mp4")
+        publisher.addFile("init.mp4")
+        var live = LivePlaylist(targetDurationSeconds: 1, windowSize: 2)
+        for number in 1...6 {
+            let path = StreamWriter.segmentPath(number)
+            try store.write(Array("segment \(number)".utf8), to: path)
+            publisher.addSegment(path, durationSeconds: 0.05)
+            for removal in live.append(.init(uri: path, durationSeconds: 0.05, mapURI: "init.mp4")) {
+                publisher.removeFile(removal.uri, afterSeconds: removal.retentionSeconds)
+            }
+            publisher.updatePlaylist(live.playlist)
+        }
+        live.end()
+        publisher.updatePlaylist(live.playlist)
+        let report = publisher.finish()
+
+        #expect(report.isComplete, "\(report.undelivered)")
+        let listed = Set(transport.playlistVersions.flatMap { version in
+            (try? MediaPlaylist.parse(version.text).segments.map(\.uri)) ?? []
+        })
+        #expect(listed == Set((1...6).map(StreamWriter.segmentPath)), "every segment was listed on the origin")
+        #expect(try store.list("seg") == ["000005.m4s", "000006.m4s"], "what left the window is gone locally")
     }
 }

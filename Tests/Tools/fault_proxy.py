@@ -2,12 +2,14 @@
 """An HTTP proxy on loopback that forwards to an origin and fails some uploads on purpose.
 
 Usage: fault_proxy.py UPSTREAM_URL [--port P] [--fail-share F] [--seed N] [--latency S]
-                      [--stall S] [--outage START:SECONDS ...] [--methods PUT,DELETE]
+                      [--stall S] [--outage START:SECONDS ...] [--methods PUT,DELETE] [--paths REGEX]
 
 For requests whose method is in --methods, a seeded random draw fails a share F of them,
 in equal parts: answer 503, stall (read the request, say nothing for --stall seconds, then
 close without forwarding), or reset the connection (RST, nothing forwarded). Every such
 request waits --latency seconds first, which paces a client that runs faster than real time.
+With --paths, only requests whose path matches the regular expression can fail (such as
+'\.m3u8$' for the playlist alone).
 During an outage (START seconds after the first such request, for SECONDS) every connection
 is reset at once, GETs included: the origin is unreachable. Other requests (the GETs of
 players and pollers) pass through untouched outside outages.
@@ -21,6 +23,7 @@ import http.client
 import http.server
 import json
 import random
+import re
 import signal
 import socket
 import struct
@@ -42,6 +45,7 @@ class FaultPlan:
     def __init__(self, args):
         self.fail_share = args.fail_share
         self.methods = set(args.methods.split(","))
+        self.paths = re.compile(args.paths)
         self.random = random.Random(args.seed)
         self.scheduled_outages = [tuple(float(x) for x in spec.split(":")) for spec in args.outage]
         self.outages = []
@@ -59,7 +63,7 @@ class FaultPlan:
             now = time.monotonic()
             return any(start <= now < end for start, end in self.outages)
 
-    def fault_for(self, method):
+    def fault_for(self, method, path="/"):
         """None to forward, else one of FAULTS."""
         if method not in self.methods:
             return None
@@ -68,7 +72,7 @@ class FaultPlan:
                 self.first_request = time.monotonic()
                 self.outages += [(self.first_request + start, self.first_request + start + length)
                                  for start, length in self.scheduled_outages]
-            if self.random.random() < self.fail_share:
+            if self.paths.search(path) and self.random.random() < self.fail_share:
                 return self.random.choice(FAULTS)
             return None
 
@@ -122,7 +126,7 @@ class ProxyHandler(http.server.BaseHTTPRequestHandler):
         length = int(self.headers.get("Content-Length") or 0)
         body = self.rfile.read(length) if length else b""
         plan = self.server.plan
-        fault = plan.fault_for(self.command)
+        fault = plan.fault_for(self.command, self.path)
         if self.command in plan.methods:
             time.sleep(self.server.latency)
         if fault:
@@ -176,6 +180,7 @@ def main(argv):
     parser.add_argument("--stall", type=float, default=15.0, help="seconds a stalled request hangs")
     parser.add_argument("--outage", action="append", default=[], metavar="START:SECONDS")
     parser.add_argument("--methods", default="PUT,DELETE", help="methods that faults apply to")
+    parser.add_argument("--paths", default="", help="regular expression for the paths faults apply to")
     args = parser.parse_args(argv)
     # A parent may start us with signals blocked (Foundation's Process does); SIGTERM must stop us.
     signal.pthread_sigmask(signal.SIG_SETMASK, [])

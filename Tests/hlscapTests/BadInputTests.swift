@@ -38,6 +38,55 @@ import Testing
                 "a failed run left a playlist", sourceLocation: sourceLocation)
     }
 
+    /// The fixture with one byte of its `avcC` changed: `payloadOffset` counts from the box's payload
+    /// (4 is lengthSizeMinusOne, 7 the first SPS's length).
+    func damagedConfiguration(payloadOffset: Int, value: UInt8) throws -> URL {
+        var bytes = Array(try Data(contentsOf: ExternalTools.fixturesDirectory.appendingPathComponent("h264-aac.mp4")))
+        let type = Array("avcC".utf8)
+        let box = try #require(bytes.indices.first { Array(bytes[$0..<min($0 + 4, bytes.count)]) == type })
+        bytes[box + 4 + payloadOffset] = value
+        return try writeTemporaryFile("damaged-avcC-\(payloadOffset).mp4", bytes)
+    }
+
+    @Test(arguments: [(4, UInt8(0xFE)), (7, UInt8(0xFF))], [[], ["--transcode"]])
+    func damagedH264ConfigurationIsBadDataNamingTheFile(damage: (Int, UInt8), mode: [String]) throws {
+        let input = try damagedConfiguration(payloadOffset: damage.0, value: damage.1)
+        let outcome = try package(input: input.path, extraArguments: mode)
+        defer { outcome.output.remove() }
+        expectFailure(outcome, exitStatus: 65, mentioning: [input.path, "h264"])
+        #expect(outcome.result.stderr.split(separator: "\n").count == 1, "\(outcome.result.stderr)")
+    }
+
+    /// The fixture's AudioSpecificConfig (in `esds`, after the DecoderSpecificInfo tag 5 and its
+    /// length) declaring sampling frequency index 13, which does not exist.
+    @Test(arguments: ["audio-only.m4a", "flash-beep.mp4"], [[], ["--copy"], ["--transcode"]])
+    func damagedAACConfigurationIsBadDataNamingTheFile(fixture: String, mode: [String]) throws {
+        var bytes = Array(try Data(contentsOf: ExternalTools.fixturesDirectory.appendingPathComponent(fixture)))
+        let esds = try #require(bytes.indices.first { Array(bytes[$0..<min($0 + 4, bytes.count)]) == Array("esds".utf8) })
+        let tag = try #require(bytes[esds...].indices.first { bytes[$0] == 0x05 })
+        let config = try #require(bytes[(tag + 1)...].indices.first { bytes[$0] & 0x80 == 0 }) + 1
+        bytes[config] = 0x16  // AAC LC (2), then the first bits of index 13
+        bytes[config + 1] = 0x90  // the rest of index 13, two channels
+        let input = try writeTemporaryFile("damaged-esds-\(fixture)", bytes)
+        let outcome = try package(input: input.path, extraArguments: mode)
+        defer { outcome.output.remove() }
+        expectFailure(outcome, exitStatus: 65, mentioning: [input.path])
+        #expect(outcome.result.stderr.split(separator: "\n").count == 1, "\(outcome.result.stderr)")
+    }
+
+    @Test(arguments: ["missing", "damaged"])
+    func aFailedRunLeavesNoOutputDirectory(input kind: String) throws {
+        let input = kind == "missing" ? "/nonexistent/recording.mp4"
+            : try damagedConfiguration(payloadOffset: 4, value: 0xFE).path
+        let parent = try PackagedStream.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: parent) }
+        let output = parent.appendingPathComponent("new/stream")
+        let result = try ExternalTools.runHlscap(["file", input, "--out", output.path, "--quiet"])
+        #expect([65, 66].contains(result.exitStatus), "\(result.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: parent.path) == [],
+                "the run created \(output.path) and left it")
+    }
+
     @Test func missingFile() throws {
         let outcome = try package(input: "/nonexistent/recording.mp4")
         defer { outcome.output.remove() }

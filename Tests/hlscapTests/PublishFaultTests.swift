@@ -67,13 +67,15 @@ final class FaultyOrigin {
     /// Where hlscap publishes: the proxy in front of the origin.
     let proxyURL: String
 
-    init(proxyArguments: [String]) throws {
+    /// `slidingWindow`: the playlist is a live window, whose head may leave as it slides.
+    init(proxyArguments: [String], slidingWindow: Bool = false, pollerTimeoutSeconds: Int = 120) throws {
         origin = try OriginFixture()
         do {
             proxy = try BackgroundTool("fault_proxy.py", [origin.url] + proxyArguments, in: origin.directory)
             proxyURL = try proxy.announcedURL(prefix: "proxy")
-            poller = try BackgroundTool("origin_poller.py", [origin.url + "live/playlist.m3u8", "--interval", "0.05"],
-                                        in: origin.directory)
+            poller = try BackgroundTool("origin_poller.py", [
+                origin.url + "live/playlist.m3u8", "--interval", "0.05", "--timeout", String(pollerTimeoutSeconds)]
+                + (slidingWindow ? ["--sliding"] : []), in: origin.directory)
         } catch {
             origin.stop()
             throw error
@@ -81,20 +83,24 @@ final class FaultyOrigin {
     }
 
     /// The poller saw the origin's playlist grow at least `minimumVersions` times and never list a
-    /// file the origin lacked, while the proxy injected every kind of fault.
-    func expectSafeListingUnderFaults(minimumVersions: Int) throws {
+    /// file the origin lacked, while the proxy injected every kind of fault in `faults`. Returns the
+    /// poller's report and the proxy's counts.
+    @discardableResult
+    func expectSafeListingUnderFaults(minimumVersions: Int, faults: [String] = ["503", "stall", "reset", "outage"])
+        throws -> (polled: [String: Any], counts: [String: Int]) {
         #expect(poller.waitForExit(timeoutSeconds: 10) == 0, "\(poller.output)")
-        let polled = try JSONSerialization.jsonObject(with: Data(poller.output.utf8)) as? [String: Any]
-        #expect((polled?["violations"] as? [String])?.isEmpty == true, "\(poller.output)")
-        #expect((polled?["versions"] as? Int ?? 0) >= minimumVersions,
+        let polled = try JSONSerialization.jsonObject(with: Data(poller.output.utf8)) as? [String: Any] ?? [:]
+        #expect((polled["violations"] as? [String])?.isEmpty == true, "\(poller.output)")
+        #expect((polled["versions"] as? Int ?? 0) >= minimumVersions,
                 "the poller saw the playlist grow: \(poller.output)")
 
         proxy.stop()
-        let faults = try #require(proxy.output.split(separator: "\n").last.map { Data($0.utf8) })
-        let counts = try #require(try JSONSerialization.jsonObject(with: faults) as? [String: Int])
-        for fault in ["503", "stall", "reset", "outage"] {
+        let line = try #require(proxy.output.split(separator: "\n").last.map { Data($0.utf8) })
+        let counts = try #require(try JSONSerialization.jsonObject(with: line) as? [String: Int])
+        for fault in faults {
             #expect(counts[fault, default: 0] > 0, "the proxy injected \(fault): \(counts)")
         }
+        return (polled, counts)
     }
 
     func stop() {

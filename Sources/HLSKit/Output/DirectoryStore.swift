@@ -14,12 +14,38 @@ public struct DirectoryStore: Sendable {
     private static let writeProbeName = "write-probe"
 
     public let root: String
+    /// The topmost directory on the way to `root` (`root` itself, or a parent) that did not exist
+    /// when the store was made; nil when `root` existed.
+    private let firstMissingDirectory: String?
 
-    /// Creates `root` and its parents when missing and checks that files can be created in it.
+    /// Checks that `root` can be made and files created in it. A missing `root` and its missing
+    /// parents are created by the first write, so a run that fails before it has something to
+    /// store leaves no empty directory behind.
     public init(root: String) throws(StoreError) {
         self.root = root.count > 1 && root.hasSuffix("/") ? String(root.dropLast()) : root
-        try Self.makeDirectories(self.root)
-        try checkWritable()
+        firstMissingDirectory = try Self.firstMissingDirectory(on: self.root)
+        try Self.checkWritable(Self.nearestExistingDirectory(of: self.root), for: self.root)
+    }
+
+    /// Removes what a failed run leaves once its files are gone: empty sub-directories, and the
+    /// root and parents this store created, as long as they are empty.
+    public func removeEmptyDirectories() {
+        let names: [String]
+        do {
+            names = try Self.entries(of: root)
+        } catch {
+            return  // no root, nothing to remove
+        }
+        // Each rmdir fails harmlessly on a directory that holds something (ENOTEMPTY) or is gone.
+        for name in names where Self.isDirectory("\(root)/\(name)") {
+            _ = rmdir("\(root)/\(name)")
+        }
+        guard let firstMissingDirectory else { return }
+        var directory = root
+        while rmdir(directory) == 0, directory != firstMissingDirectory,
+              let slash = directory.lastIndex(of: "/"), slash > directory.startIndex {
+            directory = String(directory[..<slash])
+        }
     }
 
     /// When a write must be on stable storage.
@@ -107,6 +133,9 @@ public struct DirectoryStore: Sendable {
         let path = relativeDirectory.isEmpty ? root : try absolutePath(relativeDirectory, for: .list)
         do {
             return try Self.entries(of: path).filter { !Self.isTemporaryName($0) }.sorted()
+        } catch where error.rawValue == ENOENT && relativeDirectory.isEmpty && firstMissingDirectory != nil {
+            // The root is made by the first write.
+            return []
         } catch {
             throw StoreError(.list, path, error)
         }
@@ -125,6 +154,9 @@ public struct DirectoryStore: Sendable {
         let names: [String]
         do {
             names = try Self.entries(of: directory).sorted()
+        } catch where error.rawValue == ENOENT && relativeDirectory.isEmpty && firstMissingDirectory != nil {
+            // The root is made by the first write: nothing to clean yet.
+            return []
         } catch {
             throw StoreError(.list, directory, error)
         }
@@ -143,15 +175,43 @@ public struct DirectoryStore: Sendable {
 
     /// Creating and deleting a file is the only reliable test: `access` grants root everything,
     /// and some file systems (procfs, sysfs) refuse new files whatever the permission bits say.
-    private func checkWritable() throws(StoreError) {
-        let probePath = "\(root)/\(Self.temporaryName(for: Self.writeProbeName))"
+    /// `directory` is the root or, while the root is missing, the existing parent it will go in.
+    private static func checkWritable(_ directory: String, for root: String) throws(StoreError) {
+        // A parent may be shared with other stores probing at the same moment: each probe has its own name.
+        let probePath = "\(directory)/\(temporaryName(for: "\(writeProbeName)-\(UInt32.random(in: 0...UInt32.max))"))"
         do {
-            let probe = try FileDescriptor.open(probePath, flags: O_WRONLY | O_CREAT | O_TRUNC, mode: Self.fileMode)
+            let probe = try FileDescriptor.open(probePath, flags: O_WRONLY | O_CREAT | O_TRUNC, mode: fileMode)
             try probe.close()
             try SystemCall.retryingInterrupts { unlink(probePath) }
         } catch {
-            throw StoreError(.writeInDirectory, root, error)
+            throw StoreError(directory == root ? .writeInDirectory : .createDirectory, root, error)
         }
+    }
+
+    /// The first directory of `path` that does not exist yet, or nil when `path` is a directory.
+    /// Something that is not a directory on the way is an error, as `mkdir` would report it (EEXIST).
+    private static func firstMissingDirectory(on path: String) throws(StoreError) -> String? {
+        var current = path.hasPrefix("/") ? "/" : ""
+        for component in path.split(separator: "/") {
+            current += (current.isEmpty || current == "/" ? "" : "/") + component
+            if isDirectory(current) { continue }
+            var status = stat()
+            guard lstat(current, &status) != 0 else {
+                throw StoreError(operation: .createDirectory, path: current, errno: EEXIST)
+            }
+            return current
+        }
+        return nil
+    }
+
+    /// `path` itself when it exists, else its nearest existing parent ("." for a relative path).
+    private static func nearestExistingDirectory(of path: String) -> String {
+        var directory = path
+        while !isDirectory(directory) {
+            guard let slash = directory.lastIndex(of: "/") else { return "." }
+            directory = slash == directory.startIndex ? "/" : String(directory[..<slash])
+        }
+        return directory
     }
 
     /// Keeps every path inside the root: no absolute paths, no `..`, no empty names.

@@ -41,6 +41,7 @@ public struct LiveStreamWriter {
     /// changed.
     public init(resuming store: DirectoryStore, layout: StreamLayout? = nil, tracks: [TrackDescription],
                 targetDurationSeconds: Int, windowSize: Int, declared: [RenditionMeasure]? = nil) throws {
+        // Errors naming the stream are ResumeError; a failed listing or deletion is the store's own.
         let layout = layout ?? .single(trackCount: tracks.count)
         self.store = store
         self.layout = layout
@@ -71,9 +72,20 @@ public struct LiveStreamWriter {
             highest = max(highest, (listed + stored).max() ?? 0)
             let currentInit = previous.segments.last?.mapURI ?? StreamWriter.initName
             var initName = currentInit
+            let names = try store.list(rendition.directory)
             if (try? store.read(rendition.path(currentInit))) != initBytes {
-                let taken = Set((try? store.list(rendition.directory)) ?? [])
-                initName = (2...).lazy.map { "init-\($0).mp4" }.first { !taken.contains($0) }!
+                let used = (names + previous.segments.compactMap(\.mapURI)).compactMap(Self.initNumber(ofName:))
+                initName = "init-\(max(used.max() ?? 1, 1) + 1).mp4"
+            }
+            // Segments and init sections the playlist no longer lists (they left the window, or a crash
+            // left them unlisted) are deleted; numbers are never reused, so a cached copy is never wrong.
+            let listedPaths = Set(previous.segments.flatMap { [$0.uri] + ($0.mapURI.map { [$0] } ?? []) })
+            let segmentDirectory = rendition.path(StreamWriter.segmentDirectory)
+            let segmentPaths = store.exists(segmentDirectory)
+                ? try store.list(segmentDirectory).map { StreamWriter.segmentDirectory + "/" + $0 } : []
+            for path in names.filter({ Self.initNumber(ofName: $0) != nil }) + segmentPaths
+            where !listedPaths.contains(path) && path != initName {
+                try store.remove(rendition.path(path))
             }
             var live = LiveRendition(directory: rendition.directory, tracks: own,
                                      live: LivePlaylist(resuming: previous, windowSize: windowSize), initName: initName)
@@ -84,6 +96,13 @@ public struct LiveStreamWriter {
         nextSequenceNumber = highest + 1
         // The master playlist names the same renditions; it is written again only if missing.
         wroteMaster = store.exists(StreamWriter.masterPlaylistName)
+    }
+
+    /// 1 for `init.mp4`, N for `init-N.mp4`, nil for other names.
+    static func initNumber(ofName name: String) -> Int? {
+        if name == StreamWriter.initName { return 1 }
+        guard name.hasPrefix("init-"), name.hasSuffix(".mp4") else { return nil }
+        return Int(name.dropFirst("init-".count).dropLast(".mp4".count))
     }
 
     /// The first rendition's playlist.
@@ -216,8 +235,14 @@ private struct LiveRendition {
     mutating func append(_ segment: Segment, programDateTime: Date?, fragmentSize: Int) -> [LivePlaylist.Removal] {
         let uri = StreamWriter.segmentPath(segment.sequenceNumber)
         let discontinuity = live.nextIsDiscontinuity
-        let removals = live.append(MediaPlaylist.Segment(uri: uri, durationSeconds: segment.durationSeconds,
+        let mapsBefore = Set(live.playlist.segments.compactMap(\.mapURI))
+        var removals = live.append(MediaPlaylist.Segment(uri: uri, durationSeconds: segment.durationSeconds,
                                                          mapURI: initName, programDateTime: programDateTime))
+        // An init section that no listed segment refers to any more leaves with the last one that did.
+        let mapsAfter = Set(live.playlist.segments.compactMap(\.mapURI))
+        for map in mapsBefore.subtracting(mapsAfter).sorted() {
+            removals.append(.init(uri: map, retentionSeconds: removals.map(\.retentionSeconds).max() ?? 0))
+        }
         if let video = tracks.first(where: \.isVideo) {
             iFrames.add(segment: segment, uri: uri, mapURI: initName, discontinuity: discontinuity, video: video,
                         fragmentSize: fragmentSize, programDateTime: programDateTime)

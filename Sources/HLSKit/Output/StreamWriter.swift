@@ -194,9 +194,11 @@ public struct StreamWriter {
                        averageBitrate: duration > 0 ? Int((Double(mediaBytes) * 8 / duration).rounded()) : 0)
     }
 
-    /// Removes every file this writer stored, newest first, so a failed run leaves no stream that looks valid.
+    /// Removes every file this writer stored, newest first, so a failed run leaves no stream that looks
+    /// valid, then the directories left empty that the run created.
     public func removeWrittenFiles() {
         for path in writtenPaths.reversed() { try? store.remove(path) }
+        store.removeEmptyDirectories()
     }
 
     private mutating func put(_ bytes: [UInt8], at path: String, rendition: Int?) throws(StoreError) {

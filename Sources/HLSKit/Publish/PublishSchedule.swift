@@ -3,11 +3,16 @@
 /// passed in by the caller.
 ///
 /// Safety rules (DESIGN.md, writing rules, applied to a remote origin):
-/// - the origin's playlist lists the longest prefix of the local playlist whose segments (and their
-///   initialization sections) were uploaded, so it never lists a missing segment and always lists
-///   segments in sequence order, whatever order the uploads finished in;
+/// - the origin's playlist is built from every segment handed over, in sequence order: it lists the
+///   longest run of uploaded segments (and their initialization sections), so it never lists a
+///   missing segment, and whatever order the uploads finished in, it lists them in order;
+/// - after an outage the origin's playlist lags the local one and catches up: a segment that left
+///   the local window is still uploaded and listed, and the origin's window drops from its head
+///   only segments that a playlist confirmed on the origin has already listed;
 /// - at most one playlist request is in flight, and the playlist known to be on the origin changes
 ///   only when a request for it succeeded;
+/// - a file is deleted from the origin only after the playlist known to be there stopped listing it,
+///   and after the RFC 8216bis 6.2.2 retention time (its duration plus the playlist's) from then;
 /// - ENDLIST goes up only after `finish()` and only when every listed segment is up.
 public struct PublishSchedule: Sendable {
     public struct Limits: Sendable, Equatable {
@@ -67,7 +72,14 @@ public struct PublishSchedule: Sendable {
     private struct PlaylistUpload {
         var jobID: Int
         var text: String
-        var listedPaths: [String]
+        var listed: RemoteWindow
+    }
+
+    /// Which segments of `history` a playlist for the origin lists, as sequence numbers.
+    public struct RemoteWindow: Sendable, Equatable {
+        public var firstSequenceNumber: Int
+        public var endSequenceNumber: Int
+        public var paths: [String]
     }
 
     public let limits: Limits
@@ -78,6 +90,23 @@ public struct PublishSchedule: Sendable {
     private var undelivered: [PublishReport.Undelivered] = []
     private var failedRemovals: [PublishReport.Undelivered] = []
     private var latestPlaylist: MediaPlaylist?
+    /// Every segment the local playlists listed, from the first one the origin's playlist may still
+    /// list, in sequence order; `historyFirstSequence` is the sequence number of the first.
+    private var history: [MediaPlaylist.Segment] = []
+    private var historyFirstSequence = 0
+    /// The discontinuity sequence number of the first segment of `history`.
+    private var historyDiscontinuitySequence = 0
+    /// Segments that will never be uploaded (dropped or refused) and that the local playlist no
+    /// longer lists, or that were dropped: the origin's playlist skips them.
+    private var skippable: Set<String> = []
+    /// Segments that will never be uploaded.
+    private var givenUp: Set<String> = []
+    /// The first sequence number that no confirmed playlist has listed yet.
+    private var confirmedEndSequence = 0
+    /// The longest duration of a playlist the origin held, for the retention time.
+    private var longestConfirmedDurationSeconds = 0.0
+    /// When the local copies of files that left the local playlist may go, once uploaded.
+    private var localRemovals: [String: Double] = [:]
     private var confirmedPlaylistText: String?
     /// A version the origin refused for good; only a newer version is tried.
     private var rejectedPlaylistText: String?
@@ -113,27 +142,48 @@ public struct PublishSchedule: Sendable {
               let oldest = pending.firstIndex(where: { $0.durationSeconds != nil && $0.jobID == nil }) {
             let path = pending.remove(at: oldest).path
             handedOverAt[path] = nil
+            givenUp.insert(path)
+            skippable.insert(path)
             undelivered.append(.init(path: path, reason: "dropped: more than \(PlaylistNumber.threeDecimals(limits.backlogSeconds)) s of media waited for the origin"))
             dropped.append(path)
         }
         return dropped
     }
 
-    /// The local media playlist as it now is; the origin gets the part of it that is safe to list.
+    /// The local media playlist as it now is; the origin gets the part of it that is safe to list,
+    /// and every segment it listed before, until the origin's own window drops them.
     public mutating func updatePlaylist(_ playlist: MediaPlaylist) {
+        if latestPlaylist == nil {
+            historyFirstSequence = playlist.mediaSequence
+            historyDiscontinuitySequence = playlist.discontinuitySequence
+            confirmedEndSequence = playlist.mediaSequence
+        }
         latestPlaylist = playlist
+        let historyEnd = historyFirstSequence + history.count
+        for (offset, segment) in playlist.segments.enumerated() where playlist.mediaSequence + offset >= historyEnd {
+            history.append(segment)
+        }
     }
 
-    /// Deletes `path` from the origin at `due`. A queued upload of it is cancelled: the file has
-    /// left the playlist, so viewers will never ask for it.
+    /// The local playlist no longer lists `path`: its local copy may be deleted at `due`, once it is
+    /// uploaded or given up. The origin's copy stays until the origin's playlist drops it.
     public mutating func removeFile(_ path: String, at due: Double) {
-        pending.removeAll { upload in
-            guard upload.path == path, upload.jobID == nil else { return false }
-            undelivered.append(.init(path: path, reason: "left the playlist before it could be uploaded"))
-            handedOverAt[path] = nil
-            return true
-        }
-        removals.append(Removal(path: path, notBefore: due))
+        localRemovals[path] = due
+        if givenUp.contains(path) { skippable.insert(path) }
+    }
+
+    /// Local copies whose time has come and that no upload needs any more; the caller deletes them.
+    public mutating func takeLocalRemovals(now: Double) -> [String] {
+        let needed = Set(pending.map(\.path))
+        let due = localRemovals.filter { $0.value <= now && !needed.contains($0.key) }.keys.sorted()
+        for path in due { localRemovals[path] = nil }
+        return due
+    }
+
+    /// When the last local copy that no upload needs may be deleted; nil when none waits.
+    public var lastLocalRemovalTime: Double? {
+        let needed = Set(pending.map(\.path))
+        return localRemovals.filter { !needed.contains($0.key) }.values.max()
     }
 
     /// No more files will come: the final playlist may carry ENDLIST once everything it lists is up.
@@ -169,9 +219,9 @@ public struct PublishSchedule: Sendable {
             jobs.append(job)
             running += 1
         }
-        if playlistInFlight == nil, playlistNotBefore <= now, let (text, listedPaths) = playlistToUpload() {
+        if playlistInFlight == nil, playlistNotBefore <= now, let (text, listed) = playlistToUpload() {
             let job = makeJob(.uploadPlaylist(path: limits.playlistPath, text: text), attempt: playlistFailedAttempts + 1)
-            playlistInFlight = PlaylistUpload(jobID: job.id, text: text, listedPaths: listedPaths)
+            playlistInFlight = PlaylistUpload(jobID: job.id, text: text, listed: listed)
             jobs.append(job)
         }
         updateBusyTime(now: now)
@@ -193,9 +243,11 @@ public struct PublishSchedule: Sendable {
 
     /// The earliest time after `now` at which a waiting request becomes due, for a timer.
     public func nextWakeTime(after now: Double) -> Double? {
+        let needed = Set(pending.map(\.path))
         let times = pending.filter { $0.jobID == nil }.map(\.notBefore)
             + removals.filter { $0.jobID == nil }.map(\.notBefore)
             + (playlistInFlight == nil && playlistToUpload() != nil ? [playlistNotBefore] : [])
+            + localRemovals.filter { !needed.contains($0.key) }.map(\.value)
         return times.filter { $0 > now }.min()
     }
 
@@ -223,7 +275,8 @@ public struct PublishSchedule: Sendable {
         }
         let remote = remotePlaylist()
         let finalDelivered = remote.map { $0.playlist.render() == confirmedPlaylistText } ?? false
-        let allListed = remote.map { $0.listedPaths.count == latestPlaylist?.segments.count } ?? false
+        let localEnd = latestPlaylist.map { $0.mediaSequence + $0.segments.count }
+        let allListed = remote.map { $0.window.endSequenceNumber == localEnd } ?? false
         if latestPlaylist != nil && !(finalDelivered && allListed) {
             let reason = confirmedPlaylistText == nil
                 ? "no version reached the origin"
@@ -235,30 +288,58 @@ public struct PublishSchedule: Sendable {
                              finalPlaylistDelivered: finalDelivered && allListed, listingLatency: listingLatency)
     }
 
-    /// The playlist the origin may hold now: the local playlist cut before the first segment that
-    /// is not up, as EVENT while it grows; nil while no segment can be listed.
-    public func remotePlaylist() -> (playlist: MediaPlaylist, listedPaths: [String])? {
+    /// The playlist the origin may hold now: the longest run of uploaded segments of the history
+    /// (past segments that will never come), as EVENT while a VOD playlist grows; nil while no
+    /// segment can be listed. A sliding window keeps the local window's length, but its head keeps
+    /// every segment no confirmed playlist has listed yet, so a lagging origin catches up in order.
+    public func remotePlaylist() -> (playlist: MediaPlaylist, window: RemoteWindow)? {
         guard let latest = latestPlaylist else { return nil }
-        let listed = latest.segments.prefix { segment in
-            uploaded.contains(segment.uri) && segment.mapURI.map(uploaded.contains) ?? true
+        // An EVENT or VOD playlist only grows, so a segment that will never come ends its listing;
+        // a sliding window may move past it.
+        let sliding = latest.playlistType == nil
+        var start = 0
+        var end = 0
+        for (index, segment) in history.enumerated() {
+            if isUp(segment) {
+                end = index + 1
+            } else if sliding && skippable.contains(segment.uri) {
+                start = index + 1
+                end = index + 1
+            } else {
+                break
+            }
         }
-        guard !listed.isEmpty else { return nil }
+        guard end > start else { return nil }
+        if sliding {
+            let firstUnlisted = max(0, confirmedEndSequence - historyFirstSequence)
+            start = max(start, min(end - max(latest.segments.count, 1), firstUnlisted))
+        }
+        let listed = history[start..<end]
         var remote = latest
         remote.segments = Array(listed)
+        remote.mediaSequence = historyFirstSequence + start
+        remote.discontinuitySequence = historyDiscontinuitySequence + history[..<start].count(where: \.discontinuity)
         // A VOD playlist may not change; the origin's copy grows as an EVENT playlist, and EVENT
         // allows only appending, so the finished copy stays EVENT and gains ENDLIST.
         if remote.playlistType == .vod {
             remote.playlistType = .event
         }
-        remote.endList = latest.endList && finished && listed.count == latest.segments.count
-        return (remote, listed.map(\.uri))
+        let localEnd = latest.mediaSequence + latest.segments.count
+        remote.endList = latest.endList && finished && end == history.count && historyFirstSequence + end == localEnd
+        let window = RemoteWindow(firstSequenceNumber: remote.mediaSequence,
+                                  endSequenceNumber: remote.mediaSequence + listed.count, paths: listed.map(\.uri))
+        return (remote, window)
     }
 
-    private func playlistToUpload() -> (text: String, listedPaths: [String])? {
-        guard let (playlist, listedPaths) = remotePlaylist() else { return nil }
+    private func isUp(_ segment: MediaPlaylist.Segment) -> Bool {
+        uploaded.contains(segment.uri) && segment.mapURI.map(uploaded.contains) ?? true
+    }
+
+    private func playlistToUpload() -> (text: String, window: RemoteWindow)? {
+        guard let (playlist, window) = remotePlaylist() else { return nil }
         let text = playlist.render()
         guard text != confirmedPlaylistText, text != rejectedPlaylistText else { return nil }
-        return (text, listedPaths)
+        return (text, window)
     }
 
     private mutating func makeJob(_ operation: Operation, attempt: Int) -> Job {
@@ -285,6 +366,8 @@ public struct PublishSchedule: Sendable {
         case .failed(let reason):
             let upload = pending.remove(at: index)
             handedOverAt[upload.path] = nil
+            givenUp.insert(upload.path)
+            if localRemovals[upload.path] != nil { skippable.insert(upload.path) }
             undelivered.append(.init(path: upload.path, reason: "the origin refused it: \(reason)"))
         }
     }
@@ -311,18 +394,54 @@ public struct PublishSchedule: Sendable {
         case .succeeded:
             confirmedPlaylistText = upload.text
             playlistFailedAttempts = 0
-            for path in upload.listedPaths {
+            for path in upload.listed.paths {
                 if let handedOver = handedOverAt.removeValue(forKey: path) {
                     listingLatency.record(now - handedOver)
                 }
             }
+            confirmed(upload.listed, now: now)
         case .retry(_, let afterSeconds):
             playlistFailedAttempts += 1
-            playlistNotBefore = now + limits.backoff.delaySeconds(
-                afterFailedAttempts: playlistFailedAttempts, retryAfterSeconds: afterSeconds)
+            playlistNotBefore = now + min(limits.backoff.delaySeconds(
+                afterFailedAttempts: playlistFailedAttempts, retryAfterSeconds: afterSeconds), playlistRetryCapSeconds)
             retryCount += 1
         case .failed:
             rejectedPlaylistText = upload.text
+        }
+    }
+
+    /// Viewers notice a stale playlist first, so its retries wait at most about a target duration.
+    private var playlistRetryCapSeconds: Double {
+        max(limits.backoff.initialSeconds, Double(latestPlaylist?.targetDurationSeconds ?? 1))
+    }
+
+    /// The origin now holds a playlist listing `window`: what it no longer lists leaves the history,
+    /// and the files of it are deleted from the origin once the retention time has passed.
+    private mutating func confirmed(_ window: RemoteWindow, now: Double) {
+        let first = max(0, window.firstSequenceNumber - historyFirstSequence)
+        let end = min(history.count, max(first, window.endSequenceNumber - historyFirstSequence))
+        let listedDuration = history[first..<end].reduce(0) { $0 + $1.durationSeconds }
+        let holdingDuration = max(longestConfirmedDurationSeconds, listedDuration)
+        longestConfirmedDurationSeconds = holdingDuration
+        confirmedEndSequence = max(confirmedEndSequence, window.endSequenceNumber)
+        let leaving = history.prefix(max(0, window.firstSequenceNumber - historyFirstSequence))
+        guard !leaving.isEmpty else { return }
+        history.removeFirst(leaving.count)
+        historyFirstSequence += leaving.count
+        historyDiscontinuitySequence += leaving.count(where: \.discontinuity)
+        let stillUsedMaps = Set(history.compactMap(\.mapURI) + (latestPlaylist?.segments.compactMap(\.mapURI) ?? []))
+        var leavingMaps: [String] = []
+        for segment in leaving {
+            if uploaded.contains(segment.uri) {
+                removals.append(Removal(path: segment.uri, notBefore: now + segment.durationSeconds + holdingDuration))
+            }
+            if let map = segment.mapURI, !stillUsedMaps.contains(map), !leavingMaps.contains(map) {
+                leavingMaps.append(map)
+            }
+        }
+        for map in leavingMaps where uploaded.contains(map) {
+            let due = removals.map(\.notBefore).max() ?? now
+            removals.append(Removal(path: map, notBefore: due))
         }
     }
 

@@ -51,6 +51,8 @@ public final class StreamPublisher: @unchecked Sendable {
     private var timerArmedFor: Double?
     /// After `finish()` returns, late answers change nothing.
     private var stopped = false
+    /// Local copies that could not be deleted, reported with the deletions not done.
+    private var localFailures: [PublishReport.Undelivered] = []
 
     public init(configuration: Configuration, store: DirectoryStore, transport: any PublishTransport) {
         self.configuration = configuration
@@ -88,8 +90,10 @@ public final class StreamPublisher: @unchecked Sendable {
         pump()
     }
 
-    /// Deletes `path` from the origin after `retentionSeconds`, such as a segment that left a live
-    /// window (RFC 8216bis 6.2.2 asks to keep it for its duration plus the playlist's).
+    /// The local playlist no longer lists `path`, a segment that left a live window: its local copy
+    /// is deleted after `retentionSeconds` (RFC 8216bis 6.2.2: its duration plus the playlist's), but
+    /// not before it is uploaded. The origin's copy is deleted once the playlist the origin holds has
+    /// stopped listing it, after the same kind of retention time counted from then.
     public func removeFile(_ path: String, afterSeconds retentionSeconds: Double) {
         locked { schedule.removeFile(path, at: now() + retentionSeconds) }
         pump()
@@ -100,31 +104,53 @@ public final class StreamPublisher: @unchecked Sendable {
     }
 
     /// Waits up to the drain timeout for the remaining uploads and the final playlist, then stops.
+    /// Local copies that left the playlist are deleted once their retention time has passed, if
+    /// that is within the drain timeout.
     public func finish() -> PublishReport {
         locked { schedule.finish() }
         pump()
-        return locked {
+        let (report, localRemovals): (PublishReport, [String]) = locked {
             let deadline = now() + configuration.drainTimeoutSeconds
             while !schedule.isSettled(now: now()), now() < deadline {
                 _ = condition.wait(until: Date(timeIntervalSinceNow: deadline - now()))
             }
             stopped = true
-            return schedule.report()
+            while let due = schedule.lastLocalRemovalTime, due > now(), due <= deadline {
+                _ = condition.wait(until: Date(timeIntervalSinceNow: due - now()))
+            }
+            return (schedule.report(), schedule.takeLocalRemovals(now: now()))
+        }
+        removeLocalCopies(localRemovals)
+        var complete = report
+        complete.removalsNotDone += locked { localFailures }
+        return complete
+    }
+
+    private func removeLocalCopies(_ paths: [String]) {
+        for path in paths {
+            do {
+                try store.remove(path)
+            } catch {
+                locked { localFailures.append(.init(path: path, reason: "the local copy could not be deleted: \(error)")) }
+            }
         }
     }
 
-    /// Starts whatever the schedule says is due, and arms a timer for the next retry.
+    /// Starts whatever the schedule says is due, deletes local copies no longer needed, and arms a
+    /// timer for the next retry.
     private func pump() {
-        let (jobs, timerDelay): ([PublishSchedule.Job], Double?) = locked {
-            guard !stopped else { return ([], nil) }
+        let (jobs, localRemovals, timerDelay): ([PublishSchedule.Job], [String], Double?) = locked {
+            guard !stopped else { return ([], [], nil) }
             let current = now()
             let jobs = schedule.startJobs(now: current)
+            let localRemovals = schedule.takeLocalRemovals(now: current)
             guard let wake = schedule.nextWakeTime(after: current), timerArmedFor.map({ wake < $0 }) ?? true else {
-                return (jobs, nil)
+                return (jobs, localRemovals, nil)
             }
             timerArmedFor = wake
-            return (jobs, wake - current)
+            return (jobs, localRemovals, wake - current)
         }
+        removeLocalCopies(localRemovals)
         if let timerDelay {
             timerQueue.asyncAfter(deadline: .now() + timerDelay) { [self] in
                 locked { timerArmedFor = nil }

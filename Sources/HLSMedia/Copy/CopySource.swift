@@ -93,9 +93,14 @@ public final class CopySource {
             case .hevc(_, let configuration):
                 format = .hevc(try Self.hevcFormat(track.info, configuration: configuration, path: demuxer.path))
             case .aac(let stripsADTS):
-                let config = stripsADTS
-                    ? try Self.adtsConfiguration(streamIndex: index, demuxer: demuxer, readAhead: &readAhead)
-                    : try AudioSpecificConfig(parsing: track.info.extradata)
+                let config: AudioSpecificConfig
+                do {
+                    config = stripsADTS
+                        ? try Self.adtsConfiguration(streamIndex: index, demuxer: demuxer, readAhead: &readAhead)
+                        : try AudioSpecificConfig(parsing: track.info.extradata)
+                } catch let error as BitstreamError {
+                    throw CopyError(path: demuxer.path, reason: "unreadable AAC configuration (\(error))")
+                }
                 format = .aac(AACFormat(audioSpecificConfig: config))
             }
             tracks.append(TrackDescription(trackID: UInt32(index + 1), timescale: UInt32(track.timescale),
@@ -129,6 +134,7 @@ public final class CopySource {
             throw CopyError(path: path, reason: "its \(track.info.codecName) packets have no timestamps, which copying "
                 + "needs", transcodingHelps: true)
         }
+        try checkTimelineContinues(sourceDecodeTime, track: track)
         let decodeTime = rescale(sourceDecodeTime, timeBase, track.timescale)
         let presentationTime = packet.pts.map { rescale($0, timeBase, track.timescale) } ?? decodeTime
         let duration = packet.duration > 0 ? rescale(packet.duration, timeBase, track.timescale) : nil
@@ -173,6 +179,17 @@ public final class CopySource {
         }
     }
 
+    /// The demuxer re-stamps a few samples stamped far off; a track that stays far away jumps in
+    /// time, which one segment sequence cannot carry.
+    private func checkTimelineContinues(_ sourceDecodeTime: Int64, track: Track) throws {
+        let timeBase = track.info.timeBase
+        guard let previous = track.lastDecodeTime,
+              abs(sourceDecodeTime - previous) > TimestampJump.limit(in: timeBase) else { return }
+        throw CopyError(path: path, reason: "its \(track.info.codecName) timestamps jump from "
+            + "\(seconds(rescale(previous, timeBase, track.timescale), track)) s to "
+            + "\(seconds(rescale(sourceDecodeTime, timeBase, track.timescale), track)) s; the file is damaged")
+    }
+
     private func seconds(_ ticks: Int64, _ track: Track) -> String {
         String(format: "%.3f", Double(ticks) / Double(track.timescale))
     }
@@ -193,14 +210,23 @@ public final class CopySource {
                 throw CopyError(path: demuxer.path, reason: "unreadable H.264 configuration (\(error))")
             }
         }
-        if let configuration = try? AVCDecoderConfiguration(annexB: stream.extradata) {
+        if let configuration = H264ParameterSetChoice.usableConfiguration(annexB: stream.extradata) {
             return (.annexB, configuration)
         }
-        // MPEG-TS carries SPS and PPS in the stream, in front of keyframes.
+        // MPEG-TS carries SPS and PPS in the stream, in front of keyframes: start from the first good ones.
         let packet = try readUntil(streamIndex: streamIndex, demuxer: demuxer, readAhead: &readAhead) {
-            (try? AVCDecoderConfiguration(annexB: $0.data)) != nil
+            H264ParameterSetChoice.usableConfiguration(annexB: $0.data) != nil
         }
-        guard let packet, let configuration = try? AVCDecoderConfiguration(annexB: packet.data) else {
+        if let packet, let configuration = H264ParameterSetChoice.usableConfiguration(annexB: packet.data),
+           let start = readAhead.firstIndex(where: { $0.streamIndex == streamIndex && $0.data == packet.data }) {
+            readAhead = readAhead.enumerated().filter { $0.offset >= start || $0.element.streamIndex != streamIndex }
+                .map(\.element)
+            return (.annexB, configuration)
+        }
+        // None is usable: the first that parses at all, so that the error says what is wrong with it.
+        let parsed = ([stream.extradata] + readAhead.filter { $0.streamIndex == streamIndex }.map(\.data))
+            .lazy.compactMap(H264ParameterSetChoice.parsedConfiguration(annexB:)).first
+        guard let configuration = parsed else {
             throw CopyError(path: demuxer.path, reason: "no H.264 parameter sets (SPS/PPS) found; "
                 + "the video cannot be decoded")
         }
@@ -245,6 +271,9 @@ public final class CopySource {
         }
         let width = stream.width > 0 ? stream.width : sps.width
         let height = stream.height > 0 ? stream.height : sps.height
+        if let problem = H264ParameterSetChoice.pictureSizeProblem(width: width, height: height) {
+            throw CopyError(path: path, reason: problem)
+        }
         var displayWidth = width
         if let aspect = stream.sampleAspectRatio, aspect.numerator > 0, aspect.denominator > 0 {
             displayWidth = Int(HLSKit.rescale(Int64(width), multipliedBy: Int64(aspect.numerator),

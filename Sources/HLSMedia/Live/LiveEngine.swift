@@ -47,6 +47,8 @@ public final class LiveEngine: @unchecked Sendable {
     // Output-queue state.
     private var writer: LiveStreamWriter?
     private var publisher: StreamPublisher?
+    /// Files that left the window, deleted after their retention time, at the latest at a clean stop.
+    private var retired = RetiredFiles()
 
     public init(configuration: LiveConfiguration) {
         self.configuration = configuration
@@ -226,14 +228,26 @@ public final class LiveEngine: @unchecked Sendable {
     }
 
     private func scheduleRemoval(_ removal: LivePlaylist.Removal) {
-        publisher?.removeFile(removal.uri, afterSeconds: removal.retentionSeconds)
+        // The publisher deletes the local copy itself, once the origin no longer needs it.
+        if let publisher { return publisher.removeFile(removal.uri, afterSeconds: removal.retentionSeconds) }
+        retired.add(removal.uri, removableAt: Self.uptimeSeconds() + removal.retentionSeconds)
         let milliseconds = Int((removal.retentionSeconds * 1000).rounded(.up))
-        let store = writer?.store
-        outputQueue.asyncAfter(deadline: .now() + .milliseconds(milliseconds)) {
-            // A segment already gone (a second run replaced the stream) needs no deleting.
-            try? store?.remove(removal.uri)
+        outputQueue.asyncAfter(deadline: .now() + .milliseconds(milliseconds)) { [self] in
+            removeRetiredFiles(now: Self.uptimeSeconds())
         }
     }
+
+    private func removeRetiredFiles(now: Double) {
+        for path in retired.takeRemovable(now: now) {
+            do {
+                try writer?.store.remove(path)
+            } catch {
+                FileHandle.standardError.write(Data("hlscap: warning: \(error)\n".utf8))
+            }
+        }
+    }
+
+    private static func uptimeSeconds() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
 
     // MARK: Stopping
 
@@ -269,7 +283,12 @@ public final class LiveEngine: @unchecked Sendable {
         } catch {
             record(.store(error))
         }
-        // Segments still within their retention time stay: a viewer may still fetch them.
+        // A viewer holding an earlier playlist may still fetch what left the window: wait out the
+        // retention time (RFC 8216bis 6.2.2), then delete it.
+        if let last = retired.lastRemovableAt {
+            Thread.sleep(forTimeInterval: max(0, last - Self.uptimeSeconds()))
+            removeRetiredFiles(now: last)
+        }
         guard let publisher, let writer else {
             stopped.signal()
             return

@@ -28,6 +28,14 @@ public final class FileDemuxer {
     private var packet: Packet
     /// For each FFmpeg stream index, the position of that stream in `streams`.
     private let positionsByStreamIndex: [Int?]
+    /// Packets read ahead to judge a timestamp far from its stream's previous one.
+    private var queued: [DemuxedPacket] = []
+    /// The last decode time handed out, by position in `streams`.
+    private var lastDecodeTimes: [Int: Int64] = [:]
+    /// Packets whose timestamps were re-stamped between their neighbours.
+    public private(set) var restampedPacketCount = 0
+    /// The most packets read ahead for one judgement: a few seconds of interleaved media.
+    private static let readAheadLimit = 2_000
 
     /// MPEG-TS packet sizes: plain, M2TS (with a timestamp prefix) and with FEC bytes.
     private static let transportPacketSizes = [188, 192, 204]
@@ -84,7 +92,39 @@ public final class FileDemuxer {
     }
 
     /// The next packet of a selected stream, or `nil` once the whole file has been read.
+    ///
+    /// Packets stamped more than `TimestampJump.limitSeconds` away from their stream's previous
+    /// packet, when the stream comes back in step soon after (a damaged PES header), are re-stamped
+    /// evenly between their neighbours, as a player would play them; otherwise one bad timestamp
+    /// would stretch a segment, or make the transcoder fill the gap, over hours. A stream that stays
+    /// at the far time is handed on as it is.
     public func nextPacket() throws(MediaInputError) -> DemuxedPacket? {
+        guard var packet = queued.isEmpty ? try readPacket() : queued.removeFirst() else { return nil }
+        let position = packet.streamIndex
+        if let stamped = packet.dts ?? packet.pts, let previous = lastDecodeTimes[position],
+           case let limit = TimestampJump.limit(in: streams[position].timeBase), abs(stamped - previous) > limit {
+            var upcoming = queued.filter { $0.streamIndex == position }
+            while upcoming.count < TimestampJump.lookaheadSamples, queued.count < Self.readAheadLimit,
+                  let next = try readPacket() {
+                queued.append(next)
+                if next.streamIndex == position { upcoming.append(next) }
+            }
+            let verdict = TimestampJump.judge(
+                previous: previous, current: stamped,
+                upcoming: upcoming.prefix(TimestampJump.lookaheadSamples).compactMap { $0.dts ?? $0.pts },
+                durationHint: packet.duration, limit: limit)
+            if case .repaired(let decodeTime) = verdict {
+                let shift = decodeTime - stamped
+                packet.dts = packet.dts.map { $0 + shift }
+                packet.pts = packet.pts.map { $0 + shift }
+                restampedPacketCount += 1
+            }
+        }
+        if let decodeTime = packet.dts ?? packet.pts { lastDecodeTimes[position] = decodeTime }
+        return packet
+    }
+
+    private func readPacket() throws(MediaInputError) -> DemuxedPacket? {
         while true {
             let result: InputFormatContext.ReadResult
             do {

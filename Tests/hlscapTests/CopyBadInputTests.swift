@@ -1,0 +1,88 @@
+import Foundation
+import HLSTestSupport
+import Testing
+
+/// Damaged H.264 parameter sets in an MPEG-TS recording on the copy path: an impossible picture is
+/// refused as the transcoding path refuses it, and a damaged first SPS costs no more frames than
+/// it costs ffmpeg's decoder.
+@Suite struct CopyBadInputTests {
+    /// The fixture's video with the SPS rewritten by `h264_sps_edit.py` (`editArguments`), back in
+    /// MPEG-TS with the fixture's audio.
+    static func transportStream(named name: String, editArguments: [String]) throws -> URL {
+        let directory = try PackagedStream.temporaryDirectory()
+        let fixture = ExternalTools.fixturesDirectory.appendingPathComponent("h264-aac.ts").path
+        let original = directory.appendingPathComponent("original.h264").path
+        let edited = directory.appendingPathComponent("edited.h264").path
+        let output = directory.appendingPathComponent(name)
+        let steps: [(String, [String])] = [
+            ("ffmpeg", ["-nostdin", "-v", "error", "-i", fixture, "-map", "0:v", "-c", "copy", "-f", "h264", original]),
+            ("python3", [ExternalTools.toolsDirectory.appendingPathComponent("h264_sps_edit.py").path,
+                         original, edited] + editArguments),
+            ("ffmpeg", ["-nostdin", "-v", "error", "-framerate", "25", "-f", "h264", "-i", edited, "-i", fixture,
+                        "-map", "0:v", "-map", "1:a", "-c", "copy", output.path]),
+        ]
+        for (tool, arguments) in steps {
+            let result = try ExternalTools.run(tool, arguments)
+            guard result.succeeded else { throw ExternalToolError.failed(command: tool, result: result) }
+        }
+        return output
+    }
+
+    static func package(_ input: URL, _ extraArguments: [String]) throws -> PackagedStream {
+        let output = try PackagedStream.temporaryDirectory()
+        let result = try ExternalTools.runHlscap(["file", input.path, "--out", output.path, "--quiet"] + extraArguments)
+        return PackagedStream(directory: output, result: result)
+    }
+
+    @Test func anImpossiblePictureIsRefusedInCopyMode() throws {
+        let input = try Self.transportStream(named: "huge.ts", editArguments: ["--size", "20000x20000"])
+        let copied = try Self.package(input, ["--copy"])
+        defer { copied.remove() }
+        #expect(copied.result.exitStatus == 65, "\(copied.result.stderr)")
+        #expect(copied.result.stderr == "hlscap: \(input.path): the video is 20000x20000; hlscap takes pictures up "
+                + "to 8192 pixels a side\n")
+        #expect(!FileManager.default.fileExists(atPath: copied.playlistURL.path))
+
+        let automatic = try Self.package(input, [])
+        defer { automatic.remove() }
+        #expect(automatic.result.exitStatus == 65, "\(automatic.result.stderr)")
+    }
+
+    @Test func aDamagedFirstParameterSetCostsNoMoreFramesThanItCostsADecoder() throws {
+        let input = try Self.transportStream(named: "first-sps-damaged.ts",
+                                             editArguments: ["--size", "20000x20000", "--first-only"])
+        let decodable = try ExternalTools.ffprobeFrameCount(path: input.path)
+        #expect(decodable == 75, "ffmpeg loses the first of the fixture's four GOPs")
+
+        let copied = try Self.package(input, ["--copy"])
+        defer { copied.remove() }
+        #expect(copied.result.exitStatus == 0, "\(copied.result.stderr)")
+        #expect(try ExternalTools.ffprobeFrameCount(path: copied.playlistURL.path) == decodable)
+        #expect(try ExternalTools.ffmpegDecodeErrors(path: copied.playlistURL.path) == "")
+    }
+
+    /// Video PES packets hold one frame, audio ones about eleven AAC frames: one far frame, or a run.
+    /// Transcoding would otherwise fill the 3216 s gap with repeated frames and silence.
+    @Test(arguments: [("video", 50), ("audio", 8)], [["--copy"], ["--transcode"]])
+    func timestampsFarFromTheirNeighboursAreRestampedBetweenThem(damage: (stream: String, index: Int),
+                                                                 mode: [String]) throws {
+        let (stream, index) = damage
+        let directory = try PackagedStream.temporaryDirectory()
+        let input = directory.appendingPathComponent("one-far-\(stream).ts")
+        let restamp = try ExternalTools.run("python3", [
+            ExternalTools.toolsDirectory.appendingPathComponent("ts_restamp.py").path,
+            ExternalTools.fixturesDirectory.appendingPathComponent("h264-aac.ts").path, input.path,
+            "--stream", stream, "--index", String(index), "--seconds", "3219.9"])
+        #expect(restamp.succeeded, "\(restamp.stderr)")
+
+        let started = Date()
+        let copied = try Self.package(input, mode)
+        defer { copied.remove() }
+        #expect(copied.result.exitStatus == 0, "\(copied.result.stderr)")
+        #expect(Date().timeIntervalSince(started) < 30)
+        let playlist = try copied.playlist()
+        #expect(playlist.targetDurationSeconds == 2, "no segment stretched to the far time")
+        #expect(abs(playlist.segments.reduce(0) { $0 + $1.durationSeconds } - 4) < 0.1)
+        #expect(try ExternalTools.ffprobeFrameCount(path: copied.playlistURL.path) == 100)
+    }
+}
