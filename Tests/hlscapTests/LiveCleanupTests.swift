@@ -12,10 +12,11 @@ import Testing
                                     timeoutSeconds: LiveStream.stopSeconds + 30)
     }
 
-    /// The files the playlist needs, the playlist included.
+    /// The files the playlist needs, the playlists (media, I-frame, master) included.
     func listedFiles(in stream: URL) throws -> Set<String> {
         let playlist = try LiveStream.playlist(in: stream)
-        return Set(playlist.segments.flatMap { [$0.uri] + ($0.mapURI.map { [$0] } ?? []) } + ["playlist.m3u8"])
+        return Set(playlist.segments.flatMap { [$0.uri] + ($0.mapURI.map { [$0] } ?? []) }
+                   + ["playlist.m3u8", "iframes.m3u8", "master.m3u8"])
     }
 
     @Test func aStoppedOrResumedStreamKeepsOnlyWhatItsPlaylistLists() throws {
