@@ -209,3 +209,60 @@ enum Ladder {
         #expect(missing.exitStatus == 65 && missing.stderr.contains("no audio track 3"), "\(missing.stderr)")
     }
 }
+
+/// `--ladder` with `--publish` to the nginx origin: every rendition's files and playlists, the master
+/// playlist last, and a stream at the origin that validates and decodes rung by rung.
+@Suite(.serialized) struct LadderPublishTests {
+    static func checkOrigin(_ origin: OriginFixture, path: String, rungs: [String]) throws {
+        try ExternalTools.validateStream(origin.url + path + "master.m3u8")
+        let master = String(decoding: try #require(origin.stored(path + "master.m3u8")), as: UTF8.self)
+        for name in rungs + ["audio"] {
+            #expect(master.contains("\(name)/playlist.m3u8"), "\(master)")
+            let playlist = try origin.storedPlaylist(path + name + "/playlist.m3u8")
+            #expect(playlist.endList && !playlist.segments.isEmpty, "\(name)")
+            for segment in playlist.segments {
+                #expect(origin.stored(path + name + "/" + segment.uri) != nil, "\(name)/\(segment.uri) at the origin")
+            }
+            let errors = try ExternalTools.ffmpegDecodeErrors(path: origin.url + path + name + "/playlist.m3u8")
+            #expect(errors.isEmpty, "\(name): \(errors)")
+        }
+        for name in rungs {
+            #expect(origin.stored(path + name + "/iframes.m3u8") != nil, "\(name)/iframes.m3u8 at the origin")
+        }
+        // access.log lines: time, method, URI, status, request bytes, request seconds.
+        let log = try String(contentsOf: origin.directory.appendingPathComponent("logs/access.log"), encoding: .utf8)
+        let lines: [[Substring]] = log.split(separator: "\n").map { $0.split(separator: " ") }
+        let puts: [String] = lines.filter { $0.count > 2 && $0[1] == "PUT" }.map { String($0[2]) }
+        let masterIndex = try #require(puts.firstIndex { $0.hasSuffix("/master.m3u8") })
+        for name in rungs + ["audio"] {
+            let first = puts.firstIndex { $0.hasSuffix("/\(name)/playlist.m3u8") }
+            #expect(first.map { $0 < masterIndex } == true, "\(name)'s first playlist before the master")
+        }
+    }
+
+    @Test func aLiveLadderReachesTheOriginWholeWithTheMasterLast() throws {
+        let origin = try OriginFixture()
+        defer { origin.stop() }
+        let local = try PackagedStream.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: local) }
+        let result = try ExternalTools.runHlscap(["live"] + LiveStream.testSource + [
+            "--ladder", "360p,240p", "--duration", "12", "--out", local.path, "--publish", origin.url + "ladder/"],
+            timeoutSeconds: LiveStream.stopSeconds + 60)
+        #expect(result.succeeded, "\(result.stderr)")
+        #expect(result.stdout.contains("published to \(origin.url)ladder/"), "\(result.stdout)")
+        try Self.checkOrigin(origin, path: "ladder/", rungs: ["360p", "240p"])
+    }
+
+    @Test func aRecordedLadderReachesTheOriginWithoutALocalCopy() throws {
+        let origin = try OriginFixture()
+        defer { origin.stop() }
+        let input = try FileLadderTests.recording.get()
+        let result = try ExternalTools.runHlscap(["file", input.path, "--ladder", "480p,240p", "--publish",
+                                                  origin.url + "vod/"])
+        #expect(result.succeeded, "\(result.stderr)")
+        #expect(result.stdout.hasPrefix("\(origin.url)vod/master.m3u8: "), "\(result.stdout)")
+        try Self.checkOrigin(origin, path: "vod/", rungs: ["480p", "240p"])
+        let playback = try ExternalTools.chromiumPlays(url: origin.url + "vod/master.m3u8")
+        #expect(playback.ok, "\(playback.report)")
+    }
+}

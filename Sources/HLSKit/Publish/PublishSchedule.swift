@@ -191,6 +191,9 @@ public struct PublishSchedule: Sendable {
         finished = true
     }
 
+    /// Whether the origin has confirmed a version of the playlist that lists a segment.
+    public var originHoldsPlaylist: Bool { confirmedPlaylistText != nil }
+
     public var queuedMediaSeconds: Double {
         pending.reduce(0) { $0 + ($1.durationSeconds ?? 0) }
     }
@@ -285,7 +288,8 @@ public struct PublishSchedule: Sendable {
         }
         let waitingRemovals = removals.map { PublishReport.Undelivered(path: $0.path, reason: "not yet deleted") }
         return PublishReport(status: status, undelivered: notDelivered, removalsNotDone: failedRemovals + waitingRemovals,
-                             finalPlaylistDelivered: finalDelivered && allListed, listingLatency: listingLatency)
+                             finalPlaylistDelivered: latestPlaylist == nil || (finalDelivered && allListed),
+                             listingLatency: listingLatency)
     }
 
     /// The playlist the origin may hold now: the longest run of uploaded segments of the history

@@ -61,6 +61,9 @@ public final class StreamPublisher: @unchecked Sendable {
         schedule = PublishSchedule(limits: configuration.limits)
     }
 
+    /// Whether the origin has confirmed a version of the playlist.
+    public var originHoldsPlaylist: Bool { locked { schedule.originHoldsPlaylist } }
+
     /// Uploads a stored file that is not a segment, such as `init.mp4` or `master.m3u8`.
     public func addFile(_ path: String) {
         locked { schedule.addFile(path, now: now()) }

@@ -51,7 +51,7 @@ public struct FilePackager {
     public var onTotalSeconds: ((Double?) -> Void)?
     public var onProgress: ((Double) -> Void)?
     /// Makes the publisher that uploads each file once it is stored; nil writes to disk only.
-    public var publish: ((DirectoryStore) -> StreamPublisher)?
+    public var publish: ((_ store: DirectoryStore, _ directory: String) -> StreamPublisher)?
 
     public init(inputs: [String], outputDirectory: String, mode: Mode, transcodeSettings: TranscodeSettings,
                 overwrite: Bool) {
@@ -106,8 +106,7 @@ public struct FilePackager {
 
     private func copy(into store: DirectoryStore, maximumKeyframeGapMilliseconds: Int64?,
                       reason: String) throws -> Outcome {
-        let publisher = publish?(store)
-        var output = Output(writer: StreamWriter(store: store), publisher: publisher)
+        var output = Output(writer: StreamWriter(store: store), publisher: nil)
         var nextSequenceNumber = 1
         do {
             var trackCount: Int?
@@ -120,7 +119,7 @@ public struct FilePackager {
                 if trackCount == nil {
                     let languages = source.inputStreams.filter { $0.kind == .audio }.map(\.language)
                     let layout = StreamLayout.make(tracks: source.tracks, videoNames: nil, audioLanguages: languages)
-                    output = Output(writer: StreamWriter(store: store, layout: layout), publisher: publisher)
+                    output = try makeOutput(store: store, layout: layout)
                     trackCount = source.tracks.count
                 }
                 try output.beginSection(tracks: source.tracks)
@@ -138,15 +137,14 @@ public struct FilePackager {
     }
 
     private func transcode(into store: DirectoryStore, reason: String) throws -> Outcome {
-        let publisher = publish?(store)
-        var output = Output(writer: StreamWriter(store: store), publisher: publisher)
+        var output = Output(writer: StreamWriter(store: store), publisher: nil)
         do {
             let source = try TranscodeSource(inputs: inputs, settings: transcodeSettings)
             onTotalSeconds?(source.totalSeconds)
             let layout = StreamLayout.make(
                 tracks: source.tracks, videoNames: transcodeSettings.ladder == nil ? nil : source.videoRenditionNames,
                 audioLanguages: source.audioLanguages)
-            output = Output(writer: StreamWriter(store: store, layout: layout), publisher: publisher)
+            output = try makeOutput(store: store, layout: layout)
             try output.beginSection(tracks: source.tracks)
             _ = try package(source, into: &output, firstSequenceNumber: 1, keyframeGapLimit: nil)
             let (summary, report) = try finish(&output)
@@ -157,6 +155,13 @@ public struct FilePackager {
             output.writer.removeWrittenFiles()
             throw error
         }
+    }
+
+    private func makeOutput(store: DirectoryStore, layout: StreamLayout) throws(StoreError) -> Output {
+        let publisher = try publish.map { make throws(StoreError) in
+            try LayoutPublisher(layout: layout, store: store) { store, directory in make(store, directory) }
+        }
+        return Output(writer: StreamWriter(store: store, layout: layout), publisher: publisher)
     }
 
     private func finish(_ output: inout Output) throws -> (StreamWriter.Summary, PublishReport?) {
@@ -222,7 +227,7 @@ public struct FilePackager {
 /// The stream writer, and the publisher that uploads what it stores.
 private struct Output {
     var writer: StreamWriter
-    let publisher: StreamPublisher?
+    let publisher: LayoutPublisher?
 
     mutating func beginSection(tracks: [TrackDescription]) throws {
         for path in try writer.beginSection(tracks: tracks) { publisher?.addFile(path) }
@@ -230,14 +235,16 @@ private struct Output {
 
     mutating func write(_ segment: Segment) throws {
         let paths = try writer.write(segment)
-        if let first = paths.first { publisher?.addSegment(first, durationSeconds: segment.durationSeconds) }
-        publisher?.updatePlaylist(writer.vodPlaylist)
+        for path in paths { publisher?.addSegment(path, durationSeconds: segment.durationSeconds) }
+        publisher?.updatePlaylists(writer.playlists)
     }
 
     mutating func finish() throws -> StreamWriter.Summary {
         let summary = try writer.finishVOD()
-        publisher?.updatePlaylist(writer.vodPlaylist)
-        for (path, _) in writer.playlists where path != StreamWriter.playlistName { publisher?.addFile(path) }
+        publisher?.updatePlaylists(writer.playlists)
+        for (path, _) in writer.playlists where path.hasSuffix(StreamLayout.iFramePlaylistName) {
+            publisher?.addFile(path)
+        }
         publisher?.addFile(StreamWriter.masterPlaylistName)
         return summary
     }

@@ -46,8 +46,9 @@ public struct LiveConfiguration: Sendable {
     public var outputDirectory = "."
     public var resume = false
     public var overwrite = false
-    /// Makes the publisher that uploads what is stored; nil keeps the stream on disk only.
-    public var makePublisher: (@Sendable (DirectoryStore) -> StreamPublisher)?
+    /// Makes the publisher that uploads what is stored in one rendition directory ("" for the top),
+    /// given a store rooted there; nil keeps the stream on disk only.
+    public var makePublisher: (@Sendable (_ store: DirectoryStore, _ directory: String) -> StreamPublisher)?
     /// Called on the output queue after each segment is listed.
     public var onSegment: (@Sendable (LiveSegmentReport) -> Void)?
 

@@ -46,7 +46,7 @@ public final class LiveEngine: @unchecked Sendable {
     private var encoder: LiveEncoder?
     // Output-queue state.
     private var writer: LiveStreamWriter?
-    private var publisher: StreamPublisher?
+    private var publisher: LayoutPublisher?
     /// Files that left the window, deleted after their retention time, at the latest at a clean stop.
     private var retired = RetiredFiles()
 
@@ -90,7 +90,17 @@ public final class LiveEngine: @unchecked Sendable {
             throw .store(error)
         }
         self.writer = writer
-        let publisher = configuration.makePublisher?(store)
+        var publisher: LayoutPublisher?
+        if let make = configuration.makePublisher {
+            do {
+                publisher = try LayoutPublisher(layout: encoder.layout, store: store) { store, directory in
+                    make(store, directory)
+                }
+            } catch {
+                abandonStart(sources[...])
+                throw .store(error)
+            }
+        }
         for path in writer.initPaths { publisher?.addFile(path) }
         statistics.publisher = publisher
         self.publisher = publisher
@@ -212,11 +222,13 @@ public final class LiveEngine: @unchecked Sendable {
                                                                byteCount: written.byteCount, latencyMicroseconds: latency))
                     for removal in written.removals { scheduleRemoval(removal) }
                     if let publisher {
-                        for dropped in publisher.addSegment(written.path, durationSeconds: segment.durationSeconds) {
-                            FileHandle.standardError.write(Data(
-                                "hlscap: warning: the upload backlog is full; \(dropped) will not reach the origin\n".utf8))
+                        for path in written.paths where path.hasSuffix(".m4s") {
+                            for dropped in publisher.addSegment(path, durationSeconds: segment.durationSeconds) {
+                                FileHandle.standardError.write(Data(
+                                    "hlscap: warning: the upload backlog is full; \(dropped) will not reach the origin\n".utf8))
+                            }
                         }
-                        publisher.updatePlaylist(writer.live.playlist)
+                        publisher.updatePlaylists(writer.playlists)
                         if written.wroteMaster { publisher.addFile(StreamWriter.masterPlaylistName) }
                     }
                 } catch {
@@ -293,9 +305,11 @@ public final class LiveEngine: @unchecked Sendable {
             stopped.signal()
             return
         }
-        publisher.updatePlaylist(writer.live.playlist)
-        // The I-frame playlist goes up once, complete.
-        for (path, _) in writer.playlists where path != StreamWriter.playlistName { publisher.addFile(path) }
+        publisher.updatePlaylists(writer.playlists)
+        // The I-frame playlists go up once, complete.
+        for (path, _) in writer.playlists where path.hasSuffix(StreamLayout.iFramePlaylistName) {
+            publisher.addFile(path)
+        }
         // Waiting for the origin off the output queue lets a second interrupt end at once.
         DispatchQueue.global().async { [self] in
             let report = publisher.finish()

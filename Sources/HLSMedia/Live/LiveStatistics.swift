@@ -19,7 +19,7 @@ public final class LiveStatistics: @unchecked Sendable {
     private var renditionBytes: [Int] = []
     public private(set) var latenciesMicroseconds: [Int64] = []
     /// Uploads, when publishing: their counts join the status line.
-    var publisher: StreamPublisher?
+    var publisher: LayoutPublisher?
 
     init() {}
 

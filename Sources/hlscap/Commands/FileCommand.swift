@@ -129,9 +129,6 @@ struct FileCommand: Command {
         case (false, false): mode = .automatic
         }
         publish = try PublishOptions(arguments: &arguments)
-        if publish != nil, transcodeSettings.ladder != nil {
-            throw CommandError.usage("--ladder cannot be published yet; write it with --out and serve the directory")
-        }
         outputDirectory = try arguments.value("--out")
         guard outputDirectory != nil || publish != nil else {
             throw CommandError.usage("--out DIR or --publish URL is required: where the stream goes")
@@ -149,7 +146,9 @@ struct FileCommand: Command {
                                     transcodeSettings: transcodeSettings, overwrite: overwrite)
         packager.onTotalSeconds = { progress?.totalSeconds = $0 }
         packager.onProgress = { progress?.advance(toSeconds: $0) }
-        packager.publish = publish.map { options in { store in options.makeFilePublisher(store: store) } }
+        packager.publish = publish.map { options in
+            { store, directory in options.makeFilePublisher(store: store, directory: directory) }
+        }
         let outcome: FilePackager.Outcome
         do {
             outcome = try packager.run()

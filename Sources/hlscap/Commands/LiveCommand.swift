@@ -108,9 +108,6 @@ struct LiveCommand: Command {
         configuration.durationMilliseconds = try arguments.value("--duration")
             .map { try Parse.milliseconds($0, option: "--duration") }
         publish = try PublishOptions(arguments: &arguments)
-        if publish != nil, configuration.ladder != nil {
-            throw CommandError.usage("--ladder cannot be published yet; write it with --out and serve the directory")
-        }
         let outputDirectory = try arguments.value("--out")
         guard outputDirectory != nil || publish != nil else {
             throw CommandError.usage("--out DIR or --publish URL is required: where the stream goes")
@@ -131,7 +128,7 @@ struct LiveCommand: Command {
         defer { spoolDirectory.map { try? FileManager.default.removeItem(atPath: $0) } }
         if let spoolDirectory { configuration.outputDirectory = spoolDirectory }
         if let publish {
-            configuration.makePublisher = { store in publish.makeLivePublisher(store: store) }
+            configuration.makePublisher = { store, directory in publish.makeLivePublisher(store: store, directory: directory) }
         }
         if verbose {
             configuration.onSegment = { report in

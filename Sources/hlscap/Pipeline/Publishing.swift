@@ -59,15 +59,17 @@ struct PublishOptions {
         Double(try text.map { try Parse.milliseconds($0, option: option) } ?? milliseconds) / 1000
     }
 
-    /// A publisher for a recording, which can wait for a slow origin instead of dropping segments.
-    func makeFilePublisher(store: DirectoryStore) -> StreamPublisher {
-        makePublisher(store: store, backlogWaitSeconds: drainTimeoutSeconds)
+    /// A publisher for a recording, which can wait for a slow origin instead of dropping segments;
+    /// `directory` is the rendition's place below the origin ("" for the top).
+    func makeFilePublisher(store: DirectoryStore, directory: String = "") -> StreamPublisher {
+        makePublisher(store: store, directory: directory, backlogWaitSeconds: drainTimeoutSeconds)
     }
 
-    private func makePublisher(store: DirectoryStore, backlogWaitSeconds: Double) -> StreamPublisher {
+    private func makePublisher(store: DirectoryStore, directory: String, backlogWaitSeconds: Double) -> StreamPublisher {
         let limits = PublishSchedule.Limits(maxConcurrentRequests: Self.concurrentUploads, backlogSeconds: backlogSeconds)
         let configuration = StreamPublisher.Configuration(
-            origin: origin, headers: headers, limits: limits,
+            origin: directory.isEmpty ? origin : origin.appendingPathComponent(directory + "/"),
+            headers: headers, limits: limits,
             backlogWaitSeconds: backlogWaitSeconds, drainTimeoutSeconds: drainTimeoutSeconds)
         // One connection more than uploads, for the playlist's own lane.
         let transport = URLSessionTransport(requestTimeoutSeconds: requestTimeoutSeconds,
@@ -77,8 +79,8 @@ struct PublishOptions {
 
     /// A publisher for a live stream: capture never waits for the origin; past the backlog the oldest
     /// waiting segments are dropped and reported.
-    func makeLivePublisher(store: DirectoryStore) -> StreamPublisher {
-        makePublisher(store: store, backlogWaitSeconds: 0)
+    func makeLivePublisher(store: DirectoryStore, directory: String = "") -> StreamPublisher {
+        makePublisher(store: store, directory: directory, backlogWaitSeconds: 0)
     }
 
     /// A fresh directory for the files the stream needs on disk only until they are uploaded.
