@@ -11,8 +11,9 @@
 public enum MediaFragment {
     /// `descriptions` says which tracks are video, because audio samples are all sync samples
     /// whatever `isSync` says. Every fragment track needs a description with its track ID.
+    /// `segmentType` false leaves out `styp`, for fragments inside one file (a recording).
     public static func make(sequenceNumber: UInt32, tracks: [FragmentTrack],
-                            descriptions: [TrackDescription]) -> [UInt8] {
+                            descriptions: [TrackDescription], segmentType: Bool = true) -> [UInt8] {
         let runs = tracks.filter { !$0.samples.isEmpty }.map { track in
             guard let description = descriptions.first(where: { $0.trackID == track.trackID }) else {
                 preconditionFailure("fragment track \(track.trackID) has no track description")
@@ -21,11 +22,13 @@ public enum MediaFragment {
         }
         let dataSize = runs.reduce(0) { $0 + $1.dataSize }
         var writer = ByteWriter(capacity: 1024 + dataSize)
-        writer.box("styp") { styp in
-            styp.write(fourCC: "msdh")
-            styp.write(UInt32(0))  // minor_version
-            styp.write(fourCC: "msdh")
-            styp.write(fourCC: "msix")
+        if segmentType {
+            writer.box("styp") { styp in
+                styp.write(fourCC: "msdh")
+                styp.write(UInt32(0))  // minor_version
+                styp.write(fourCC: "msdh")
+                styp.write(fourCC: "msix")
+            }
         }
 
         var dataOffsetPositions: [Int] = []

@@ -1,3 +1,4 @@
+import Foundation
 import HLSKit
 
 /// What `LiveEngine` captures, how it encodes, and where the stream goes.
@@ -38,6 +39,35 @@ public struct LiveConfiguration: Sendable {
     /// nil picks about 0.1 bit per pixel.
     public var videoBitrate: Int?
     public var videoCodec = VideoCodec.h264
+    /// A full-quality recording beside the stream, written as one fragmented MP4 file.
+    public var record: Recording?
+
+    public struct Recording: Sendable {
+        public var path: String
+        /// nil records at the capture size.
+        public var size: OutputSize?
+        public var codec = VideoCodec.hevc
+        /// nil picks twice the stream's default rate for the size (H.264), 80 % of that for HEVC.
+        public var bitrate: Int?
+
+        public init(path: String) {
+            self.path = path
+        }
+
+        /// With a resumed stream, a new file beside the old one: `rec.mp4` → `rec-2.mp4`, `rec-3.mp4` …
+        func pathAvoidingExisting() -> String {
+            guard FileManager.default.fileExists(atPath: path) else { return path }
+            let url = URL(fileURLWithPath: path)
+            let stem = url.deletingPathExtension().lastPathComponent
+            let suffix = url.pathExtension.isEmpty ? "" : "." + url.pathExtension
+            let directory = url.deletingLastPathComponent()
+            for number in 2... {
+                let candidate = directory.appendingPathComponent("\(stem)-\(number)\(suffix)").path
+                if !FileManager.default.fileExists(atPath: candidate) { return candidate }
+            }
+            return path
+        }
+    }
     public var audioBitrate = 128_000
     public var preset = "veryfast"
     public var segmentMilliseconds: Int64 = 2000
@@ -89,6 +119,10 @@ public enum LiveError: Error, CustomStringConvertible {
     /// A device that failed while the stream was running; the stream was ended.
     case deviceFailed(CaptureError)
     case encoding(String)
+    /// The recording's file exists, and neither resuming nor replacing was asked for.
+    case recordingExists(path: String)
+    /// The recording beside the stream failed; the stream went on.
+    case recording(String)
     /// Some files did not reach the origin.
     case publishIncomplete(PublishReport)
 
@@ -100,6 +134,8 @@ public enum LiveError: Error, CustomStringConvertible {
         case .device(let error): error.description
         case .deviceFailed(let error): "\(error); the stream was ended"
         case .encoding(let reason): reason
+        case .recording(let reason): reason
+        case .recordingExists(let path): "\(path) already exists"
         case .publishIncomplete(let report): "\(report.undelivered.count) of the stream's files did not reach the origin"
         }
     }

@@ -49,6 +49,8 @@ final class LiveEncoder {
     private let audio: AudioLane?
     private var segmenter: Segmenter?
     private var lastVideoTicks: Int64?
+    /// The recording beside the stream, fed the same frames and the same audio.
+    let recorder: LiveRecorder?
 
     init(configuration: LiveConfiguration, hasVideo: Bool, hasAudio: Bool, statistics: LiveStatistics) throws {
         self.configuration = configuration
@@ -113,6 +115,16 @@ final class LiveEncoder {
         self.tracks = tracks
         self.declared = declared
         layout = StreamLayout(renditions: renditions)
+        recorder = try configuration.record.map { record in
+            let size = record.size ?? configuration.size
+            let rate = record.bitrate ?? Int(Double(2 * LiveConfiguration.defaultVideoBitrate(
+                size: size, framesPerSecond: configuration.framesPerSecond)) * (record.codec == .hevc ? 0.8 : 1))
+            return try LiveRecorder(
+                settings: .init(path: record.path, size: size, codec: record.codec, bitrate: rate,
+                                framesPerSecond: configuration.framesPerSecond, preset: configuration.preset,
+                                segmentMilliseconds: configuration.segmentMilliseconds),
+                audio: tracks.first { !$0.isVideo })
+        }
     }
 
     private static func videoRenditions(_ configuration: LiveConfiguration) -> [VideoRenditionSettings] {
@@ -171,6 +183,7 @@ final class LiveEncoder {
         if let last = lastVideoTicks, ticks <= last { return [] }
         if timing.leadMicroseconds == nil { timing.leadMicroseconds = capture }
         lastVideoTicks = ticks
+        recorder?.take(video: frame, atTicks: ticks)
         return segment(try video.encode(frame, atTicks: ticks))
     }
 
@@ -182,6 +195,7 @@ final class LiveEncoder {
         _ = try audio.encode(frame, atTicks: rescale(sinceOrigin, from: 1_000_000, to: VideoEncoder.timescale),
                              into: &samples)
         statistics.measureAudio(peak: audio.lastPeakLevel)
+        recorder?.take(audio: samples)
         return segment(samples)
     }
 
@@ -190,7 +204,11 @@ final class LiveEncoder {
     func finish() throws -> [Segment] {
         var samples: [EncodedSample] = []
         if let video { samples += try video.flush() }
-        if let audio { samples += try audio.flush() }
+        if let audio {
+            let tail = try audio.flush()
+            recorder?.take(audio: tail)
+            samples += tail
+        }
         var segments = segment(samples)
         if var segmenter {
             segments += segmenter.finish()

@@ -40,6 +40,8 @@ public final class LiveEngine: @unchecked Sendable {
         var stopping = false
         var accepting = false
         var failure: LiveError?
+        /// The stream's output failed while a recording goes on: segments are no longer written.
+        var streamStopped = false
     }
 
     // Writing-queue state.
@@ -61,6 +63,8 @@ public final class LiveEngine: @unchecked Sendable {
         public var summary: String
         /// What reached the origin, when publishing.
         public var publishReport: PublishReport?
+        /// One line on the recording beside the stream, when there is one.
+        public var recording: String?
         /// How the stream ended badly, after it had started.
         public var failure: LiveError?
     }
@@ -70,10 +74,20 @@ public final class LiveEngine: @unchecked Sendable {
     public func run() throws(LiveError) -> Outcome {
         let store = try prepareStore()
         sources = try makeSources()
+        var configuration = self.configuration
+        if let record = configuration.record {
+            if configuration.resume {
+                configuration.record?.path = record.pathAvoidingExisting()
+            } else if !configuration.overwrite, FileManager.default.fileExists(atPath: record.path) {
+                throw .recordingExists(path: record.path)
+            }
+        }
         let encoder: LiveEncoder
         do {
             encoder = try LiveEncoder(configuration: configuration, hasVideo: configuration.video != .none,
                                       hasAudio: configuration.audio != .none, statistics: statistics)
+        } catch let error as StoreError {
+            throw .store(error)
         } catch {
             throw .encoding("the encoders cannot start: \(error)")
         }
@@ -114,10 +128,11 @@ public final class LiveEngine: @unchecked Sendable {
         startup.leave()
         stopped.wait()
         return Outcome(summary: statistics.summary(), publishReport: finalReport.withLock { $0 },
-                       failure: state.withLock { $0.failure })
+                       recording: recording.withLock { $0 }, failure: state.withLock { $0.failure })
     }
 
     private let finalReport = Mutex<PublishReport?>(nil)
+    private let recording = Mutex<String?>(nil)
 
     /// Starts every source; when one cannot start, stops the others and fails before anything is written.
     private func startSources() throws(LiveError) {
@@ -207,7 +222,7 @@ public final class LiveEngine: @unchecked Sendable {
     // MARK: Output queue
 
     private func publish(_ segments: [Segment]) {
-        guard !segments.isEmpty, let timing = encoder?.timing else { return }
+        guard !segments.isEmpty, let timing = encoder?.timing, !state.withLock({ $0.streamStopped }) else { return }
         outputQueue.async { [self] in
             guard var writer else { return }
             defer { self.writer = writer }
@@ -232,7 +247,15 @@ public final class LiveEngine: @unchecked Sendable {
                         if written.wroteMaster { publisher.addFile(StreamWriter.masterPlaylistName) }
                     }
                 } catch {
-                    stop(failure: .store(error))
+                    guard encoder?.recorder != nil else {
+                        stop(failure: .store(error))
+                        return
+                    }
+                    // The recording goes on: only the stream ends, reported at the stop.
+                    record(.store(error))
+                    state.withLock { $0.streamStopped = true }
+                    FileHandle.standardError.write(Data(
+                        "hlscap: warning: \(error); the stream stopped, the recording goes on\n".utf8))
                     return
                 }
             }
@@ -283,6 +306,14 @@ public final class LiveEngine: @unchecked Sendable {
                     publish(try encoder?.finish() ?? [])
                 } catch {
                     record(.encoding("the last frames could not be encoded: \(error)"))
+                }
+                if let outcome = encoder?.recorder?.finish() {
+                    let megabytes = Double(outcome.byteCount) / 1_000_000
+                    recording.withLock {
+                        $0 = String(format: "recorded %@: %d frames, %d dropped, %.1f MB", outcome.path,
+                                    outcome.frames, outcome.dropped, megabytes)
+                    }
+                    if let failure = outcome.failure { record(.recording("the recording \(outcome.path) failed: \(failure)")) }
                 }
                 outputQueue.async { [self] in finishOutput() }
             }

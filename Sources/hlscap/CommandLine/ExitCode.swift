@@ -97,6 +97,11 @@ extension CommandError {
             self.init(error.description, exitCode: .ioError)
         case .encoding:
             self.init(error.description, exitCode: .software)
+        case .recordingExists(let path):
+            self.init("\(path) already exists; add --resume to record beside it, --overwrite to replace it, or "
+                + "choose another --record", exitCode: .cannotCreate)
+        case .recording:
+            self.init(error.description, exitCode: .ioError)
         case .publishIncomplete(let report):
             let lines = report.undelivered.map { "  \($0)" }.joined(separator: "\n")
             self.init("\(report.undelivered.count) of the stream's files did not reach the origin:\n" + lines,

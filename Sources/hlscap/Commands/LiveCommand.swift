@@ -30,6 +30,12 @@ struct LiveCommand: Command {
           --audio-bitrate RATE      AAC bit rate (default 128k)
           --preset NAME             x264 or x265 preset (default veryfast)
           --video-codec CODEC       h264 (default) or hevc (libx265, hvc1)
+          --record PATH             also record the capture, at full quality, into one fragmented
+                                    MP4 file: playable at every moment, indexed (mfra) at a clean
+                                    stop; with --resume a new file beside it (rec-2.mp4)
+          --record-size WxH         the recording's picture size (default: the capture's, --size)
+          --record-codec CODEC      hevc (default) or h264
+          --record-bitrate RATE     the recording's rate (default: twice the stream's, 80 % for HEVC)
           --ladder RUNGS            several renditions from one capture: heights such as
                                     720p,480p,360p (Apple's rates), 1080p@5000k,720p@2500k, or
                                     with a codec per rung, 1080p:hevc@4000k,720p;
@@ -89,6 +95,18 @@ struct LiveCommand: Command {
         }
         if configuration.ladder != nil, configuration.video == LiveConfiguration.VideoInput.none {
             throw CommandError.usage("--ladder needs video; it cannot be used with --video none")
+        }
+        if let path = try arguments.value("--record") {
+            var record = LiveConfiguration.Recording(path: path)
+            record.size = try arguments.value("--record-size").map { try Parse.size($0, option: "--record-size") }
+            record.codec = try arguments.value("--record-codec")
+                .map { try Parse.videoCodec($0, option: "--record-codec") } ?? .hevc
+            record.bitrate = try arguments.value("--record-bitrate").map { try Parse.bitrate($0, option: "--record-bitrate") }
+            configuration.record = record
+        } else if let stray = try ["--record-size", "--record-codec", "--record-bitrate"].first(where: {
+            try arguments.value($0) != nil
+        }) {
+            throw CommandError.usage("\(stray) needs --record PATH")
         }
         configuration.audioBitrate = try arguments.value("--audio-bitrate")
             .map { try Parse.bitrate($0, option: "--audio-bitrate") } ?? configuration.audioBitrate
@@ -163,6 +181,7 @@ struct LiveCommand: Command {
         let location = spooled ? publish!.origin.appendingPathComponent(name).absoluteString
             : configuration.outputDirectory + "/" + name
         print("\(location): " + outcome.summary)
+        if let recording = outcome.recording { print(recording) }
         if let report = outcome.publishReport, let publish {
             print(report.summaryLine(origin: publish.origin))
             if !report.isComplete {

@@ -1,0 +1,97 @@
+import Glibc
+
+/// One fragmented-MP4 file that grows while it is recorded, playable at every moment:
+///
+///     ftyp, moov (with mvex)        written and synced first
+///     moof, mdat                    one fragment per segment, each synced once written
+///     …
+///     mfra                          at a clean stop: a tfra per track (the time and place of each
+///     ├── tfra …                    fragment's first sync sample) and mfro, so players can seek
+///     └── mfro                      without reading every moof
+///
+/// After a crash or a power cut the file holds every fragment synced before it: players read it up
+/// to its last complete fragment.
+public struct RecordingWriter: ~Copyable {
+    public let path: String
+    public let tracks: [TrackDescription]
+    private let file: FileDescriptor
+    private var offset: Int
+    private var sequenceNumber: UInt32 = 1
+    /// Per track: (time, moof offset) of each fragment's first sync sample.
+    private var randomAccess: [UInt32: [(time: UInt64, moofOffset: UInt64)]] = [:]
+    /// Bytes written, init section included.
+    public var byteCount: Int { offset }
+
+    /// Creates (or replaces) the file and stores its init section.
+    public init(path: String, tracks: [TrackDescription]) throws(StoreError) {
+        self.path = path
+        self.tracks = tracks
+        let initSection = InitSegment.make(tracks: tracks)
+        file = try Self.create(path, holding: initSection)
+        offset = initSection.count
+    }
+
+    private static func create(_ path: String, holding bytes: [UInt8]) throws(StoreError) -> FileDescriptor {
+        do {
+            let file = try FileDescriptor.open(path, flags: O_WRONLY | O_CREAT | O_TRUNC, mode: 0o644)
+            try file.writeAll(bytes)
+            try file.sync()
+            return file
+        } catch {
+            throw StoreError(.write, path, error)
+        }
+    }
+
+    /// Appends a segment's samples as one fragment and syncs it.
+    public mutating func append(_ segment: Segment) throws(StoreError) {
+        let bytes = MediaFragment.make(sequenceNumber: sequenceNumber, tracks: segment.tracks, descriptions: tracks,
+                                       segmentType: false)
+        do {
+            try file.writeAll(bytes)
+            try file.sync()
+        } catch {
+            throw StoreError(.write, path, error)
+        }
+        for track in segment.tracks {
+            guard let sync = track.samples.first(where: \.isSync) else { continue }
+            let time = UInt64(max(0, sync.decodeTime + Int64(sync.compositionOffset)))
+            randomAccess[track.trackID, default: []].append((time, UInt64(offset)))
+        }
+        offset += bytes.count
+        sequenceNumber += 1
+    }
+
+    /// Writes the random-access index and closes the file.
+    public consuming func finish() throws(StoreError) {
+        var writer = ByteWriter(capacity: 64 + randomAccess.values.reduce(0) { $0 + $1.count * 19 })
+        let start = writer.box("mfra") { mfra in
+            for track in tracks {
+                let entries = randomAccess[track.trackID] ?? []
+                mfra.fullBox("tfra", version: 1, flags: 0) { tfra in
+                    tfra.write(track.trackID)
+                    // Reserved bits, then one-byte traf, trun and sample numbers.
+                    tfra.write(UInt32(0))
+                    tfra.write(UInt32(entries.count))
+                    for entry in entries {
+                        tfra.write(entry.time)
+                        tfra.write(entry.moofOffset)
+                        tfra.write(UInt8(1))
+                        tfra.write(UInt8(1))
+                        tfra.write(UInt8(1))
+                    }
+                }
+            }
+            mfra.fullBox("mfro", version: 0, flags: 0) { mfro in
+                mfro.write(UInt32(0))  // the mfra's size, patched below
+            }
+        }
+        writer.set(UInt32(writer.count - start), at: writer.count - 4)
+        do {
+            try file.writeAll(writer.bytes)
+            try file.sync()
+            try file.close()
+        } catch {
+            throw StoreError(.write, path, error)
+        }
+    }
+}
