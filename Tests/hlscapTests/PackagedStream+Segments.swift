@@ -3,15 +3,18 @@ import HLSKit
 import HLSTestSupport
 
 extension PackagedStream {
-    /// What is wrong with the media segments, read with the test-only box reader: each `moof` numbered
-    /// by its place in the playlist, every track in every segment, version 1 `tfdt` that continues where
+    /// What is wrong with the media segments, read with the box reader: each `moof` numbered by its
+    /// place in the playlist (from its media sequence), every track in every segment, version 1 `tfdt` that continues where
     /// the previous segment ended (within a discontinuity section), and video that starts with an IDR
     /// (HEVC: an IRAP picture, IDR, CRA or BLA).
     /// Empty for a sound stream.
     func segmentProblems() throws -> [String] {
         var problems: [String] = []
         var nextDecodeTime: [UInt32: UInt64] = [:]
-        for (index, entry) in try playlist().segments.enumerated() {
+        let playlist = try playlist()
+        for (index, entry) in playlist.segments.enumerated() {
+            // A sliding window's first segment is numbered by the media sequence.
+            let number = playlist.mediaSequence + index
             if entry.discontinuity { nextDecodeTime = [:] }
             let tracks = try InitSection(bytes(entry.mapURI ?? "init.mp4"))
             let segment = try bytes(entry.uri)
@@ -19,8 +22,8 @@ extension PackagedStream {
                 problems.append("\(entry.uri): no moof")
                 continue
             }
-            if try moof.first("mfhd")?.sequenceNumber() != UInt32(index + 1) {
-                problems.append("\(entry.uri): mfhd sequence number is not \(index + 1)")
+            if try moof.first("mfhd")?.sequenceNumber() != UInt32(number) {
+                problems.append("\(entry.uri): mfhd sequence number is not \(number)")
             }
             let fragments = moof.all("traf")
             if fragments.count != tracks.trackCount {

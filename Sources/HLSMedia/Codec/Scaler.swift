@@ -9,6 +9,10 @@ public final class Scaler {
     public let keepsAspectRatio: Bool
 
     private var context: OpaquePointer?
+    /// The last picture returned, used again once nobody else holds it: a frame's worth of memory
+    /// allocated once instead of per frame (a per-frame allocation fragments the heap of every
+    /// thread that encodes).
+    private var spare: Frame?
 
     /// Black in limited-range YUV.
     static let blackLuma: UInt8 = 16
@@ -38,7 +42,7 @@ public final class Scaler {
             throw CodecError.unexpectedFrame("libswscale cannot convert \(frame.width)x\(frame.height) "
                 + "format \(frame.pixelFormat.rawValue) to \(layout.width)x\(layout.height) yuv420p")
         }
-        let output = try Frame.yuv420p(width: width, height: height, timeBase: frame.timeBase)
+        let output = try reusableOutput(timeBase: frame.timeBase)
         output.pts = frame.pts
         if layout.width != width || layout.height != height { Self.fillBlack(output) }
 
@@ -62,6 +66,18 @@ public final class Scaler {
             }
         }
         try FFmpegError.check(scaled)
+        return output
+    }
+
+    /// The spare picture when only this scaler holds it and its buffers are not shared (an encoder
+    /// keeps no reference once it has copied a picture in), else a new one that becomes the spare.
+    private func reusableOutput(timeBase: Rational) throws -> Frame {
+        if spare != nil, isKnownUniquelyReferenced(&spare!), av_frame_is_writable(spare!.pointer) != 0 {
+            spare!.timeBase = timeBase
+            return spare!
+        }
+        let output = try Frame.yuv420p(width: width, height: height, timeBase: timeBase)
+        spare = output
         return output
     }
 
