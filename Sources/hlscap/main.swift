@@ -1,5 +1,5 @@
-import CFFmpeg
 import Foundation
+import HLSMedia
 
 let version = "0.1.0"
 
@@ -63,6 +63,5 @@ func runMain(_ words: [String]) -> ExitCode {
     }
 }
 
-// Memory over speed: x264's 2 MB pages added 4 MB to a 720p live stream at no measurable gain.
-_ = hlscap_disable_transparent_huge_pages()
+ProcessFootprint.disableTransparentHugePages()
 exit(runMain(Array(CommandLine.arguments.dropFirst())).rawValue)
