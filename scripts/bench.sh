@@ -148,7 +148,7 @@ case_live_720p30() {
             -re -f lavfi -i "testsrc2=size=1280x720:rate=30,drawbox=color=white:thickness=fill:enable='eq(mod(n\,30)\,0)'" \
             -re -f lavfi -i "aevalsrc='if(lt(mod(t\,1)\,0.05)\,0.5*sin(2*PI*1000*t)\,0.1*sin(2*PI*440*t))':sample_rate=48000:channel_layout=stereo" \
             -t "$seconds" -c:v libx264 -preset veryfast -tune zerolatency -profile:v high \
-            -b:v 2700k -maxrate 2700k -bufsize 2700k -nal-hrd cbr -g 60 -keyint_min 60 -sc_threshold 0 \
+            -b:v 2700k -maxrate 2700k -bufsize 2700k -g 60 -keyint_min 60 -sc_threshold 0 \
             -force_key_frames "expr:gte(t,n_forced*2)" -c:a aac -b:a 128k -ac 2 \
             -f hls -hls_segment_type fmp4 -hls_time 2 -hls_list_size 6 "$OUT/fl/playlist.m3u8"
     done

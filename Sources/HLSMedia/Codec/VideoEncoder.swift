@@ -19,11 +19,14 @@ public struct VideoEncoderSettings: Sendable, Equatable {
     public var bitrate: Int
     /// An x264 preset, from "ultrafast" to "placebo".
     public var preset: String
-    /// x264's zerolatency tuning (no B-frames and no lookahead, so a frame leaves the encoder as
-    /// soon as it is coded) and a constant bit rate: what live encoding uses.
+    /// x264's zerolatency tuning: no B-frames and no lookahead, so a frame leaves the encoder as soon
+    /// as it is coded; live encoding uses it.
     public var zeroLatency: Bool
     /// The longest run of frames between keyframes when none is forced sooner.
     public var keyframeIntervalFrames: Int
+    /// A constant bit rate padded with filler data (x264 `nal-hrd=cbr`), so that the rate declared
+    /// before anything is measured (a live ladder's master playlist) is the rate sent.
+    public var constantBitRate = false
     /// Encoding threads; 0 lets libx264 use every core.
     public var threadCount: Int
 
@@ -155,13 +158,9 @@ public final class VideoEncoder {
             "forced-idr": "1",
         ]
         if let level { options["level"] = level.description }
-        if settings.zeroLatency {
-            options["tune"] = "zerolatency"
-            // Live: constant bit rate, padded with filler data, so the rates a live master playlist
-            // declares before anything is measured are the rates that are sent (Apple's authoring
-            // specification wants a segment's rate within 10 % of AVERAGE-BANDWIDTH).
-            options["nal-hrd"] = "cbr"
-        }
+        if settings.zeroLatency { options["tune"] = "zerolatency" }
+        // Apple's authoring specification wants a segment's rate within 10 % of AVERAGE-BANDWIDTH.
+        if settings.constantBitRate { options["nal-hrd"] = "cbr" }
         return options
     }
 
@@ -173,7 +172,7 @@ public final class VideoEncoder {
             "scenecut=0", "open-gop=0", "repeat-headers=0", "info=0", "log-level=error",
         ]
         if settings.threadCount == 1 { parameters += ["pools=1", "frame-threads=1"] }
-        if settings.zeroLatency { parameters.append("strict-cbr=1") }
+        if settings.constantBitRate { parameters.append("strict-cbr=1") }
         var options = ["preset": settings.preset, "profile": "main", "forced-idr": "1",
                        "x265-params": parameters.joined(separator: ":")]
         if settings.zeroLatency { options["tune"] = "zerolatency" }
@@ -218,7 +217,7 @@ public final class VideoEncoder {
             case .h264(let configuration):
                 // A constant-rate stream keeps its filler: the rate it declares is the rate it sends.
                 let unit = try H264AccessUnit(packet.bytes, framing: .annexB, configuration: configuration,
-                                              keepsFillerData: settings.zeroLatency)
+                                              keepsFillerData: settings.constantBitRate)
                 (bytes, isSync) = (unit.bytes, unit.isIDR)
             case .hevc(let configuration):
                 let unit = try HEVCAccessUnit(packet.bytes, framing: .annexB, configuration: configuration)

@@ -35,7 +35,7 @@ public final class VideoRenditions {
     private var firstTicks: Int64?
 
     public init(renditions: [VideoRenditionSettings], frameRate: Rational, preset: String, zeroLatency: Bool,
-                segmentMilliseconds: Int64, threadCount: Int, firstTrackIndex: Int) throws {
+                constantBitRate: Bool = false, segmentMilliseconds: Int64, threadCount: Int, firstTrackIndex: Int) throws {
         precondition(!renditions.isEmpty, "video needs at least one rendition")
         self.renditions = renditions
         self.frameRate = frameRate
@@ -50,6 +50,7 @@ public final class VideoRenditions {
                 bitrate: rendition.bitrate, preset: preset, zeroLatency: zeroLatency,
                 keyframeIntervalFrames: max(1, segmentFrames), threadCount: threadCount)
             settings.codec = rendition.codec
+            settings.constantBitRate = constantBitRate
             let encoder = try VideoEncoder(settings: settings, trackIndex: firstTrackIndex + position)
             encoders.append(encoder)
             tracks.append(TrackDescription(trackID: UInt32(firstTrackIndex + position + 1),

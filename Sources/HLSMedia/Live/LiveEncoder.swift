@@ -63,7 +63,9 @@ final class LiveEncoder {
             let settings = Self.videoRenditions(configuration)
             let renditionsEncoder = try VideoRenditions(
                 renditions: settings, frameRate: Rational(Int32(configuration.framesPerSecond), 1),
-                preset: configuration.preset, zeroLatency: true, segmentMilliseconds: segmentMilliseconds,
+                preset: configuration.preset, zeroLatency: true,
+                // A ladder's master playlist declares every rung's rate before anything is measured.
+                constantBitRate: configuration.ladder != nil, segmentMilliseconds: segmentMilliseconds,
                 threadCount: configuration.encoderThreads(for: settings[0].size), firstTrackIndex: 0)
             tracks += renditionsEncoder.tracks
             for (index, rendition) in settings.enumerated() {
