@@ -49,3 +49,15 @@ public final class Frame {
     /// Releases the buffers so the frame can be filled again.
     public func unref() { av_frame_unref(pointer) }
 }
+
+/// A frame on its way to another queue (capture thread → writing queue, writing queue → recording).
+///
+/// Unchecked sendable: `Frame`'s ownership rule — the sender keeps no reference once it has handed
+/// the frame on, so only the receiving queue ever touches it.
+struct FrameHandoff: @unchecked Sendable {
+    let frame: Frame
+
+    init(_ frame: Frame) {
+        self.frame = frame
+    }
+}

@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 
 /// Uploads a stream of several renditions (a ladder, several audio tracks): one `StreamPublisher` per
@@ -90,16 +89,10 @@ public final class LayoutPublisher: @unchecked Sendable {
 
     /// Waits for every rendition's uploads and final playlist, then the master playlist's.
     public func finish() -> PublishReport {
-        var reports = [PublishReport?](repeating: nil, count: publishers.count)
         let work = publishers.map(\.publisher)
-        reports.withUnsafeMutableBufferPointer { slots in
-            let slots = ReportSlots(slots)
-            DispatchQueue.concurrentPerform(iterations: work.count) { index in
-                slots.set(index, work[index].finish())
-            }
-        }
+        let reports = concurrentMap(work.count) { work[$0].finish() }
         var all = zip(publishers, reports).map { entry, report in
-            Self.prefixed(report!, directory: entry.directory)
+            Self.prefixed(report, directory: entry.directory)
         }
         let masterWasWaiting = lock.withLock { masterWaiting }
         if masterWasWaiting {
@@ -137,20 +130,5 @@ public final class LayoutPublisher: @unchecked Sendable {
                              removalsNotDone: reports.flatMap(\.removalsNotDone),
                              finalPlaylistDelivered: reports.allSatisfy(\.finalPlaylistDelivered),
                              listingLatency: latency)
-    }
-}
-
-/// The reports of publishers finishing at once, one slot each.
-///
-/// Unchecked sendable: each iteration writes only its own slot, and the buffer outlives the loop.
-private struct ReportSlots: @unchecked Sendable {
-    let buffer: UnsafeMutableBufferPointer<PublishReport?>
-
-    init(_ buffer: UnsafeMutableBufferPointer<PublishReport?>) {
-        self.buffer = buffer
-    }
-
-    func set(_ index: Int, _ report: PublishReport) {
-        buffer[index] = report
     }
 }

@@ -50,6 +50,17 @@ public struct LadderRung: Sendable, Equatable, CustomStringConvertible {
         return max(100_000, Int(rate * frameFactor / 5_000) * 5_000)
     }
 
+    /// What to encode this rung at, in `size`: its own codec and rate, else the stream's codec and the
+    /// default rate for its height.
+    public func renditionSettings(size: OutputSize, framesPerSecond: Double,
+                                  streamCodec: VideoCodec) -> VideoRenditionSettings {
+        let codec = self.codec ?? streamCodec
+        return VideoRenditionSettings(
+            size: size,
+            bitrate: bitrate ?? Self.defaultBitrate(height: height, framesPerSecond: framesPerSecond, codec: codec),
+            name: name, codec: codec)
+    }
+
     /// The rung's picture size for a source of `sourceWidth`×`sourceHeight`: the source's shape,
     /// both sides even.
     public func size(sourceWidth: Int, sourceHeight: Int) -> OutputSize {

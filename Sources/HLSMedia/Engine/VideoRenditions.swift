@@ -1,5 +1,4 @@
 import CFFmpeg
-import Dispatch
 import HLSKit
 
 /// What to encode one video rendition at.
@@ -76,15 +75,10 @@ public final class VideoRenditions {
         guard encoders.count > 1 else {
             return try encoders[0].encode(try scaled(picture, to: 0), forceKeyframe: forceKeyframe)
         }
-        var results = [Result<[EncodedSample], any Error>](repeating: .success([]), count: encoders.count)
         let work = ParallelEncoding(renditions: self, picture: picture)
-        results.withUnsafeMutableBufferPointer { slots in
-            let slots = UncheckedSlots(slots)
-            DispatchQueue.concurrentPerform(iterations: work.count) { index in
-                slots.set(index, Result { try work.encode(index, forceKeyframe: forceKeyframe) })
-            }
-        }
-        return try results.flatMap { try $0.get() }
+        return try concurrentMap(work.count) { index in
+            Result { try work.encode(index, forceKeyframe: forceKeyframe) }
+        }.flatMap { try $0.get() }
     }
 
     /// Drains every encoder.
@@ -123,20 +117,5 @@ private struct ParallelEncoding: @unchecked Sendable {
 
     func encode(_ index: Int, forceKeyframe: Bool) throws -> [EncodedSample] {
         try renditions.encode(picture, rendition: index, forceKeyframe: forceKeyframe)
-    }
-}
-
-/// The result slots of a parallel loop, one per iteration.
-///
-/// Unchecked sendable: each iteration writes only its own slot, and the buffer outlives the loop.
-private struct UncheckedSlots<Element>: @unchecked Sendable {
-    let buffer: UnsafeMutableBufferPointer<Element>
-
-    init(_ buffer: UnsafeMutableBufferPointer<Element>) {
-        self.buffer = buffer
-    }
-
-    func set(_ index: Int, _ value: Element) {
-        buffer[index] = value
     }
 }

@@ -69,7 +69,7 @@ final class LiveEncoder {
                 threadCount: configuration.encoderThreads(for: settings[0].size), firstTrackIndex: 0)
             tracks += renditionsEncoder.tracks
             for (index, rendition) in settings.enumerated() {
-                var encoderSettings = VideoEncoderSettings(
+                let encoderSettings = VideoEncoderSettings(
                     width: rendition.size.width, height: rendition.size.height,
                     frameRate: renditionsEncoder.frameRate, bitrate: rendition.bitrate, zeroLatency: true,
                     keyframeIntervalFrames: 1)
@@ -138,13 +138,9 @@ final class LiveEncoder {
                                            codec: configuration.videoCodec)]
         }
         return ladder.map { rung in
-            let codec = rung.codec ?? configuration.videoCodec
-            return VideoRenditionSettings(
+            rung.renditionSettings(
                 size: rung.size(sourceWidth: configuration.size.width, sourceHeight: configuration.size.height),
-                bitrate: rung.bitrate ?? LadderRung.defaultBitrate(height: rung.height,
-                                                                   framesPerSecond: Double(configuration.framesPerSecond),
-                                                                   codec: codec),
-                name: rung.name, codec: codec)
+                framesPerSecond: Double(configuration.framesPerSecond), streamCodec: configuration.videoCodec)
         }
     }
 

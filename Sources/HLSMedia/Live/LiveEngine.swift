@@ -92,7 +92,7 @@ public final class LiveEngine: @unchecked Sendable {
             throw .encoding("the encoders cannot start: \(error)")
         }
         statistics.nameRenditions(encoder.layout.renditions.filter { !$0.directory.hasPrefix("audio") }.map(\.name))
-        var writer = try makeWriter(store: store, encoder: encoder)
+        let writer = try makeWriter(store: store, encoder: encoder)
         encoder.firstSequenceNumber = writer.nextSequenceNumber
         self.encoder = encoder
         if !configuration.realtime { backpressure = DispatchSemaphore(value: Self.videoQueueLimit) }
@@ -440,17 +440,5 @@ public final class LiveEngine: @unchecked Sendable {
             sources.append(MicrophoneSource(microphone))
         }
         return sources
-    }
-}
-
-/// A frame on its way from a capture thread to the writing queue.
-///
-/// Unchecked sendable: `Frame`'s ownership rule — the capture thread keeps no reference once it has
-/// handed the frame on, so only the writing queue ever touches it.
-private struct FrameHandoff: @unchecked Sendable {
-    let frame: Frame
-
-    init(_ frame: Frame) {
-        self.frame = frame
     }
 }

@@ -81,7 +81,7 @@ final class LiveRecorder: @unchecked Sendable {
         }
         reference.pts = ticks
         reference.timeBase = Rational(1, Int32(VideoEncoder.timescale))
-        let handoff = RecordedFrame(frame: reference)
+        let handoff = FrameHandoff(reference)
         queue.async { [self] in
             lock.withLock { queuedFrames -= 1 }
             run { try video.encode(handoff.frame, atTicks: ticks) }
@@ -155,11 +155,4 @@ final class LiveRecorder: @unchecked Sendable {
         FileHandle.standardError.write(Data(
             "hlscap: warning: the recording \(settings.path) stopped: \(error); the stream goes on\n".utf8))
     }
-}
-
-/// A frame on its way to the recording's queue.
-///
-/// Unchecked sendable: the recorder made its own reference, which only its queue touches.
-private struct RecordedFrame: @unchecked Sendable {
-    let frame: Frame
 }

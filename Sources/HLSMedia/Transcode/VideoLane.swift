@@ -28,12 +28,8 @@ final class VideoLane {
                 rungs = try ladder.map { rung in
                     let size = try OutputSize.resolve(requested: "x\(rung.height)", inputWidth: stream.width,
                                                       inputHeight: stream.height, rotationDegrees: stream.rotationDegrees)
-                    let codec = rung.codec ?? settings.videoCodec
-                    return VideoRenditionSettings(
-                        size: size, bitrate: rung.bitrate ?? LadderRung.defaultBitrate(height: rung.height,
-                                                                                       framesPerSecond: perSecond,
-                                                                                       codec: codec),
-                        name: rung.name, codec: codec)
+                    return rung.renditionSettings(size: size, framesPerSecond: perSecond,
+                                                  streamCodec: settings.videoCodec)
                 }
             } else {
                 let size = try OutputSize.resolve(requested: settings.size, inputWidth: stream.width,
