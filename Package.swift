@@ -15,18 +15,25 @@ let package = Package(
                               "libavutil-dev", "libswscale-dev", "libswresample-dev"])]
         ),
         .systemLibrary(name: "CV4L2"),
+        .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .target(name: "HLSKit"),
         .target(
             name: "HLSMedia",
             dependencies: ["CFFmpeg", "CV4L2", "HLSKit"]
         ),
+        .target(
+            name: "HLSServer",
+            dependencies: ["CMicroHTTPD", "CZlib", "HLSKit"]
+        ),
         .executableTarget(
             name: "hlscap",
-            dependencies: ["HLSKit", "HLSMedia"]
+            dependencies: ["HLSKit", "HLSMedia", "HLSServer"]
         ),
         .target(name: "HLSTestSupport", dependencies: ["HLSKit"], path: "Tests/HLSTestSupport"),
         .testTarget(name: "HLSKitTests", dependencies: ["HLSKit", "HLSTestSupport"]),
         .testTarget(name: "HLSMediaTests", dependencies: ["HLSMedia", "HLSKit", "HLSTestSupport"]),
+        .testTarget(name: "HLSServerTests", dependencies: ["HLSServer", "HLSKit", "HLSTestSupport"]),
         .testTarget(name: "hlscapTests", dependencies: ["HLSKit", "HLSTestSupport"]),
     ]
 )

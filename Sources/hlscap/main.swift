@@ -3,7 +3,8 @@ import HLSMedia
 
 let version = "0.1.0"
 
-let commands: [any Command.Type] = [LiveCommand.self, FileCommand.self, DevicesCommand.self, ValidateCommand.self]
+let commands: [any Command.Type] = [LiveCommand.self, FileCommand.self, ServeCommand.self, DevicesCommand.self,
+                                    ValidateCommand.self]
 
 let programHelp = """
     hlscap \(version) — package live and recorded video as HLS (fragmented MP4) on disk

@@ -114,6 +114,9 @@ public struct LiveStreamWriter {
     /// Every init section's path.
     public var initPaths: [String] { renditions.map { $0.path($0.initName) } }
 
+    /// Every rendition's media playlist as it stands, in layout order.
+    public var mediaPlaylists: [MediaPlaylist] { renditions.map(\.live.playlist) }
+
     /// Every rendition's playlists as they stand, by path: what a publisher uploads.
     public var playlists: [(path: String, playlist: MediaPlaylist)] {
         renditions.flatMap { rendition in
@@ -153,29 +156,44 @@ public struct LiveStreamWriter {
         let parts = layout.split(segment, timescales: tracks.map(\.timescale))
         var written = Written(path: "", paths: [], byteCount: 0, renditionByteCounts: [], removals: [],
                               wroteMaster: false)
-        var stored: [(Int, Segment, Int)] = []
+        // The I-frames lie in the first fragment: the whole file, or the first part.
+        var stored: [(Int, Segment, Int, Segment?)] = []
         for (index, part) in parts.enumerated() {
             guard let part else {
                 written.renditionByteCounts.append(0)
                 continue
             }
             let path = renditions[index].path(StreamWriter.segmentPath(part.sequenceNumber))
-            let bytes = MediaFragment.make(sequenceNumber: UInt32(part.sequenceNumber), tracks: part.tracks,
+            var bytes: [UInt8] = []
+            var firstPartSize: Int?
+            if segment.parts.isEmpty {
+                bytes = MediaFragment.make(sequenceNumber: UInt32(part.sequenceNumber), tracks: part.tracks,
                                            descriptions: renditions[index].tracks)
+            } else {
+                // The parts' fragments one after the other: the file is exactly what clients got in parts.
+                for piece in segment.parts {
+                    guard let own = layout.split(piece, timescales: tracks.map(\.timescale))[index] else { continue }
+                    let fragment = fragmentBytes(of: own, rendition: index)
+                    bytes += fragment
+                    if firstPartSize == nil { firstPartSize = fragment.count }
+                }
+            }
             try store.write(bytes, to: path)
             if written.path.isEmpty { written.path = path }
             written.paths.append(path)
             written.byteCount += bytes.count
             written.renditionByteCounts.append(bytes.count)
-            stored.append((index, part, bytes.count))
+            stored.append((index, part, firstPartSize ?? bytes.count, segment.parts.first))
         }
         nextSequenceNumber = max(nextSequenceNumber, segment.sequenceNumber + 1)
-        for (index, part, size) in stored {
-            written.removals += renditions[index].append(part, programDateTime: programDateTime, fragmentSize: size)
+        for (index, part, size, firstPart) in stored {
+            let iFrameSource = firstPart.flatMap { layout.split($0, timescales: tracks.map(\.timescale))[index] }
+            written.removals += renditions[index].append(part, programDateTime: programDateTime, fragmentSize: size,
+                                                         iFrameSource: iFrameSource)
             written.paths += try writePlaylists(of: index)
         }
         if !wroteMaster, var measures = declared {
-            for (index, part, size) in stored where part.durationTicks > 0 {
+            for (index, part, size, _) in stored where part.durationTicks > 0 {
                 let bitrate = Int(Int64(size) * 8 * Int64(part.timescale) / part.durationTicks)
                 measures[index].peakBitrate = max(measures[index].peakBitrate, bitrate)
                 measures[index].iFramePeakBitrate = max(measures[index].iFramePeakBitrate, renditions[index].iFrames.peakBitrate)
@@ -188,6 +206,36 @@ public struct LiveStreamWriter {
             written.paths.append(StreamWriter.masterPlaylistName)
         }
         return written
+    }
+
+    /// One rendition's piece of a part (LL-HLS), as a client fetches it.
+    public struct RenditionPart: Sendable, Equatable {
+        public var rendition: Int
+        public var sequenceNumber: Int
+        public var partIndex: Int
+        public var durationSeconds: Double
+        public var independent: Bool
+        public var bytes: [UInt8]
+    }
+
+    /// The fragments of a part for every rendition that has samples in it: the same bytes the segment
+    /// file will hold.
+    public func render(part: Segment) -> [RenditionPart] {
+        layout.split(part, timescales: tracks.map(\.timescale)).enumerated().compactMap { index, own in
+            guard let own else { return nil }
+            return RenditionPart(rendition: index, sequenceNumber: own.sequenceNumber, partIndex: own.partIndex ?? 0,
+                                 durationSeconds: own.durationSeconds, independent: own.isIndependent,
+                                 bytes: fragmentBytes(of: own, rendition: index))
+        }
+    }
+
+    /// A part's fragment: the first carries the segment's `styp`; fragment numbers go on from part to
+    /// part and segment to segment (segment × 1000 + part).
+    private func fragmentBytes(of part: Segment, rendition: Int) -> [UInt8] {
+        let index = part.partIndex ?? 0
+        return MediaFragment.make(sequenceNumber: UInt32(truncatingIfNeeded: part.sequenceNumber * 1000 + index),
+                                  tracks: part.tracks, descriptions: renditions[rendition].tracks,
+                                  segmentType: index == 0)
     }
 
     /// Ends the stream: every playlist gets EXT-X-ENDLIST.
@@ -232,7 +280,8 @@ private struct LiveRendition {
 
     var hasVideo: Bool { tracks.contains(where: \.isVideo) }
 
-    mutating func append(_ segment: Segment, programDateTime: Date?, fragmentSize: Int) -> [LivePlaylist.Removal] {
+    mutating func append(_ segment: Segment, programDateTime: Date?, fragmentSize: Int,
+                         iFrameSource: Segment? = nil) -> [LivePlaylist.Removal] {
         let uri = StreamWriter.segmentPath(segment.sequenceNumber)
         let discontinuity = live.nextIsDiscontinuity
         let mapsBefore = Set(live.playlist.segments.compactMap(\.mapURI))
@@ -245,7 +294,7 @@ private struct LiveRendition {
         }
         if let video = tracks.first(where: \.isVideo) {
             iFrames.add(segment: segment, uri: uri, mapURI: initName, discontinuity: discontinuity, video: video,
-                        fragmentSize: fragmentSize, programDateTime: programDateTime)
+                        fragmentSize: fragmentSize, programDateTime: programDateTime, firstFragment: iFrameSource)
             iFrames.remove(segmentURIs: Set(removals.map(\.uri)))
         }
         return removals.map { removal in

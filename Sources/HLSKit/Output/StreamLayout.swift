@@ -140,14 +140,15 @@ public struct StreamLayout: Sendable, Equatable {
                 tracks.append(track)
             }
             guard let first = tracks.first else { return nil }
-            if tracks.count == segment.tracks.count { return Segment(sequenceNumber: segment.sequenceNumber,
-                tracks: tracks, startTicks: segment.startTicks, durationTicks: segment.durationTicks,
-                timescale: segment.timescale) }
+            var own = segment
+            own.tracks = tracks
+            own.parts = []
+            if tracks.count == segment.tracks.count { return own }
             // The rendition's own first track times it: its EXTINF is what it really holds.
-            let timescale = timescales[rendition.trackIndexes[Int(first.trackID) - 1]]
-            let duration = first.samples.reduce(Int64(0)) { $0 + Int64($1.durationTicks) }
-            return Segment(sequenceNumber: segment.sequenceNumber, tracks: tracks,
-                           startTicks: Int64(first.baseDecodeTime), durationTicks: duration, timescale: timescale)
+            own.timescale = timescales[rendition.trackIndexes[Int(first.trackID) - 1]]
+            own.durationTicks = first.samples.reduce(Int64(0)) { $0 + Int64($1.durationTicks) }
+            own.startTicks = Int64(first.baseDecodeTime)
+            return own
         }
     }
 }

@@ -24,13 +24,17 @@ public struct IFrameIndex: Sendable, Equatable {
     public init() {}
 
     /// Adds the sync samples of `video` in a stored fragment of `segment`.
+    /// `firstFragment` is the segment's first part when the file holds several fragments (LL-HLS):
+    /// its I-frames are found there, and `fragmentSize` is that fragment's.
     public mutating func add(segment: Segment, uri: String, mapURI: String, discontinuity: Bool,
-                             video: TrackDescription, fragmentSize: Int, programDateTime: Date? = nil) {
+                             video: TrackDescription, fragmentSize: Int, programDateTime: Date? = nil,
+                             firstFragment: Segment? = nil) {
         guard let run = segment.tracks.first(where: { $0.trackID == video.trackID }), let first = run.samples.first
         else { return }
         let start = first.decodeTime + Int64(first.compositionOffset)
         let end = start + run.samples.reduce(Int64(0)) { $0 + Int64($1.durationTicks) }
-        let ranges = MediaFragment.syncSampleRanges(of: video.trackID, in: segment.tracks, fragmentSize: fragmentSize)
+        let ranges = MediaFragment.syncSampleRanges(of: video.trackID, in: (firstFragment ?? segment).tracks,
+                                                    fragmentSize: fragmentSize)
         for (position, range) in ranges.enumerated() {
             let offsetSeconds = Double(range.presentationTime - start) / Double(video.timescale)
             entries.append(Entry(uri: uri, mapURI: mapURI, discontinuity: discontinuity && position == 0,

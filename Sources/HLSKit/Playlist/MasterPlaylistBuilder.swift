@@ -24,7 +24,7 @@ public struct RenditionMeasure: Sendable, Equatable {
     var codecs: [String] {
         let all = earlierTracks + tracks
         var seen: [String] = []
-        for codec in all.filter(\.isVideo).map(Self.codec) + all.filter { !$0.isVideo }.map(Self.codec)
+        for codec in all.filter(\.isVideo).map(Self.codec) + all.filter({ !$0.isVideo }).map(Self.codec)
         where !seen.contains(codec) {
             seen.append(codec)
         }

@@ -22,6 +22,8 @@ public struct MediaPlaylist: Sendable, Equatable {
         public var programDateTime: Date?
         /// EXT-X-BYTERANGE: the part of `uri` that is the segment (I-frame playlists).
         public var byteRange: ByteRange?
+        /// EXT-X-PART: the segment's partial segments, listed before it (LL-HLS, RFC 8216bis 4.4.4.9).
+        public var parts: [Part] = []
 
         public init(uri: String, durationSeconds: Double, mapURI: String? = nil,
                     discontinuity: Bool = false, programDateTime: Date? = nil, byteRange: ByteRange? = nil) {
@@ -31,6 +33,46 @@ public struct MediaPlaylist: Sendable, Equatable {
             self.discontinuity = discontinuity
             self.programDateTime = programDateTime
             self.byteRange = byteRange
+        }
+    }
+
+    /// A partial segment (EXT-X-PART): a fragment of a segment that is still being written.
+    public struct Part: Sendable, Equatable {
+        public var uri: String
+        public var durationSeconds: Double
+        /// INDEPENDENT=YES: the part starts with a sync sample.
+        public var independent: Bool
+
+        public init(uri: String, durationSeconds: Double, independent: Bool) {
+            self.uri = uri
+            self.durationSeconds = durationSeconds
+            self.independent = independent
+        }
+    }
+
+    /// EXT-X-SERVER-CONTROL (RFC 8216bis 4.4.3.8): what the server that answers for this playlist can do.
+    public struct ServerControl: Sendable, Equatable {
+        public var canBlockReload: Bool
+        public var partHoldBackSeconds: Double?
+        public var canSkipUntilSeconds: Double?
+
+        public init(canBlockReload: Bool, partHoldBackSeconds: Double?, canSkipUntilSeconds: Double?) {
+            self.canBlockReload = canBlockReload
+            self.partHoldBackSeconds = partHoldBackSeconds
+            self.canSkipUntilSeconds = canSkipUntilSeconds
+        }
+    }
+
+    /// EXT-X-RENDITION-REPORT (RFC 8216bis 4.4.5.4): where another rendition of the stream stands.
+    public struct RenditionReport: Sendable, Equatable {
+        public var uri: String
+        public var lastSequenceNumber: Int
+        public var lastPart: Int?
+
+        public init(uri: String, lastSequenceNumber: Int, lastPart: Int?) {
+            self.uri = uri
+            self.lastSequenceNumber = lastSequenceNumber
+            self.lastPart = lastPart
         }
     }
 
@@ -57,6 +99,18 @@ public struct MediaPlaylist: Sendable, Equatable {
     public var iFramesOnly: Bool
     public var segments: [Segment]
     public var endList: Bool
+    /// LL-HLS: EXT-X-PART-INF's PART-TARGET, when the playlist lists parts.
+    public var partTargetSeconds: Double?
+    public var serverControl: ServerControl?
+    /// EXT-X-SKIP (a delta update, RFC 8216bis 4.4.5.2): this many segments after the media sequence
+    /// number are left out; `segments` holds those that follow. `skipVersion2` is the `_HLS_skip=v2` form.
+    public var skippedSegments = 0
+    public var skipVersion2 = false
+    /// The parts of the segment being written, listed after the last segment.
+    public var trailingParts: [Part] = []
+    /// EXT-X-PRELOAD-HINT:TYPE=PART: the part a client may request before it exists.
+    public var preloadHintURI: String?
+    public var renditionReports: [RenditionReport] = []
 
     public init(targetDurationSeconds: Int, mediaSequence: Int = 0, discontinuitySequence: Int = 0,
                 playlistType: PlaylistType? = nil, independentSegments: Bool = false, iFramesOnly: Bool = false,
@@ -79,9 +133,13 @@ public struct MediaPlaylist: Sendable, Equatable {
     private static let versionForMapInIFramePlaylist = 5
     private static let versionForMap = 6
     private static let minimumTargetDurationSeconds = 1
+    /// EXT-X-SKIP needs version 9, and 10 when date ranges may be skipped too (`_HLS_skip=v2`).
+    private static let versionForSkip = 9
+    private static let versionForSkipVersion2 = 10
 
     /// The lowest EXT-X-VERSION that the rendered tags need.
     public var version: Int {
+        if skippedSegments > 0 { return skipVersion2 ? Self.versionForSkipVersion2 : Self.versionForSkip }
         let hasMap = segments.contains { $0.mapURI != nil }
         if iFramesOnly { return hasMap ? Self.versionForMapInIFramePlaylist : Self.versionForByteRanges }
         if hasMap { return Self.versionForMap }
@@ -111,11 +169,27 @@ public struct MediaPlaylist: Sendable, Equatable {
         if let playlistType {
             lines.append("\(PlaylistTag.playlistType):\(playlistType.rawValue)")
         }
+        if let serverControl {
+            var attributes = ["CAN-BLOCK-RELOAD=\(serverControl.canBlockReload ? "YES" : "NO")"]
+            if let skip = serverControl.canSkipUntilSeconds {
+                attributes.append("CAN-SKIP-UNTIL=\(PlaylistNumber.threeDecimals(skip))")
+            }
+            if let holdBack = serverControl.partHoldBackSeconds {
+                attributes.append("PART-HOLD-BACK=\(PlaylistNumber.threeDecimals(holdBack))")
+            }
+            lines.append("\(PlaylistTag.serverControl):" + attributes.joined(separator: ","))
+        }
+        if let partTargetSeconds {
+            lines.append("\(PlaylistTag.partInformation):PART-TARGET=\(PlaylistNumber.threeDecimals(partTargetSeconds))")
+        }
         if independentSegments {
             lines.append(PlaylistTag.independentSegments)
         }
         if iFramesOnly {
             lines.append(PlaylistTag.iFramesOnly)
+        }
+        if skippedSegments > 0 {
+            lines.append("\(PlaylistTag.skip):SKIPPED-SEGMENTS=\(skippedSegments)")
         }
         var mapInForce: String?
         for segment in segments {
@@ -129,15 +203,30 @@ public struct MediaPlaylist: Sendable, Equatable {
             if let programDateTime = segment.programDateTime {
                 lines.append("\(PlaylistTag.programDateTime):\(ProgramDateTime.format(programDateTime))")
             }
+            lines += segment.parts.map(Self.render)
             lines.append("\(PlaylistTag.segmentDuration):\(PlaylistNumber.threeDecimals(segment.durationSeconds)),")
             if let range = segment.byteRange {
                 lines.append("\(PlaylistTag.byteRange):\(range.length)@\(range.offset)")
             }
             lines.append(segment.uri)
         }
+        lines += trailingParts.map(Self.render)
+        if let preloadHintURI {
+            lines.append("\(PlaylistTag.preloadHint):TYPE=PART,URI=\"\(preloadHintURI)\"")
+        }
         if endList {
             lines.append(PlaylistTag.endList)
         }
+        for report in renditionReports {
+            var line = "\(PlaylistTag.renditionReport):URI=\"\(report.uri)\",LAST-MSN=\(report.lastSequenceNumber)"
+            if let lastPart = report.lastPart { line += ",LAST-PART=\(lastPart)" }
+            lines.append(line)
+        }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    private static func render(_ part: Part) -> String {
+        "\(PlaylistTag.part):DURATION=\(PlaylistNumber.threeDecimals(part.durationSeconds)),URI=\"\(part.uri)\""
+            + (part.independent ? ",INDEPENDENT=YES" : "")
     }
 }

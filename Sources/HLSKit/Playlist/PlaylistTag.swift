@@ -17,4 +17,10 @@ enum PlaylistTag {
     static let media = "#EXT-X-MEDIA"
     static let iFramesOnly = "#EXT-X-I-FRAMES-ONLY"
     static let byteRange = "#EXT-X-BYTERANGE"
+    static let partInformation = "#EXT-X-PART-INF"
+    static let serverControl = "#EXT-X-SERVER-CONTROL"
+    static let part = "#EXT-X-PART"
+    static let preloadHint = "#EXT-X-PRELOAD-HINT"
+    static let skip = "#EXT-X-SKIP"
+    static let renditionReport = "#EXT-X-RENDITION-REPORT"
 }

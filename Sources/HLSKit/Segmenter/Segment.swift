@@ -10,6 +10,11 @@ public struct Segment: Sendable, Equatable {
     public var durationTicks: Int64
     /// Timescale of `startTicks` and `durationTicks`.
     public var timescale: UInt32
+    /// For a partial segment (LL-HLS): its index within the segment `sequenceNumber`, from 0.
+    public var partIndex: Int?
+    /// When the segmenter cuts parts: every part of this segment, in order. Its file is their fragments
+    /// one after the other, so a part a client fetched is byte for byte a piece of the segment.
+    public var parts: [Segment] = []
 
     public init(sequenceNumber: Int, tracks: [FragmentTrack], startTicks: Int64,
                 durationTicks: Int64, timescale: UInt32) {
@@ -21,4 +26,7 @@ public struct Segment: Sendable, Equatable {
     }
 
     public var durationSeconds: Double { Double(durationTicks) / Double(timescale) }
+
+    /// A part starts with a sync sample of its first track (INDEPENDENT=YES).
+    public var isIndependent: Bool { tracks.first?.samples.first?.isSync ?? false }
 }

@@ -14,6 +14,10 @@
 /// - Audio samples go to the segment whose time range holds their decode time; a segment is
 ///   emitted only once every track has moved past its end, so the last durations are known.
 /// - A sample's duration is the next sample's decode time minus its own, so `tfdt` is continuous.
+/// - With a part duration (LL-HLS), each segment is also cut into parts as its samples arrive: a part
+///   holds the lead samples that end within the part duration of its first one, and every other
+///   track's samples that start before the part ends; `takeParts` hands them out, and the segment
+///   lists them all (its last part is cut when the segment closes), so no part exceeds the duration.
 public struct Segmenter: Sendable {
     public struct Track: Sendable, Equatable {
         public var timescale: UInt32
@@ -30,13 +34,16 @@ public struct Segmenter: Sendable {
         public var segmentMilliseconds: Int64
         public var startOffsetSeconds: Int64
         public var firstSequenceNumber: Int
+        /// Cut each segment into parts of at most this long (LL-HLS); nil cuts none.
+        public var partMilliseconds: Int64?
 
         /// Where the first frame is presented: late enough that AAC priming never makes a decode time negative.
         public static let defaultStartOffsetSeconds: Int64 = 10
 
         public init(tracks: [Track], segmentMilliseconds: Int64 = 2000,
                     startOffsetSeconds: Int64 = defaultStartOffsetSeconds,
-                    firstSequenceNumber: Int = 1) {
+                    firstSequenceNumber: Int = 1, partMilliseconds: Int64? = nil) {
+            self.partMilliseconds = partMilliseconds
             self.tracks = tracks
             self.segmentMilliseconds = segmentMilliseconds
             self.startOffsetSeconds = startOffsetSeconds
@@ -71,6 +78,11 @@ public struct Segmenter: Sendable {
     private var segmentStart: Int64?
     private var nextBoundaryIndex: Int64 = 1
     private var nextSequenceNumber: Int
+    /// Samples of each track already handed out in parts of the open segment.
+    private var partCounts: [Int]
+    /// The open segment's parts so far, and those not yet taken.
+    private var openParts: [Segment] = []
+    private var untakenParts: [Segment] = []
 
     public init(configuration: Configuration) {
         precondition(!configuration.tracks.isEmpty, "a stream needs at least one track")
@@ -82,6 +94,7 @@ public struct Segmenter: Sendable {
         lastDurations = Array(repeating: nil, count: count)
         ended = Array(repeating: false, count: count)
         finished = Array(repeating: [], count: count)
+        partCounts = Array(repeating: 0, count: count)
         nextSequenceNumber = configuration.firstSequenceNumber
     }
 
@@ -113,10 +126,22 @@ public struct Segmenter: Sendable {
         if !configuration.tracks[sample.track].isVideo { sample.isSync = true }
         guard deltas != nil else {
             waitForFirstSync(sample)
-            return drain()
+            return drainWithParts()
         }
         place(sample)
-        return drain()
+        return drainWithParts()
+    }
+
+    /// The parts cut since the last call, in order; each segment's parts come before the segment.
+    public mutating func takeParts() -> [Segment] {
+        defer { untakenParts = [] }
+        return untakenParts
+    }
+
+    private mutating func drainWithParts() -> [Segment] {
+        let segments = drain()
+        cutParts()
+        return segments
     }
 
     /// Ends the stream: every held sample is placed and the last segment (never an empty one) is emitted.
@@ -130,7 +155,7 @@ public struct Segmenter: Sendable {
             }
             ended[track] = true
         }
-        var segments = drain()
+        var segments = drainWithParts()
         if finished.contains(where: { !$0.isEmpty }), let start = segmentStart {
             let all = finished.map { $0.count }
             segments.append(makeSegment(start: start, counts: all))
@@ -245,10 +270,24 @@ public struct Segmenter: Sendable {
     }
 
     private func isBefore(_ decodeTime: Int64, track: Int, cut: Cut) -> Bool {
-        decodeTime * leadTimescale < cut.leadPresentationTime * Int64(configuration.tracks[track].timescale)
+        isBefore(decodeTime, track: track, leadTime: cut.leadPresentationTime)
+    }
+
+    private func isBefore(_ decodeTime: Int64, track: Int, leadTime: Int64) -> Bool {
+        decodeTime * leadTimescale < leadTime * Int64(configuration.tracks[track].timescale)
     }
 
     private mutating func makeSegment(start: Int64, counts: [Int]) -> Segment {
+        var parts: [Segment] = []
+        if configuration.partMilliseconds != nil {
+            // Full parts first, then what is left before the cut as the segment's last part.
+            while let part = nextPart(limits: counts) { emit(part) }
+            let rest = counts.indices.map { max(0, counts[$0] - partCounts[$0]) }
+            if rest.contains(where: { $0 > 0 }) { emit(makePart(counts: rest)) }
+            parts = openParts
+            openParts = []
+            partCounts = partCounts.indices.map { _ in 0 }
+        }
         var tracks: [FragmentTrack] = []
         for (track, count) in counts.enumerated() where count > 0 {
             let samples = Array(finished[track].prefix(count))
@@ -260,9 +299,88 @@ public struct Segmenter: Sendable {
         let timingScale = configuration.tracks[Int(timing.trackID) - 1].timescale
         let durationTicks = timing.samples.reduce(Int64(0)) { $0 + Int64($1.durationTicks) }
         defer { nextSequenceNumber += 1 }
-        return Segment(sequenceNumber: nextSequenceNumber, tracks: tracks,
-                       startTicks: rescale(start, from: leadTimescale, to: Int64(timingScale)),
-                       durationTicks: durationTicks, timescale: timingScale)
+        var segment = Segment(sequenceNumber: nextSequenceNumber, tracks: tracks,
+                              startTicks: rescale(start, from: leadTimescale, to: Int64(timingScale)),
+                              durationTicks: durationTicks, timescale: timingScale)
+        segment.parts = parts
+        return segment
+    }
+
+    // MARK: Parts
+
+    private var partTicks: Int64? {
+        configuration.partMilliseconds.map { $0 * leadTimescale / 1000 }
+    }
+
+    /// Cuts every part of the open segment whose end is known on all tracks.
+    private mutating func cutParts() {
+        guard partTicks != nil, deltas != nil else { return }
+        // Samples past a pending cut belong to the next segment.
+        let limits = configuration.tracks.indices.map { track in
+            guard let cut = cuts.first else { return finished[track].count }
+            if track == leadTrack { return finished[track].prefix { $0.decodeTime < cut.leadDecodeTime }.count }
+            return finished[track].prefix { isBefore($0.decodeTime, track: track, leadTime: cut.leadDecodeTime) }.count
+        }
+        while let part = nextPart(limits: limits, needsFollower: true) { emit(part) }
+    }
+
+    private mutating func emit(_ counts: [Int]) {
+        emit(makePart(counts: counts))
+    }
+
+    private mutating func emit(_ part: Segment) {
+        openParts.append(part)
+        untakenParts.append(part)
+    }
+
+    /// The sample counts of the next full part within `limits`: lead samples that end within the part
+    /// duration of the first (at least one), and the other tracks' samples that start before it ends.
+    /// A part is full once a lead sample within the limits is known not to fit; with `needsFollower`,
+    /// also only once every other track has a sample past its end. Nil when no full part is ready.
+    private func nextPart(limits: [Int], needsFollower: Bool = false) -> [Int]? {
+        guard let partTicks else { return nil }
+        let lead = finished[leadTrack]
+        let first = partCounts[leadTrack]
+        guard first < limits[leadTrack] else { return nil }
+        let startTime = lead[first].decodeTime
+        var end = first + 1
+        while end < limits[leadTrack], lead[end].decodeTime + Int64(lead[end].durationTicks) - startTime <= partTicks {
+            end += 1
+        }
+        guard end < limits[leadTrack] else { return nil }
+        let partEnd = lead[end].decodeTime
+        var counts = partCounts
+        counts[leadTrack] = end
+        for track in configuration.tracks.indices where track != leadTrack {
+            let before = finished[track].prefix { isBefore($0.decodeTime, track: track, leadTime: partEnd) }.count
+            if needsFollower, !ended[track] {
+                // Every sample before the part's end is finished once a later one is known.
+                let later = before < finished[track].count
+                    || held[track].map { !isBefore($0.decodeTime, track: track, leadTime: partEnd) } ?? false
+                guard later else { return nil }
+            }
+            counts[track] = max(partCounts[track], min(before, limits[track]))
+        }
+        return counts.indices.map { counts[$0] - partCounts[$0] }
+    }
+
+    /// A part of the open segment: the next `counts` unhanded samples of each track.
+    private mutating func makePart(counts: [Int]) -> Segment {
+        var tracks: [FragmentTrack] = []
+        for (track, count) in counts.enumerated() where count > 0 {
+            let samples = Array(finished[track][partCounts[track]..<(partCounts[track] + count)])
+            partCounts[track] += count
+            tracks.append(FragmentTrack(trackID: UInt32(track + 1),
+                                        baseDecodeTime: UInt64(samples[0].decodeTime), samples: samples))
+        }
+        let timing = tracks.first { $0.trackID == UInt32(leadTrack + 1) } ?? tracks[0]
+        let timingScale = configuration.tracks[Int(timing.trackID) - 1].timescale
+        var part = Segment(sequenceNumber: nextSequenceNumber, tracks: tracks,
+                           startTicks: Int64(timing.samples[0].decodeTime) + Int64(timing.samples[0].compositionOffset),
+                           durationTicks: timing.samples.reduce(Int64(0)) { $0 + Int64($1.durationTicks) },
+                           timescale: timingScale)
+        part.partIndex = openParts.count
+        return part
     }
 
     private func timed(_ sample: EncodedSample, duration: Int64) -> TimedSample {

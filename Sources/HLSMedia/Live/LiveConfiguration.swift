@@ -81,6 +81,16 @@ public struct LiveConfiguration: Sendable {
     public var makePublisher: (@Sendable (_ store: DirectoryStore, _ directory: String) -> StreamPublisher)?
     /// Called on the output queue after each segment is listed.
     public var onSegment: (@Sendable (LiveSegmentReport) -> Void)?
+    /// Cut segments into parts of at most this long (LL-HLS); nil cuts none.
+    public var partMilliseconds: Int64?
+    /// Called on the output queue once the stream's renditions and first playlists are known, before
+    /// any part or segment: the directories, in layout order, and their playlists.
+    public var onStart: (@Sendable (_ directories: [String], _ playlists: [MediaPlaylist]) -> Void)?
+    /// Called on the output queue for every rendition's piece of each part, before the segment that
+    /// holds it is stored.
+    public var onPart: (@Sendable (LiveStreamWriter.RenditionPart) -> Void)?
+    /// Called on the output queue with every rendition's playlist after a segment is listed, and at the end.
+    public var onPlaylists: (@Sendable ([MediaPlaylist]) -> Void)?
 
     public init() {}
 

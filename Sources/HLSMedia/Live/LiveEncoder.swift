@@ -49,6 +49,8 @@ final class LiveEncoder {
     private let audio: AudioLane?
     private var segmenter: Segmenter?
     private var lastVideoTicks: Int64?
+    /// Parts cut since the last `takeParts` (LL-HLS).
+    private var parts: [Segment] = []
     /// The recording beside the stream, fed the same frames and the same audio.
     let recorder: LiveRecorder?
 
@@ -152,7 +154,8 @@ final class LiveEncoder {
     private func makeSegmenter() -> Segmenter {
         Segmenter(configuration: .init(
             tracks: tracks.map { Segmenter.Track(timescale: $0.timescale, isVideo: $0.isVideo) },
-            segmentMilliseconds: configuration.segmentMilliseconds, firstSequenceNumber: firstSequenceNumber))
+            segmentMilliseconds: configuration.segmentMilliseconds, firstSequenceNumber: firstSequenceNumber,
+            partMilliseconds: configuration.partMilliseconds))
     }
 
     private func anchor(_ captureMicroseconds: Int64) -> Int64 {
@@ -210,9 +213,16 @@ final class LiveEncoder {
         var segments = segment(samples)
         if var segmenter {
             segments += segmenter.finish()
+            parts += segmenter.takeParts()
             self.segmenter = segmenter
         }
         return segments
+    }
+
+    /// The parts cut since the last call, in order; each comes before the segment that holds it.
+    func takeParts() -> [Segment] {
+        defer { parts = [] }
+        return parts
     }
 
     private func segment(_ samples: [EncodedSample]) -> [Segment] {
@@ -220,6 +230,7 @@ final class LiveEncoder {
         var segmenter = self.segmenter ?? makeSegmenter()
         var segments: [Segment] = []
         for sample in samples { segments += segmenter.append(sample) }
+        parts += segmenter.takeParts()
         self.segmenter = segmenter
         return segments
     }

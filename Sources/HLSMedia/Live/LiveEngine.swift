@@ -104,6 +104,7 @@ public final class LiveEngine: @unchecked Sendable {
             throw .store(error)
         }
         self.writer = writer
+        configuration.onStart?(encoder.layout.renditions.map(\.directory), writer.mediaPlaylists)
         var publisher: LayoutPublisher?
         if let make = configuration.makePublisher {
             do {
@@ -204,7 +205,8 @@ public final class LiveEngine: @unchecked Sendable {
     private func encode(video frame: Frame) {
         guard let encoder else { return }
         do {
-            publish(try encoder.encode(video: frame))
+            let segments = try encoder.encode(video: frame)
+            publish(segments, parts: encoder.takeParts())
         } catch {
             stop(failure: .encoding("video encoding failed: \(error)"))
         }
@@ -213,7 +215,8 @@ public final class LiveEngine: @unchecked Sendable {
     private func encode(audio frame: Frame) {
         guard let encoder else { return }
         do {
-            publish(try encoder.encode(audio: frame))
+            let segments = try encoder.encode(audio: frame)
+            publish(segments, parts: encoder.takeParts())
         } catch {
             stop(failure: .encoding("audio encoding failed: \(error)"))
         }
@@ -221,11 +224,17 @@ public final class LiveEngine: @unchecked Sendable {
 
     // MARK: Output queue
 
-    private func publish(_ segments: [Segment]) {
-        guard !segments.isEmpty, let timing = encoder?.timing, !state.withLock({ $0.streamStopped }) else { return }
+    private func publish(_ segments: [Segment], parts: [Segment] = []) {
+        guard !segments.isEmpty || !parts.isEmpty, let timing = encoder?.timing,
+              !state.withLock({ $0.streamStopped }) else { return }
         outputQueue.async { [self] in
             guard var writer else { return }
             defer { self.writer = writer }
+            if let onPart = configuration.onPart {
+                for part in parts {
+                    for piece in writer.render(part: part) { onPart(piece) }
+                }
+            }
             for segment in segments {
                 do throws(StoreError) {
                     let written = try writer.write(segment, programDateTime: timing.programDateTime(of: segment))
@@ -246,6 +255,7 @@ public final class LiveEngine: @unchecked Sendable {
                         publisher.updatePlaylists(writer.playlists)
                         if written.wroteMaster { publisher.addFile(StreamWriter.masterPlaylistName) }
                     }
+                    configuration.onPlaylists?(writer.mediaPlaylists)
                 } catch {
                     guard encoder?.recorder != nil else {
                         stop(failure: .store(error))
@@ -303,7 +313,8 @@ public final class LiveEngine: @unchecked Sendable {
             backpressure?.signal()
             writingQueue.async { [self] in
                 do {
-                    publish(try encoder?.finish() ?? [])
+                    let segments = try encoder?.finish() ?? []
+                    publish(segments, parts: encoder?.takeParts() ?? [])
                 } catch {
                     record(.encoding("the last frames could not be encoded: \(error)"))
                 }
@@ -326,6 +337,7 @@ public final class LiveEngine: @unchecked Sendable {
         } catch {
             record(.store(error))
         }
+        if let writer { configuration.onPlaylists?(writer.mediaPlaylists) }
         // A viewer holding an earlier playlist may still fetch what left the window: wait out the
         // retention time (RFC 8216bis 6.2.2), then delete it.
         if let last = retired.lastRemovableAt {

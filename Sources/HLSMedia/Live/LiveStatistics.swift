@@ -63,6 +63,30 @@ public final class LiveStatistics: @unchecked Sendable {
 
     public var droppedFrameCount: Int { lock.withLock { droppedFrames } }
 
+    /// The counters as they stand, for metrics.
+    public struct Snapshot: Sendable {
+        public var frames: Int
+        public var droppedFrames: Int
+        public var segments: Int
+        public var mediaBytes: Int
+        public var mediaSeconds: Double
+        /// Video renditions by name with the bytes of their segments; every rendition gets every
+        /// frame that was not dropped, and the drops happen before any rendition sees a frame.
+        public var renditions: [(name: String, bytes: Int)]
+        /// From the capture of a segment's last frame to the playlist that lists it, the latest.
+        public var lastListingLatencySeconds: Double?
+        public var upload: PublishStatus?
+    }
+
+    public func snapshot() -> Snapshot {
+        lock.withLock {
+            Snapshot(frames: frames, droppedFrames: droppedFrames, segments: segments, mediaBytes: mediaBytes,
+                     mediaSeconds: mediaSeconds, renditions: Array(zip(renditionNames, renditionBytes)),
+                     lastListingLatencySeconds: latenciesMicroseconds.last.map { Double($0) / 1_000_000 },
+                     upload: publisher?.status)
+        }
+    }
+
     /// One line: uptime, input rate, dropped frames, bitrate (each rung's with a ladder), last segment,
     /// audio level.
     public func statusLine() -> String {

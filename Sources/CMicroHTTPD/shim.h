@@ -1,0 +1,51 @@
+#ifndef HLSCAP_CMICROHTTPD_SHIM_H
+#define HLSCAP_CMICROHTTPD_SHIM_H
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <microhttpd.h>
+
+/* MHD_start_daemon is variadic, which Swift cannot call: the options hlscap sets, as parameters. A NULL
+   key starts a plain HTTP daemon. */
+static inline struct MHD_Daemon *hlscap_mhd_start(unsigned int flags, const struct sockaddr *address,
+                                                  MHD_AccessHandlerCallback handler, void *handler_context,
+                                                  MHD_RequestCompletedCallback completed, void *completed_context,
+                                                  unsigned int connection_limit, unsigned int timeout_seconds,
+                                                  size_t connection_memory_limit,
+                                                  const char *tls_key, const char *tls_cert) {
+    if (tls_key != NULL && tls_cert != NULL) {
+        return MHD_start_daemon(flags | MHD_USE_TLS, 0, NULL, NULL, handler, handler_context,
+                                MHD_OPTION_SOCK_ADDR, address,
+                                MHD_OPTION_NOTIFY_COMPLETED, completed, completed_context,
+                                MHD_OPTION_CONNECTION_LIMIT, connection_limit,
+                                MHD_OPTION_CONNECTION_TIMEOUT, timeout_seconds,
+                                MHD_OPTION_CONNECTION_MEMORY_LIMIT, connection_memory_limit,
+                                MHD_OPTION_HTTPS_MEM_KEY, tls_key,
+                                MHD_OPTION_HTTPS_MEM_CERT, tls_cert,
+                                MHD_OPTION_END);
+    }
+    return MHD_start_daemon(flags, 0, NULL, NULL, handler, handler_context,
+                            MHD_OPTION_SOCK_ADDR, address,
+                            MHD_OPTION_NOTIFY_COMPLETED, completed, completed_context,
+                            MHD_OPTION_CONNECTION_LIMIT, connection_limit,
+                            MHD_OPTION_CONNECTION_TIMEOUT, timeout_seconds,
+                            MHD_OPTION_CONNECTION_MEMORY_LIMIT, connection_memory_limit,
+                            MHD_OPTION_END);
+}
+
+/* The port the daemon listens on, once started (port 0 asks the kernel for a free one). */
+static inline uint16_t hlscap_mhd_port(struct MHD_Daemon *daemon) {
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
+    return info == NULL ? 0 : info->port;
+}
+
+/* Connections the daemon holds now. */
+static inline unsigned int hlscap_mhd_connection_count(struct MHD_Daemon *daemon) {
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
+    return info == NULL ? 0 : info->num_connections;
+}
+
+#endif

@@ -1,0 +1,232 @@
+import CMicroHTTPD
+import Foundation
+import Glibc
+import Synchronization
+
+/// An HTTP/1.1 server on libmicrohttpd: the only type that holds its pointers.
+///
+/// One internal thread polls every connection with epoll, so a slow or stuck client costs a file
+/// descriptor, never a thread, and never holds up capture or other clients. A request answered
+/// `later` is suspended (it takes no polling) until its answer arrives from another thread.
+/// Connections, idle time and request header sizes are bounded; over the limits libmicrohttpd
+/// refuses the connection or answers 431 itself.
+///
+/// Unchecked sendable: `daemon` is written once in `init` and read-only until `stop`, which the
+/// `stopped` flag makes run once; the suspended requests are under their own lock.
+public final class HTTPServer: @unchecked Sendable {
+    public struct Configuration: Sendable {
+        public var address: ListenAddress
+        /// Connections held at once; more are refused until some close.
+        public var connectionLimit = 1024
+        /// A connection with no traffic for this long is closed.
+        public var idleTimeoutSeconds = 30
+        /// Memory for one connection's request line and headers: larger requests get 431.
+        public var requestMemoryBytes = 64 * 1024
+        /// PEM text of a private key and its certificate: HTTPS instead of HTTP.
+        public var tls: (key: String, certificate: String)?
+
+        public init(address: ListenAddress) {
+            self.address = address
+        }
+    }
+
+    public struct StartError: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    public typealias Handler = @Sendable (HTTPRequest) -> HTTPReply
+
+    public let configuration: Configuration
+    /// The port the server listens on (the one the kernel chose when the address asked for port 0).
+    public private(set) var port = 0
+    private let handler: Handler
+    private var daemon: OpaquePointer?
+    private let suspended = Mutex<[ObjectIdentifier: PendingRequest]>([:])
+    private let stopped = Atomic<Bool>(false)
+    private let answered = Atomic<Int>(0)
+
+    public init(configuration: Configuration, handler: @escaping Handler) throws(StartError) {
+        self.configuration = configuration
+        self.handler = handler
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        var flags = UInt32(MHD_USE_INTERNAL_POLLING_THREAD.rawValue) | UInt32(MHD_USE_EPOLL.rawValue)
+            | UInt32(MHD_ALLOW_SUSPEND_RESUME.rawValue)
+        if configuration.address.isIPv6 { flags |= UInt32(MHD_USE_DUAL_STACK.rawValue) }
+        if configuration.tls != nil, MHD_is_feature_supported(.FEATURE_TLS) != .YES {
+            throw StartError(description: "this libmicrohttpd was built without TLS; HTTPS is not available")
+        }
+        let daemon = configuration.address.storage.withUnsafeBytes { address in
+            address.withMemoryRebound(to: sockaddr.self) { socketAddress in
+                hlscap_mhd_start(flags, socketAddress.baseAddress, accessHandler, context, completedHandler, context,
+                                 UInt32(configuration.connectionLimit), UInt32(configuration.idleTimeoutSeconds),
+                                 configuration.requestMemoryBytes, configuration.tls?.key, configuration.tls?.certificate)
+            }
+        }
+        guard let daemon else {
+            throw StartError(description: "cannot listen on \(configuration.address) (\(String(cString: strerror(errno)))); "
+                + "is the port in use, or the address not this machine's?")
+        }
+        self.daemon = daemon
+        port = Int(hlscap_mhd_port(daemon))
+    }
+
+    deinit { stop() }
+
+    /// Connections open now.
+    public var connectionCount: Int {
+        guard let daemon, !stopped.load(ordering: .acquiring) else { return 0 }
+        return Int(hlscap_mhd_connection_count(daemon))
+    }
+
+    /// Requests held for a later answer now.
+    public var waitingCount: Int { suspended.withLock { $0.count } }
+
+    /// Responses sent so far.
+    public var answeredCount: Int { answered.load(ordering: .relaxed) }
+
+    /// Answers every held request with 503, then closes every connection and the listening socket.
+    public func stop() {
+        guard !stopped.exchange(true, ordering: .acquiringAndReleasing), let daemon else { return }
+        for pending in suspended.withLock({ Array($0.values) }) {
+            pending.respond(.text(503, "the server is stopping"))
+        }
+        // Resumed connections are taken up by the polling thread before the daemon goes.
+        let deadline = Date().addingTimeInterval(1)
+        while suspended.withLock({ !$0.isEmpty }) && Date() < deadline { usleep(5_000) }
+        MHD_stop_daemon(daemon)
+    }
+
+    // MARK: Called on libmicrohttpd's thread
+
+    fileprivate func handle(connection: OpaquePointer, url: String, method: String,
+                            requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>) -> MHD_Result {
+        guard let existing = requestContext.pointee else {
+            // The first call comes with the headers; answering only on the next, once the whole request
+            // is read, lets libmicrohttpd keep the connection alive for the next request.
+            requestContext.pointee = headersRead
+            return .YES
+        }
+        if existing != headersRead {
+            // A held request, resumed: its answer is ready.
+            let pending = Unmanaged<PendingRequest>.fromOpaque(existing).takeUnretainedValue()
+            guard let response = pending.response.withLock({ $0 }) else { return .YES }
+            return queue(response, on: connection)
+        }
+        let request = HTTPRequest(method: method, path: url,
+                                  query: Self.values(of: connection, kind: .GET_ARGUMENT_KIND, lowercased: false),
+                                  headers: Self.values(of: connection, kind: .HEADER_KIND, lowercased: true))
+        switch handler(request) {
+        case .now(let response):
+            return queue(response, on: connection)
+        case .later(let register):
+            let pending = PendingRequest(connection: connection, server: self)
+            requestContext.pointee = Unmanaged.passRetained(pending).toOpaque()
+            MHD_suspend_connection(connection)
+            suspended.withLock { $0[ObjectIdentifier(pending)] = pending }
+            register { response in pending.respond(response) }
+            return .YES
+        }
+    }
+
+    fileprivate func resume(_ pending: PendingRequest) {
+        suspended.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(pending)) }
+        MHD_resume_connection(pending.connection.pointer)
+    }
+
+    private func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
+        guard let made = Self.make(response) else {
+            return queue(.text(404, "not found"), on: connection)
+        }
+        for (name, value) in response.headers {
+            MHD_add_response_header(made, name, value)
+        }
+        defer { MHD_destroy_response(made) }
+        answered.add(1, ordering: .relaxed)
+        return MHD_queue_response(connection, UInt32(response.status), made)
+    }
+
+    private static func make(_ response: HTTPResponse) -> OpaquePointer? {
+        switch response.body {
+        case .bytes(let bytes):
+            return bytes.withUnsafeBytes { buffer in
+                MHD_create_response_from_buffer(buffer.count, UnsafeMutableRawPointer(mutating: buffer.baseAddress),
+                                                .RESPMEM_MUST_COPY)
+            }
+        case .file(let path, let offset, let length):
+            // The response owns the descriptor and closes it when sent (or the client goes away).
+            let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+            guard descriptor >= 0 else { return nil }
+            guard let made = MHD_create_response_from_fd_at_offset64(UInt64(length), descriptor, UInt64(offset)) else {
+                close(descriptor)
+                return nil
+            }
+            return made
+        }
+    }
+
+    private static func values(of connection: OpaquePointer, kind: MHD_ValueKind, lowercased: Bool) -> [String: String] {
+        final class Collected {
+            var values: [String: String] = [:]
+            var lowercased = false
+        }
+        let collected = Collected()
+        collected.lowercased = lowercased
+        withExtendedLifetime(collected) {
+            _ = MHD_get_connection_values(connection, kind, { context, _, key, value in
+                guard let context, let key else { return .YES }
+                let collected = Unmanaged<Collected>.fromOpaque(context).takeUnretainedValue()
+                let name = String(cString: key)
+                collected.values[collected.lowercased ? name.lowercased() : name] = value.map { String(cString: $0) } ?? ""
+                return .YES
+            }, Unmanaged.passUnretained(collected).toOpaque())
+        }
+        return collected.values
+    }
+}
+
+/// A connection pointer handed to the thread that answers a held request; libmicrohttpd allows
+/// `MHD_resume_connection` from any thread.
+struct ConnectionHandle: @unchecked Sendable {
+    let pointer: OpaquePointer
+}
+
+/// A request held for a later answer. Unchecked sendable: the answer is under its lock and is set once.
+final class PendingRequest: @unchecked Sendable {
+    let connection: ConnectionHandle
+    let response = Mutex<HTTPResponse?>(nil)
+    private unowned let server: HTTPServer
+
+    init(connection: OpaquePointer, server: HTTPServer) {
+        self.connection = ConnectionHandle(pointer: connection)
+        self.server = server
+    }
+
+    /// The first answer wins; later ones (a timeout racing the part) are dropped.
+    func respond(_ answer: HTTPResponse) {
+        let first = response.withLock { stored in
+            guard stored == nil else { return false }
+            stored = answer
+            return true
+        }
+        if first { server.resume(self) }
+    }
+}
+
+private let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, method, _, _, uploadSize, requestContext in
+    guard let context, let connection, let url, let method, let requestContext else { return .NO }
+    let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
+    // A request body is not read: nothing here takes uploads.
+    if let uploadSize { uploadSize.pointee = 0 }
+    return server.handle(connection: connection, url: String(cString: url), method: String(cString: method),
+                         requestContext: requestContext)
+}
+
+/// Marks a request whose headers were read, before any answer; never a `PendingRequest`. A
+/// constant address, never dereferenced.
+nonisolated(unsafe) private let headersRead = UnsafeMutableRawPointer(bitPattern: 1)!
+
+private let completedHandler: MHD_RequestCompletedCallback = { _, _, requestContext, _ in
+    guard let requestContext, let pending = requestContext.pointee, pending != headersRead else { return }
+    Unmanaged<PendingRequest>.fromOpaque(pending).release()
+    requestContext.pointee = nil
+}

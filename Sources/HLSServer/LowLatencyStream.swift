@@ -1,0 +1,265 @@
+import Dispatch
+import Foundation
+import HLSKit
+import Synchronization
+
+/// The parts and LL-HLS playlists of a live stream, kept in memory by the process that captures it,
+/// and the requests waiting for them (RFC 8216bis 6.2.5.2): a blocking playlist reload or a GET of
+/// the hinted part is answered the instant the engine hands over the part, never by polling.
+///
+/// The engine calls `addPart` and `update`; the server calls `playlistReply` and `partReply`.
+public final class LowLatencyStream: Sendable {
+    /// One rendition: its directory in the stream (`""`, `720p`, `audio`) and its regular playlist.
+    public struct Rendition: Sendable {
+        public var directory: String
+        public var base: MediaPlaylist
+
+        public init(directory: String, base: MediaPlaylist) {
+            self.directory = directory
+            self.base = base
+        }
+    }
+
+    private struct RenditionState {
+        var directory: String
+        var playlist: LowLatencyPlaylist
+        var partBytes: [LowLatencyPlaylist.Position: [UInt8]] = [:]
+    }
+
+    private enum Awaited {
+        case playlist(sequenceNumber: Int, part: Int?, skip: LowLatencyPlaylist.Skip, gzip: Bool)
+        case part(LowLatencyPlaylist.Position)
+    }
+
+    private struct Waiter {
+        var rendition: Int
+        var awaited: Awaited
+        var respond: @Sendable (HTTPResponse) -> Void
+    }
+
+    private struct State {
+        var renditions: [RenditionState]
+        var waiters: [Int: Waiter] = [:]
+        var nextWaiter = 0
+    }
+
+    public let partTargetSeconds: Double
+    public let metrics: ServerMetrics
+    private let state: Mutex<State>
+
+    /// A stream whose renditions are not known yet: until `begin`, requests go to the files on disk.
+    public init(partTargetSeconds: Double, metrics: ServerMetrics) {
+        self.partTargetSeconds = partTargetSeconds
+        self.metrics = metrics
+        state = Mutex(State(renditions: []))
+    }
+
+    /// The stream's renditions, in the order the engine numbers them, with their first playlists.
+    public func begin(_ renditions: [Rendition]) {
+        wake { state in
+            state.renditions = renditions.map {
+                RenditionState(directory: $0.directory,
+                               playlist: LowLatencyPlaylist(base: $0.base, partTargetSeconds: partTargetSeconds))
+            }
+        }
+    }
+
+    // MARK: From the engine
+
+    /// A part of the segment being written, with the bytes clients fetch.
+    public func addPart(rendition: Int, position: LowLatencyPlaylist.Position, durationSeconds: Double,
+                        independent: Bool, bytes: [UInt8]) {
+        wake { state in
+            state.renditions[rendition].playlist.addPart(position, durationSeconds: durationSeconds,
+                                                         independent: independent)
+            state.renditions[rendition].partBytes[position] = bytes
+        }
+        metrics.countPart()
+    }
+
+    /// A rendition's regular playlist after a segment was stored, or the stream ended.
+    public func update(rendition: Int, base: MediaPlaylist) {
+        wake { state in
+            state.renditions[rendition].playlist.update(base: base)
+            // Bytes of parts no longer listed are dropped: a segment's file has them all.
+            let oldest = base.mediaSequence + base.segments.count - Self.keptSegments
+            state.renditions[rendition].partBytes = state.renditions[rendition].partBytes.filter {
+                $0.key.sequenceNumber >= oldest
+            }
+        }
+    }
+
+    /// Parts are kept for the segments whose parts a playlist lists (three target durations) and one more.
+    static let keptSegments = 5
+
+    private func wake(_ change: (inout State) -> Void) {
+        let ready: [(Waiter, HTTPResponse)] = state.withLock { state in
+            change(&state)
+            var ready: [(Waiter, HTTPResponse)] = []
+            for (id, waiter) in state.waiters {
+                if let response = Self.answer(waiter.awaited, rendition: waiter.rendition, in: state) {
+                    ready.append((waiter, response))
+                    state.waiters[id] = nil
+                }
+            }
+            return ready
+        }
+        for (waiter, response) in ready {
+            metrics.endWait()
+            waiter.respond(response)
+        }
+    }
+
+    // MARK: From the server
+
+    /// The rendition whose playlist is at `path` (relative to the stream directory), if this stream has it.
+    public func rendition(playlistPath path: String) -> Int? {
+        state.withLock { state in
+            state.renditions.firstIndex { Self.join($0.directory, StreamWriter.playlistName) == path }
+        }
+    }
+
+    /// The rendition and part a part path names, if this stream has that rendition.
+    public func part(path: String) -> (rendition: Int, position: LowLatencyPlaylist.Position)? {
+        state.withLock { state in
+            for (index, rendition) in state.renditions.enumerated() {
+                let prefix = rendition.directory.isEmpty ? "" : rendition.directory + "/"
+                guard path.hasPrefix(prefix),
+                      let position = LowLatencyPlaylist.position(ofPartURI: path.dropFirst(prefix.count)) else { continue }
+                return (index, position)
+            }
+            return nil
+        }
+    }
+
+    /// The LL-HLS playlist, at once or once `_HLS_msn`/`_HLS_part` are in it (at most three target
+    /// durations, then 503); 400 for the requests RFC 8216bis 6.2.5.2 refuses.
+    public func playlistReply(rendition: Int, query: [String: String], acceptsGzip: Bool) -> HTTPReply {
+        let sequenceNumber: Int?
+        let part: Int?
+        let skip: LowLatencyPlaylist.Skip
+        do throws(BadRequest) {
+            sequenceNumber = try Self.number(query["_HLS_msn"], name: "_HLS_msn")
+            part = try Self.number(query["_HLS_part"], name: "_HLS_part")
+            switch query["_HLS_skip"] {
+            case nil: skip = .none
+            case "YES": skip = .segments
+            case "v2": skip = .segmentsAndDateRanges
+            case let other?: throw BadRequest(message: "_HLS_skip takes YES or v2, not \(other)")
+            }
+        } catch {
+            return .now(.text(400, error.message, headers: ServerHeaders.noStore))
+        }
+        let awaited = Awaited.playlist(sequenceNumber: sequenceNumber ?? Int.min, part: part, skip: skip, gzip: acceptsGzip)
+        let immediate: HTTPResponse? = state.withLock { state in
+            do throws(LowLatencyPlaylist.RequestError) {
+                try state.renditions[rendition].playlist.check(sequenceNumber: sequenceNumber, part: part)
+            } catch .partWithoutSequenceNumber {
+                return .text(400, "_HLS_part needs _HLS_msn", headers: ServerHeaders.noStore)
+            } catch .tooFarAhead(let last) {
+                return .text(400, "_HLS_msn is more than two segments past the last one (\(last))",
+                             headers: ServerHeaders.noStore)
+            } catch {}
+            return Self.answer(awaited, rendition: rendition, in: state)
+        }
+        if let immediate { return .now(immediate) }
+        return wait(for: awaited, rendition: rendition)
+    }
+
+    /// A part's bytes; the part the playlist hints at (and the rest of the open segment) is held until
+    /// it exists.
+    public func partReply(rendition: Int, position: LowLatencyPlaylist.Position) -> HTTPReply {
+        let (immediate, canWait): (HTTPResponse?, Bool) = state.withLock { state in
+            if let response = Self.answer(.part(position), rendition: rendition, in: state) { return (response, false) }
+            let open = state.renditions[rendition].playlist.openSequenceNumber
+            return (nil, position.sequenceNumber <= open + 1)
+        }
+        if let immediate { return .now(immediate) }
+        guard canWait else { return .now(.text(404, "no such part", headers: ServerHeaders.noStore)) }
+        return wait(for: .part(position), rendition: rendition)
+    }
+
+    private func wait(for awaited: Awaited, rendition: Int) -> HTTPReply {
+        let timeout = state.withLock { state in
+            // RFC 8216bis 6.2.5.2: three target durations, then the server gives up.
+            Double(state.renditions[rendition].playlist.base.targetDurationSeconds) * 3
+        }
+        return .later { [self] respond in
+            let id: Int = state.withLock { state in
+                // The part may have come between the first look and now.
+                if let response = Self.answer(awaited, rendition: rendition, in: state) {
+                    respond(response)
+                    return -1
+                }
+                let id = state.nextWaiter
+                state.nextWaiter += 1
+                state.waiters[id] = Waiter(rendition: rendition, awaited: awaited, respond: respond)
+                return id
+            }
+            guard id >= 0 else { return }
+            metrics.beginWait()
+            DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { [self] in
+                let expired = state.withLock { $0.waiters.removeValue(forKey: id) }
+                guard let expired else { return }
+                metrics.endWait()
+                expired.respond(.text(503, "not available within three target durations",
+                                      headers: ServerHeaders.noStore))
+            }
+        }
+    }
+
+    /// The answer to an awaited request if it can be given now.
+    private static func answer(_ awaited: Awaited, rendition index: Int, in state: State) -> HTTPResponse? {
+        let rendition = state.renditions[index]
+        switch awaited {
+        case .part(let position):
+            if let bytes = rendition.partBytes[position] {
+                return HTTPResponse(status: 200, headers: ServerHeaders.media(contentType: ServerHeaders.segmentType),
+                                    body: .bytes(bytes))
+            }
+            let playlist = rendition.playlist
+            if playlist.isEnded || position.sequenceNumber < playlist.openSequenceNumber {
+                return .text(404, "no such part", headers: ServerHeaders.noStore)
+            }
+            return nil
+        case .playlist(let sequenceNumber, let part, let skip, let gzip):
+            let blocking = sequenceNumber != Int.min
+            if blocking, !rendition.playlist.satisfies(sequenceNumber: sequenceNumber, part: part) { return nil }
+            let reports = state.renditions.indices.filter { $0 != index }.map { other in
+                let playlist = state.renditions[other].playlist
+                let last = playlist.lastPart
+                return MediaPlaylist.RenditionReport(
+                    uri: relativePath(from: rendition.directory, to: join(state.renditions[other].directory,
+                                                                           StreamWriter.playlistName)),
+                    lastSequenceNumber: last?.sequenceNumber ?? playlist.lastSequenceNumber, lastPart: last?.part)
+            }
+            let text = rendition.playlist.playlist(skip: skip, renditionReports: reports).render()
+            // A response to a blocking request stays right for whoever asks the same URL later: a cache
+            // may keep it for about a part; the plain URL changes with every part.
+            let caching = blocking ? "public, max-age=1" : "no-cache"
+            return ServerHeaders.playlist(Array(text.utf8), cacheControl: caching, gzip: gzip)
+        }
+    }
+
+    struct BadRequest: Error {
+        var message: String
+    }
+
+    private static func number(_ text: String?, name: String) throws(BadRequest) -> Int? {
+        guard let text else { return nil }
+        guard let value = Int(text), value >= 0, text.allSatisfy(\.isASCII) else {
+            throw BadRequest(message: "\(name) takes a whole number, not \(text)")
+        }
+        return value
+    }
+
+    static func join(_ directory: String, _ name: String) -> String {
+        directory.isEmpty ? name : directory + "/" + name
+    }
+
+    /// A URI from a playlist in `directory` to `path` (both relative to the stream directory).
+    static func relativePath(from directory: String, to path: String) -> String {
+        let depth = directory.split(separator: "/").count
+        return String(repeating: "../", count: depth) + path
+    }
+}

@@ -1,0 +1,97 @@
+import Foundation
+import Glibc
+
+/// The headers every kind of answer carries: content type, caching, CORS.
+///
+/// Caching is what makes a CDN in front safe: playlists are revalidated every time (`no-cache`),
+/// media files never change once published and are cached for a year (`immutable`), and an error
+/// is never stored.
+enum ServerHeaders {
+    static let playlistType = "application/vnd.apple.mpegurl"
+    static let segmentType = "video/iso.segment"
+    static let initType = "video/mp4"
+    static let immutable = "public, max-age=31536000, immutable"
+
+    /// Web players on other origins may read the stream.
+    static let cors: [(name: String, value: String)] = [
+        ("Access-Control-Allow-Origin", "*"),
+        ("Access-Control-Expose-Headers", "Content-Length, Content-Range, ETag, Age"),
+    ]
+
+    static let noStore: [(name: String, value: String)] = [("Cache-Control", "no-store")] + cors
+
+    static func media(contentType: String) -> [(name: String, value: String)] {
+        [("Content-Type", contentType), ("Cache-Control", immutable)] + cors
+    }
+
+    static func contentType(ofPath path: String) -> String? {
+        if path.hasSuffix(".m3u8") { return playlistType }
+        if path.hasSuffix(".m4s") { return segmentType }
+        if path.hasSuffix(".mp4") { return initType }
+        return nil
+    }
+
+    /// A playlist's bytes, gzipped when the client takes it, with an ETag of its content.
+    static func playlist(_ bytes: [UInt8], cacheControl: String, gzip: Bool) -> HTTPResponse {
+        var headers: [(name: String, value: String)] = [("Content-Type", playlistType), ("Cache-Control", cacheControl),
+                                                         ("Vary", "Accept-Encoding")] + cors
+        var body = bytes
+        var tag = entityTag(of: bytes)
+        if gzip, let packed = Gzip.compress(bytes) {
+            body = packed
+            headers.append(("Content-Encoding", "gzip"))
+            tag = String(tag.dropLast()) + "-gz\""
+        }
+        headers.append(("ETag", tag))
+        return HTTPResponse(status: 200, headers: headers, body: .bytes(body))
+    }
+
+    /// FNV-1a of the bytes: a strong tag for content held in memory.
+    static func entityTag(of bytes: [UInt8]) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in bytes {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x100_0000_01b3
+        }
+        return "\"" + String(hash, radix: 16) + "\""
+    }
+
+    /// Whether the client asked for gzip (and did not refuse it with q=0).
+    static func acceptsGzip(_ header: String?) -> Bool {
+        guard let header else { return false }
+        return header.split(separator: ",").contains { item in
+            let fields = item.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard let coding = fields.first?.lowercased(), coding == "gzip" || coding == "x-gzip" else { return false }
+            return !fields.dropFirst().contains { $0.replacingOccurrences(of: " ", with: "").hasPrefix("q=0")
+                && Double($0.dropFirst(2)) == 0 }
+        }
+    }
+
+    /// An HTTP date (RFC 9110 5.6.7), "Sun, 06 Nov 1994 08:49:37 GMT".
+    static func httpDate(secondsSince1970 seconds: Int) -> String {
+        var time = time_t(seconds)
+        var parts = tm()
+        gmtime_r(&time, &parts)
+        var buffer = [CChar](repeating: 0, count: 64)
+        let count = strftime(&buffer, buffer.count, "%a, %d %b %Y %H:%M:%S GMT", &parts)
+        return String(decoding: buffer.prefix(count).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// Seconds since 1970 of an HTTP date ("Sun, 06 Nov 1994 08:49:37 GMT"), or nil.
+    static func parseHTTPDate(_ text: String) -> Int? {
+        let fields = text.split(separator: " ")
+        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+        guard fields.count == 6, fields[5] == "GMT", let day = Int(fields[1]), let year = Int(fields[3]),
+              let month = months.firstIndex(of: String(fields[2])) else { return nil }
+        let clock = fields[4].split(separator: ":").compactMap { Int($0) }
+        guard clock.count == 3 else { return nil }
+        var parts = tm()
+        parts.tm_year = Int32(year - 1900)
+        parts.tm_mon = Int32(month)
+        parts.tm_mday = Int32(day)
+        parts.tm_hour = Int32(clock[0])
+        parts.tm_min = Int32(clock[1])
+        parts.tm_sec = Int32(clock[2])
+        return Int(timegm(&parts))
+    }
+}

@@ -1,0 +1,116 @@
+import Synchronization
+
+/// Counters for `GET /metrics`, in the Prometheus text exposition format (version 0.0.4).
+///
+/// The server counts its own requests here; whoever runs the server adds the engine's figures
+/// (frames, segments, uploads) through `extra`.
+public final class ServerMetrics: Sendable {
+    /// One metric family: a name, its help line, counter or gauge, and samples by label set.
+    public struct Family: Sendable {
+        public enum Kind: String, Sendable {
+            case counter, gauge
+        }
+
+        public var name: String
+        public var help: String
+        public var kind: Kind
+        public var samples: [(labels: [(String, String)], value: Double)]
+
+        public init(name: String, help: String, kind: Kind, samples: [(labels: [(String, String)], value: Double)]) {
+            self.name = name
+            self.help = help
+            self.kind = kind
+            self.samples = samples
+        }
+
+        public init(name: String, help: String, kind: Kind, value: Double) {
+            self.init(name: name, help: help, kind: kind, samples: [([], value)])
+        }
+    }
+
+    /// What a request was for, as counted.
+    public enum RequestKind: String, Sendable, CaseIterable {
+        case playlist, blockingPlaylist = "blocking_playlist", part, segment, initSection = "init", page, metrics, other
+    }
+
+    private struct Counts {
+        var requests: [RequestKind: Int] = [:]
+        var statuses: [Int: Int] = [:]
+        var parts = 0
+        var waiting = 0
+        var waited = 0
+    }
+
+    private let counts = Mutex(Counts())
+    /// Connected clients, read when the metrics are rendered.
+    private let connections = Mutex<(@Sendable () -> Int)?>(nil)
+    private let extra = Mutex<(@Sendable () -> [Family])?>(nil)
+
+    public init() {}
+
+    func count(_ kind: RequestKind, status: Int) {
+        counts.withLock { counts in
+            counts.requests[kind, default: 0] += 1
+            counts.statuses[status, default: 0] += 1
+        }
+    }
+
+    func countPart() { counts.withLock { $0.parts += 1 } }
+    func beginWait() { counts.withLock { $0.waiting += 1 } }
+    func endWait() {
+        counts.withLock { counts in
+            counts.waiting -= 1
+            counts.waited += 1
+        }
+    }
+
+    /// Where the connection count comes from (the HTTP server).
+    public func countConnections(_ source: @escaping @Sendable () -> Int) {
+        connections.withLock { $0 = source }
+    }
+
+    /// Families added to every rendering: the engine's.
+    public func add(_ source: @escaping @Sendable () -> [Family]) {
+        extra.withLock { $0 = source }
+    }
+
+    /// The exposition text.
+    public func render() -> String {
+        let counts = counts.withLock { $0 }
+        var families = [
+            Family(name: "hlscap_http_requests_total", help: "HTTP requests answered, by what they asked for",
+                   kind: .counter, samples: RequestKind.allCases.map { ([("kind", $0.rawValue)], Double(counts.requests[$0] ?? 0)) }),
+            Family(name: "hlscap_http_responses_total", help: "HTTP responses, by status code", kind: .counter,
+                   samples: counts.statuses.keys.sorted().map { ([("code", String($0))], Double(counts.statuses[$0]!)) }),
+            Family(name: "hlscap_http_connections", help: "client connections open now", kind: .gauge,
+                   value: Double(connections.withLock { $0 }?() ?? 0)),
+            Family(name: "hlscap_blocking_requests_waiting", help: "blocking reloads and part requests held now",
+                   kind: .gauge, value: Double(counts.waiting)),
+            Family(name: "hlscap_blocking_requests_total", help: "blocking reloads and part requests that were held",
+                   kind: .counter, value: Double(counts.waited)),
+            Family(name: "hlscap_parts_total", help: "LL-HLS parts made available, every rendition", kind: .counter,
+                   value: Double(counts.parts)),
+        ]
+        families += extra.withLock { $0 }?() ?? []
+        return families.map(Self.render).joined()
+    }
+
+    private static func render(_ family: Family) -> String {
+        var text = "# HELP \(family.name) \(family.help)\n# TYPE \(family.name) \(family.kind.rawValue)\n"
+        for sample in family.samples {
+            let labels = sample.labels.isEmpty ? ""
+                : "{" + sample.labels.map { "\($0.0)=\"\(escaped($0.1))\"" }.joined(separator: ",") + "}"
+            text += "\(family.name)\(labels) \(number(sample.value))\n"
+        }
+        return text
+    }
+
+    private static func escaped(_ value: String) -> String {
+        value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+            .replacingOccurrences(of: "\n", with: "\\n")
+    }
+
+    private static func number(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
+    }
+}

@@ -1,0 +1,187 @@
+import Foundation
+import Glibc
+import HLSKit
+
+/// Answers requests for one stream directory: its own files (playlists, init sections, segments), the
+/// parts and LL-HLS playlists of a live stream held in memory, the preview page and the metrics.
+/// Anything else — other files, hidden or temporary files, symbolic links, paths that climb out — is 404.
+public struct StreamServer: Sendable {
+    public let root: String
+    public let lowLatency: LowLatencyStream?
+    public let metrics: ServerMetrics
+
+    /// Directory levels below the root a stream file may sit at (`audio/en/seg/000001.m4s`).
+    static let maximumDepth = 4
+
+    public init(root: String, lowLatency: LowLatencyStream? = nil, metrics: ServerMetrics) {
+        self.root = root.hasSuffix("/") && root.count > 1 ? String(root.dropLast()) : root
+        self.lowLatency = lowLatency
+        self.metrics = metrics
+    }
+
+    public func handle(_ request: HTTPRequest) -> HTTPReply {
+        switch request.method {
+        case "GET", "HEAD":
+            break
+        case "OPTIONS":
+            // A CORS preflight: any origin may GET with a Range header.
+            return answer(.page, HTTPResponse(status: 204, headers: ServerHeaders.cors + [
+                ("Access-Control-Allow-Methods", "GET, HEAD, OPTIONS"),
+                ("Access-Control-Allow-Headers", "Range, If-None-Match, If-Modified-Since"),
+                ("Access-Control-Max-Age", "86400"),
+            ]))
+        default:
+            return answer(.other, HTTPResponse.text(405, "only GET and HEAD",
+                                                    headers: [("Allow", "GET, HEAD, OPTIONS")] + ServerHeaders.noStore))
+        }
+        if request.path == "/" || request.path == "/index.html" {
+            return answer(.page, HTTPResponse(status: 200, headers: [("Content-Type", "text/html; charset=utf-8"),
+                                                                     ("Cache-Control", "no-cache")] + ServerHeaders.cors,
+                                              body: .bytes(Array(PreviewPage.html.utf8))))
+        }
+        if request.path == "/metrics" {
+            return answer(.metrics, HTTPResponse(status: 200, headers: [
+                ("Content-Type", "text/plain; version=0.0.4; charset=utf-8"), ("Cache-Control", "no-store"),
+            ], body: .bytes(Array(metrics.render().utf8))))
+        }
+        guard let path = Self.streamPath(request.path) else {
+            return answer(.other, .text(404, "not found", headers: ServerHeaders.noStore))
+        }
+        if let lowLatency {
+            if let rendition = lowLatency.rendition(playlistPath: path) {
+                let blocking = request.query["_HLS_msn"] != nil
+                return count(blocking ? .blockingPlaylist : .playlist,
+                             lowLatency.playlistReply(rendition: rendition, query: request.query,
+                                                      acceptsGzip: ServerHeaders.acceptsGzip(request.header("Accept-Encoding"))))
+            }
+            if let (rendition, position) = lowLatency.part(path: path) {
+                return count(.part, lowLatency.partReply(rendition: rendition, position: position))
+            }
+        }
+        let kind: ServerMetrics.RequestKind = path.hasSuffix(".m3u8") ? .playlist : path.hasSuffix(".m4s") ? .segment : .initSection
+        return answer(kind, file(path, request: request))
+    }
+
+    private func answer(_ kind: ServerMetrics.RequestKind, _ response: HTTPResponse) -> HTTPReply {
+        metrics.count(kind, status: response.status)
+        return .now(response)
+    }
+
+    private func count(_ kind: ServerMetrics.RequestKind, _ reply: HTTPReply) -> HTTPReply {
+        switch reply {
+        case .now(let response):
+            return answer(kind, response)
+        case .later(let register):
+            return .later { [metrics] respond in
+                register { response in
+                    metrics.count(kind, status: response.status)
+                    respond(response)
+                }
+            }
+        }
+    }
+
+    /// The stream-relative path of a request for a stream file, or nil: every component plain ASCII
+    /// letters, digits, `-` and `_` (no dot files, no `..`, no temporaries), and a media or playlist name.
+    static func streamPath(_ requestPath: String) -> String? {
+        guard requestPath.hasPrefix("/") else { return nil }
+        let components = requestPath.dropFirst().split(separator: "/", omittingEmptySubsequences: false)
+        guard (1...maximumDepth + 1).contains(components.count), let name = components.last,
+              ServerHeaders.contentType(ofPath: String(name)) != nil else { return nil }
+        let plain = { (character: Character) in
+            character.isASCII && (character.isLetter || character.isNumber || character == "-" || character == "_")
+        }
+        for directory in components.dropLast() where directory.isEmpty || !directory.allSatisfy(plain) { return nil }
+        let stem = name.split(separator: ".", omittingEmptySubsequences: false)
+        // `name.m3u8`, `init-2.mp4`, or a part's `000042.3.m4s`.
+        guard (2...3).contains(stem.count), stem.allSatisfy({ !$0.isEmpty && $0.allSatisfy(plain) }) else { return nil }
+        if stem.count == 3, !(stem[0].allSatisfy(\.isNumber) && stem[1].allSatisfy(\.isNumber)) { return nil }
+        return components.joined(separator: "/")
+    }
+
+    /// A file of the stream from disk: ETag and Last-Modified with 304, one byte range with 206, gzip
+    /// for playlists.
+    private func file(_ path: String, request: HTTPRequest) -> HTTPResponse {
+        let fullPath = root + "/" + path
+        var status = stat()
+        // lstat: a symbolic link in the directory is not the stream's own file.
+        guard lstat(fullPath, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {
+            return .text(404, "not found", headers: ServerHeaders.noStore)
+        }
+        let size = Int(status.st_size)
+        let modified = Int(status.st_mtim.tv_sec)
+        let isPlaylist = path.hasSuffix(".m3u8")
+        let tag = "\"" + String(size, radix: 16) + "-" + String(modified, radix: 16) + "-"
+            + String(status.st_mtim.tv_nsec, radix: 16) + "\""
+        var headers: [(name: String, value: String)] = [
+            ("Content-Type", ServerHeaders.contentType(ofPath: path)!),
+            ("Cache-Control", isPlaylist ? "no-cache" : ServerHeaders.immutable),
+            ("Last-Modified", ServerHeaders.httpDate(secondsSince1970: modified)),
+        ] + ServerHeaders.cors
+        if let match = request.header("If-None-Match") {
+            let tags = match.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            if tags.contains("*") || tags.contains(tag) || tags.contains(String(tag.dropLast()) + "-gz\"")
+                || tags.contains("W/" + tag) {
+                return HTTPResponse(status: 304, headers: headers + [("ETag", tag)])
+            }
+        } else if let since = request.header("If-Modified-Since").flatMap(ServerHeaders.parseHTTPDate), modified <= since {
+            return HTTPResponse(status: 304, headers: headers + [("ETag", tag)])
+        }
+        if isPlaylist {
+            // Playlists are small: read and send whole, gzipped when the client takes it.
+            guard let data = FileManager.default.contents(atPath: fullPath) else {
+                return .text(404, "not found", headers: ServerHeaders.noStore)
+            }
+            var response = ServerHeaders.playlist(Array(data), cacheControl: "no-cache",
+                                                  gzip: ServerHeaders.acceptsGzip(request.header("Accept-Encoding")))
+            response.headers.removeAll { $0.name == "ETag" }
+            let gzipped = response.header("Content-Encoding") != nil
+            response.headers.append(("ETag", gzipped ? String(tag.dropLast()) + "-gz\"" : tag))
+            response.headers.append(("Last-Modified", ServerHeaders.httpDate(secondsSince1970: modified)))
+            return response
+        }
+        headers += [("ETag", tag), ("Accept-Ranges", "bytes")]
+        if let range = request.header("Range") {
+            switch Self.byteRange(range, size: size) {
+            case .whole:
+                break
+            case .unsatisfiable:
+                return HTTPResponse(status: 416, headers: ServerHeaders.noStore + [("Content-Range", "bytes */\(size)")])
+            case .part(let offset, let length):
+                return HTTPResponse(status: 206, headers: headers + [
+                    ("Content-Range", "bytes \(offset)-\(offset + length - 1)/\(size)"),
+                ], body: .file(path: fullPath, offset: offset, length: length))
+            }
+        }
+        return HTTPResponse(status: 200, headers: headers, body: .file(path: fullPath, offset: 0, length: size))
+    }
+
+    enum ByteRange: Equatable {
+        case whole
+        case unsatisfiable
+        case part(offset: Int, length: Int)
+    }
+
+    /// One `bytes=` range (RFC 9110 14.1.2); several ranges, or another unit, get the whole file.
+    static func byteRange(_ header: String, size: Int) -> ByteRange {
+        guard header.hasPrefix("bytes="), !header.contains(",") else { return .whole }
+        let bounds = header.dropFirst("bytes=".count).split(separator: "-", omittingEmptySubsequences: false)
+        guard bounds.count == 2 else { return .whole }
+        let first = Int(bounds[0].trimmingCharacters(in: .whitespaces))
+        let last = Int(bounds[1].trimmingCharacters(in: .whitespaces))
+        switch (first, last) {
+        case (let first?, let last?) where first <= last:
+            guard first < size else { return .unsatisfiable }
+            return .part(offset: first, length: min(last, size - 1) - first + 1)
+        case (let first?, nil) where bounds[1].isEmpty:
+            guard first < size else { return .unsatisfiable }
+            return .part(offset: first, length: size - first)
+        case (nil, let suffix?) where bounds[0].isEmpty:
+            guard suffix > 0, size > 0 else { return .unsatisfiable }
+            let length = min(suffix, size)
+            return .part(offset: size - length, length: length)
+        default:
+            return .whole
+        }
+    }
+}

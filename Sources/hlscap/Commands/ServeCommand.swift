@@ -1,0 +1,61 @@
+import Foundation
+import HLSKit
+import HLSServer
+
+/// `hlscap serve DIR --listen ADDR:PORT`: serves a stream directory hlscap wrote, live or VOD.
+struct ServeCommand: Command {
+    static let name = "serve"
+    static let summary = "serve a stream directory over HTTP, with a preview page and metrics"
+    static let help = """
+        Usage: hlscap serve DIR --listen ADDR:PORT [options]
+
+        Serves the stream in DIR (live or finished, one rendition or a ladder) as a static origin
+        that knows HLS: playlists revalidated on every request (Cache-Control: no-cache) and
+        gzipped when the client accepts it, media cached for a year (immutable), byte ranges,
+        ETag/Last-Modified with 304, CORS for players on other sites. Only the stream's own files
+        are served, and GET / is a preview page that plays the stream; GET /metrics is for
+        Prometheus. Stop with Ctrl-C or SIGTERM.
+
+        Low-latency HLS needs the process that captures: use hlscap live --serve --low-latency.
+
+        Options:
+          --listen ADDR:PORT        where to listen: 127.0.0.1:8080, [::1]:8080, or :8080 for every
+                                    interface (port 0: any free port, printed at start)
+        \(ServerOptions.help)
+          --help                    show this help
+
+        Exit status: 0 stopped, 64 usage, 66 DIR holds no stream, 69 the address cannot be used.
+        """
+
+    var directory: String
+    var server: ServerOptions
+
+    init(arguments: inout ArgumentList) throws {
+        guard let server = try ServerOptions(arguments: &arguments, option: "--listen") else {
+            throw CommandError.usage("--listen ADDR:PORT is required: where to serve, such as 127.0.0.1:8080")
+        }
+        self.server = server
+        let positionals = try arguments.positionals()
+        guard positionals.count == 1 else {
+            throw CommandError.usage(positionals.isEmpty ? "give the stream directory to serve"
+                : "serve takes one directory, got \(positionals.count) arguments")
+        }
+        directory = positionals[0]
+    }
+
+    func run() throws {
+        let entry = [StreamWriter.masterPlaylistName, StreamWriter.playlistName].first {
+            FileManager.default.fileExists(atPath: directory + "/" + $0)
+        }
+        guard let entry else {
+            throw CommandError("\(directory) holds no stream (no \(StreamWriter.masterPlaylistName) or "
+                + "\(StreamWriter.playlistName)); give a directory hlscap live or hlscap file wrote", exitCode: .noInput)
+        }
+        let http = try server.start(StreamServer(root: directory, metrics: ServerMetrics()), entry: entry)
+        let stop = DispatchSemaphore(value: 0)
+        let signals = SignalHandling { _ in stop.signal() }
+        stop.wait()
+        signals.cancel()
+        http.stop()
+    }
+}

@@ -1,0 +1,117 @@
+import Foundation
+import HLSKit
+import HLSMedia
+import HLSServer
+
+/// `--tls-cert`/`--tls-key` and the connection limit: how the built-in server listens.
+struct ServerOptions {
+    static let help = """
+          --tls-cert PEM            serve HTTPS with this certificate (with --tls-key; Safari wants
+                                    TLS for low latency)
+          --tls-key PEM             the certificate's private key
+          --max-clients N           connections at once, more wait or are refused (default 1024)
+        """
+
+    var address: ListenAddress
+    var tls: (key: String, certificate: String)?
+    var connectionLimit = 1024
+
+    /// nil when `option` (the address) is absent; its companions are then refused.
+    init?(arguments: inout ArgumentList, option: String) throws {
+        let certificate = try arguments.value("--tls-cert")
+        let key = try arguments.value("--tls-key")
+        let limit = try arguments.value("--max-clients")
+        guard let text = try arguments.value(option) else {
+            if certificate != nil || key != nil || limit != nil {
+                throw CommandError.usage("--tls-cert, --tls-key and --max-clients need \(option) ADDR:PORT")
+            }
+            return nil
+        }
+        do {
+            address = try ListenAddress(text)
+        } catch {
+            throw CommandError.usage("\(option): \(error)")
+        }
+        switch (certificate, key) {
+        case (nil, nil):
+            tls = nil
+        case (let certificate?, let key?):
+            tls = (key: try Self.readPEM(key, option: "--tls-key"), certificate: try Self.readPEM(certificate, option: "--tls-cert"))
+        default:
+            throw CommandError.usage("--tls-cert and --tls-key go together")
+        }
+        if let limit { connectionLimit = try Parse.integer(limit, option: "--max-clients", in: 1...100_000) }
+    }
+
+    private static func readPEM(_ path: String, option: String) throws -> String {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw CommandError("\(option) \(path) cannot be read; give a PEM file", exitCode: .noInput)
+        }
+        let text = String(decoding: data, as: UTF8.self)
+        guard text.contains("-----BEGIN ") else {
+            throw CommandError("\(option) \(path) is not PEM text (-----BEGIN …)", exitCode: .dataError)
+        }
+        return text
+    }
+
+    /// Starts the server for `server`'s directory; the URL a viewer opens goes to standard error.
+    func start(_ server: StreamServer, entry: String) throws -> HTTPServer {
+        var configuration = HTTPServer.Configuration(address: address)
+        configuration.tls = tls
+        configuration.connectionLimit = connectionLimit
+        let http: HTTPServer
+        do {
+            http = try HTTPServer(configuration: configuration, handler: server.handle)
+        } catch {
+            throw CommandError("\(error)", exitCode: .unavailable)
+        }
+        server.metrics.countConnections { [weak http] in http?.connectionCount ?? 0 }
+        let scheme = tls == nil ? "http" : "https"
+        let host = address.host.isEmpty ? "localhost" : (address.host.contains(":") ? "[\(address.host)]" : address.host)
+        FileHandle.standardError.write(Data(
+            "hlscap: serving \(server.root) at \(scheme)://\(host):\(http.port)/\(entry) (preview: \(scheme)://\(host):\(http.port)/)\n".utf8))
+        return http
+    }
+}
+
+/// The engine's figures for `GET /metrics`.
+enum EngineMetrics {
+    static func families(_ statistics: LiveStatistics) -> [ServerMetrics.Family] {
+        let snapshot = statistics.snapshot()
+        let names = snapshot.renditions.isEmpty ? [""] : snapshot.renditions.map(\.name)
+        let perRendition = { (value: Int) in names.map { ([("rendition", $0)], Double(value)) } }
+        var families = [
+            ServerMetrics.Family(name: "hlscap_frames_captured_total", help: "video frames captured, by rendition",
+                                 kind: .counter, samples: perRendition(snapshot.frames)),
+            ServerMetrics.Family(name: "hlscap_frames_dropped_total",
+                                 help: "video frames dropped before encoding, by rendition", kind: .counter,
+                                 samples: perRendition(snapshot.droppedFrames)),
+            ServerMetrics.Family(name: "hlscap_segments_total", help: "segments written and listed", kind: .counter,
+                                 value: Double(snapshot.segments)),
+            ServerMetrics.Family(name: "hlscap_media_seconds_total", help: "media seconds in written segments",
+                                 kind: .counter, value: snapshot.mediaSeconds),
+            ServerMetrics.Family(name: "hlscap_media_bytes_total", help: "bytes of written segments, every rendition",
+                                 kind: .counter, value: Double(snapshot.mediaBytes)),
+        ]
+        if let latency = snapshot.lastListingLatencySeconds {
+            families.append(.init(name: "hlscap_publish_latency_seconds",
+                                  help: "from the capture of the last segment's last frame to its playlist",
+                                  kind: .gauge, value: latency))
+        }
+        if let upload = snapshot.upload {
+            families += [
+                .init(name: "hlscap_uploads_total", help: "files uploaded to the origin", kind: .counter,
+                      value: Double(upload.uploadedCount)),
+                .init(name: "hlscap_upload_retries_total", help: "upload requests retried", kind: .counter,
+                      value: Double(upload.retryCount)),
+                .init(name: "hlscap_upload_failures_total", help: "upload requests that failed", kind: .counter,
+                      value: Double(upload.failedCount)),
+                .init(name: "hlscap_upload_backlog_files", help: "files waiting for the origin", kind: .gauge,
+                      value: Double(upload.queuedCount)),
+                .init(name: "hlscap_upload_backlog_seconds", help: "media seconds waiting for the origin",
+                      kind: .gauge, value: upload.queuedMediaSeconds),
+            ]
+        }
+        return families
+    }
+}
