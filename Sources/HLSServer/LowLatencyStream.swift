@@ -68,10 +68,10 @@ public final class LowLatencyStream: Sendable {
 
     /// A part of the segment being written, with the bytes clients fetch.
     public func addPart(rendition: Int, position: LowLatencyPlaylist.Position, durationSeconds: Double,
-                        independent: Bool, bytes: [UInt8]) {
+                        independent: Bool, endsSegment: Bool = false, bytes: [UInt8]) {
         wake { state in
             state.renditions[rendition].playlist.addPart(position, durationSeconds: durationSeconds,
-                                                         independent: independent)
+                                                         independent: independent, endsSegment: endsSegment)
             state.renditions[rendition].partBytes[position] = bytes
         }
         metrics.countPart()
@@ -171,8 +171,9 @@ public final class LowLatencyStream: Sendable {
     public func partReply(rendition: Int, position: LowLatencyPlaylist.Position) -> HTTPReply {
         let (immediate, canWait): (HTTPResponse?, Bool) = state.withLock { state in
             if let response = Self.answer(.part(position), rendition: rendition, in: state) { return (response, false) }
-            let open = state.renditions[rendition].playlist.openSequenceNumber
-            return (nil, position.sequenceNumber <= open + 1)
+            // The hinted part, and any later part of the segment being written or of the next.
+            let next = state.renditions[rendition].playlist.nextPart
+            return (nil, position >= next && position.sequenceNumber <= next.sequenceNumber + 1)
         }
         if let immediate { return .now(immediate) }
         guard canWait else { return .now(.text(404, "no such part", headers: ServerHeaders.noStore)) }

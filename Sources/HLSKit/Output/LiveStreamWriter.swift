@@ -216,6 +216,8 @@ public struct LiveStreamWriter {
         public var durationSeconds: Double
         public var independent: Bool
         public var bytes: [UInt8]
+        /// The segment's last part: the next part is the first of the next segment.
+        public var endsSegment = false
     }
 
     /// The fragments of a part for every rendition that has samples in it: the same bytes the segment

@@ -44,6 +44,8 @@ public struct LowLatencyPlaylist: Sendable {
     public let partTargetSeconds: Double
     /// Parts by media sequence number: the open segment's, and those of recent stored segments.
     private var parts: [Int: [MediaPlaylist.Part]] = [:]
+    /// Segments whose last part came, though the segment is not stored yet.
+    private var completeParts: Set<Int> = []
 
     public init(base: MediaPlaylist, partTargetSeconds: Double) {
         self.base = base
@@ -82,16 +84,20 @@ public struct LowLatencyPlaylist: Sendable {
         return Position(sequenceNumber: lastSequenceNumber, part: last.count - 1)
     }
 
-    /// The part a client may ask for before it exists (EXT-X-PRELOAD-HINT).
+    /// The part a client may ask for before it exists (EXT-X-PRELOAD-HINT): the next of the segment
+    /// being written, or the first of the next segment once the last part came.
     public var nextPart: Position {
-        Position(sequenceNumber: openSequenceNumber, part: parts[openSequenceNumber]?.count ?? 0)
+        if completeParts.contains(openSequenceNumber) { return Position(sequenceNumber: openSequenceNumber + 1, part: 0) }
+        return Position(sequenceNumber: openSequenceNumber, part: parts[openSequenceNumber]?.count ?? 0)
     }
 
-    /// Adds a part of the segment being written.
-    public mutating func addPart(_ position: Position, durationSeconds: Double, independent: Bool) {
+    /// Adds a part of the segment being written; `endsSegment` when it is the segment's last.
+    public mutating func addPart(_ position: Position, durationSeconds: Double, independent: Bool,
+                                 endsSegment: Bool = false) {
         let uri = Self.partURI(sequenceNumber: position.sequenceNumber, part: position.part)
         parts[position.sequenceNumber, default: []].append(
             MediaPlaylist.Part(uri: uri, durationSeconds: durationSeconds, independent: independent))
+        if endsSegment { completeParts.insert(position.sequenceNumber) }
     }
 
     /// The regular playlist after a segment was stored (or the stream ended); the parts of segments that
@@ -99,6 +105,7 @@ public struct LowLatencyPlaylist: Sendable {
     public mutating func update(base: MediaPlaylist) {
         self.base = base
         parts = parts.filter { $0.key >= base.mediaSequence }
+        completeParts = completeParts.filter { $0 >= openSequenceNumber }
     }
 
     /// Whether the part is listed (or will never be: it belongs to a segment that is complete without it).

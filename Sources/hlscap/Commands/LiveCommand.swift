@@ -204,7 +204,8 @@ struct LiveCommand: Command {
             configuration.onPart = { part in
                 lowLatency.addPart(rendition: part.rendition,
                                    position: .init(sequenceNumber: part.sequenceNumber, part: part.partIndex),
-                                   durationSeconds: part.durationSeconds, independent: part.independent, bytes: part.bytes)
+                                   durationSeconds: part.durationSeconds, independent: part.independent,
+                                   endsSegment: part.endsSegment, bytes: part.bytes)
             }
             configuration.onPlaylists = { playlists in
                 for (index, playlist) in playlists.enumerated() { lowLatency.update(rendition: index, base: playlist) }
