@@ -1,0 +1,163 @@
+#!/usr/bin/env python3
+"""Measures glass-to-glass latency: plays a live HLS stream in headless Chromium and samples the
+wall clock minus the capture time of the frame on screen.
+
+Usage: latency_probe.py URL --hlsjs FILE [--seconds S] [--chromium PATH]
+       latency_probe.py PAGE_URL --preview [--seconds S] [--chromium PATH]
+
+With --hlsjs, a page served from a loopback port of this tool (another origin than the stream,
+so CORS is exercised) plays URL with hls.js in low-latency mode; the frame's capture time is
+hls.playingDate, from EXT-X-PROGRAM-DATE-TIME; like Safari, the player may play up to 10 % faster to
+reach its target latency. With --preview, PAGE_URL is hlscap's own preview
+page (GET /), which reports the same figure. Sampling starts once playback has begun and lasts
+--seconds of playback. Prints one JSON line:
+  {"samples", "medianSeconds", "p95Seconds", "playedSeconds", "error", "stalls"}
+Exit 0 when playback ran the whole time without an error, 1 otherwise, 2 on set-up failures.
+"""
+import argparse
+import http.server
+import json
+import os
+import statistics
+import sys
+import threading
+import time
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from chromium_play import Chromium, DevTools, SetupError, WebSocket, STARTUP_SECONDS  # noqa: E402
+
+SAMPLE_SECONDS = 0.25
+START_TIMEOUT_SECONDS = 40
+
+PAGE = """<!doctype html>
+<html><body><video id="video" muted autoplay playsinline></video>
+<script type="module">
+import { t as attach, n as isSupported } from "./hls.js";
+const video = document.getElementById("video");
+window.probe = { latency: null, error: null, supported: isSupported() };
+const hls = attach(video, new URLSearchParams(location.search).get("src"));
+// Like Safari's own LL-HLS player, play up to 10 % faster to reach the target latency after a
+// start-up or a stall, rather than stay behind for good.
+hls.config.maxLiveSyncPlaybackRate = 1.1;
+hls.on("hlsError", (event, data) => { if (data.fatal) window.probe.error = data.type + ": " + data.details; });
+setInterval(() => {
+  const date = hls.playingDate;
+  window.probe.latency = date && !video.paused ? (Date.now() - date.getTime()) / 1000 : null;
+  window.probe.currentTime = video.currentTime;
+}, 100);
+</script></body></html>
+"""
+
+HLSJS_STATE = "JSON.stringify(window.probe || {missing: true})"
+PREVIEW_STATE = ("JSON.stringify(window.hlscapPreview ? {latency: window.hlscapPreview.latencySeconds, "
+                 "error: window.hlscapPreview.error, currentTime: document.getElementById('video').currentTime}"
+                 " : {missing: true})")
+
+
+def page_server(hlsjs_path):
+    """A loopback server for the probe page and hls.js; returns (server, port)."""
+    with open(hlsjs_path, "rb") as file:
+        module = file.read()
+    page = PAGE.encode()
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            path = self.path.split("?")[0]
+            body, kind = (page, "text/html") if path == "/probe.html" else (
+                (module, "text/javascript") if path == "/hls.js" else (b"", "text/plain"))
+            self.send_response(200 if body else 404)
+            self.send_header("Content-Type", kind)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, server.server_address[1]
+
+
+def sample(devtools, expression, seconds):
+    report = {"samples": 0, "error": None, "stalls": 0}
+    latencies = []
+    started = None
+    last_time = None
+    deadline = time.monotonic() + START_TIMEOUT_SECONDS
+    while True:
+        state = json.loads(devtools.evaluate(expression) or "{}")
+        now = time.monotonic()
+        if state.get("error"):
+            report["error"] = state["error"]
+            break
+        current = state.get("currentTime") or 0
+        if state.get("latency") is not None and current > 0:
+            if started is None:
+                started = now
+            if last_time is not None and current <= last_time:
+                report["stalls"] += 1
+            last_time = current
+            latencies.append(state["latency"])
+        if started is None and now > deadline:
+            report["error"] = f"playback did not start within {START_TIMEOUT_SECONDS} s"
+            break
+        if started is not None and now - started >= seconds:
+            break
+        time.sleep(SAMPLE_SECONDS)
+    report["playedSeconds"] = round(time.monotonic() - started, 2) if started else 0
+    if latencies:
+        ordered = sorted(latencies)
+        report["samples"] = len(ordered)
+        report["medianSeconds"] = round(statistics.median(ordered), 3)
+        report["p95Seconds"] = round(ordered[min(len(ordered) - 1, int(len(ordered) * 0.95))], 3)
+        report["maxSeconds"] = round(ordered[-1], 3)
+    return report
+
+
+def run(args):
+    server = None
+    if args.preview:
+        url, expression = args.url, PREVIEW_STATE
+    else:
+        server, port = page_server(args.hlsjs)
+        url = f"http://127.0.0.1:{port}/probe.html?src={args.url}"
+        expression = HLSJS_STATE
+    chromium = Chromium(args.chromium)
+    try:
+        websocket = WebSocket(chromium.page_websocket_url(chromium.devtools_port()), timeout=STARTUP_SECONDS)
+        try:
+            devtools = DevTools(websocket)
+            devtools.call("Page.navigate", url=url)
+            return sample(devtools, expression, args.seconds)
+        finally:
+            websocket.close()
+    finally:
+        chromium.stop()
+        if server:
+            server.shutdown()
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("url")
+    parser.add_argument("--hlsjs")
+    parser.add_argument("--preview", action="store_true")
+    parser.add_argument("--seconds", type=float, default=60)
+    parser.add_argument("--chromium", default="chromium")
+    args = parser.parse_args(argv)
+    if not args.preview and not args.hlsjs:
+        parser.error("--hlsjs FILE or --preview")
+    try:
+        report = run(args)
+    except (SetupError, OSError) as error:
+        print(json.dumps({"error": f"set-up: {error}"}))
+        return 2
+    print(json.dumps(report))
+    ok = report["error"] is None and report["playedSeconds"] >= args.seconds * 0.9 and report["samples"] > 0
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
