@@ -96,8 +96,13 @@ public final class LowLatencyStream: Sendable {
         let ready: [(Waiter, HTTPResponse)] = state.withLock { state in
             change(&state)
             var ready: [(Waiter, HTTPResponse)] = []
+            // Waiters for the same playlist get the same answer, rendered once.
+            var rendered: [String: HTTPResponse?] = [:]
             for (id, waiter) in state.waiters {
-                if let response = Self.answer(waiter.awaited, rendition: waiter.rendition, in: state) {
+                let key = Self.sharingKey(waiter)
+                let response = rendered[key] ?? Self.answer(waiter.awaited, rendition: waiter.rendition, in: state)
+                rendered[key] = response
+                if let response {
                     ready.append((waiter, response))
                     state.waiters[id] = nil
                 }
@@ -107,6 +112,16 @@ public final class LowLatencyStream: Sendable {
         for (waiter, response) in ready {
             metrics.endWait()
             waiter.respond(response)
+        }
+    }
+
+    /// Waiters whose answers are the same once they can be given: a playlist's form, or a part.
+    private static func sharingKey(_ waiter: Waiter) -> String {
+        switch waiter.awaited {
+        case .playlist(let sequenceNumber, let part, let skip, let gzip):
+            "\(waiter.rendition) \(sequenceNumber) \(part ?? -1) \(skip) \(gzip)"
+        case .part(let position):
+            "\(waiter.rendition) part \(position.sequenceNumber) \(position.part)"
         }
     }
 

@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """Decodes an HLS output directory with GStreamer (playbin3, hlsdemux) and counts what came out.
 
-Usage: gst_decode.py DIR [--timeout SECONDS]
+Usage: gst_decode.py (DIR | --url URL) [--timeout SECONDS]
 
 GStreamer's HLS demuxer fetches segments over HTTP only, so DIR is served with serve.py on a free
-loopback port. Every video frame is scaled to a tiny gray picture and every audio sample converted
+loopback port; --url decodes a playlist another server serves (a live one is decoded until its
+EXT-X-ENDLIST). Every video frame is scaled to a tiny gray picture and every audio sample converted
 to mono 48 kHz, both written to files whose sizes give the counts. Prints one JSON line:
 {"video_frames", "audio_seconds", "problems", "attempts"}. Exit status 0 when gst-launch reached the end without
 an error or warning and decoded something, 1 otherwise.
@@ -60,16 +61,19 @@ def decode(url, work, timeout):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("dir")
+    parser.add_argument("dir", nargs="?")
+    parser.add_argument("--url")
     parser.add_argument("--timeout", type=float, default=60)
     arguments = parser.parse_args()
     if shutil.which("gst-launch-1.0") is None:
         print(json.dumps({"problems": ["gst-launch-1.0 is not installed; run `make deps`"]}))
         return 1
-    server = serve.start_in_background(arguments.dir)
+    if (arguments.dir is None) == (arguments.url is None):
+        parser.error("give DIR or --url URL")
+    server = serve.start_in_background(arguments.dir) if arguments.dir else None
     work = tempfile.mkdtemp(prefix="gst-decode-")
     try:
-        url = f"http://127.0.0.1:{server.server_address[1]}/playlist.m3u8"
+        url = arguments.url or f"http://127.0.0.1:{server.server_address[1]}/playlist.m3u8"
         for attempt in range(1, ATTEMPTS + 1):
             for name in os.listdir(work):
                 os.remove(os.path.join(work, name))
@@ -78,8 +82,9 @@ def main():
             if not any(RACE_SIGNATURE in problem for problem in report["problems"]):
                 break
     finally:
-        server.shutdown()
-        server.server_close()
+        if server:
+            server.shutdown()
+            server.server_close()
         shutil.rmtree(work)
     print(json.dumps(report))
     decoded = report["video_frames"] > 0 or report["audio_seconds"] > 0

@@ -78,7 +78,7 @@ struct ServerOptions {
 enum EngineMetrics {
     static func families(_ statistics: LiveStatistics) -> [ServerMetrics.Family] {
         let snapshot = statistics.snapshot()
-        let names = snapshot.renditions.isEmpty ? [""] : snapshot.renditions.map(\.name)
+        let names = snapshot.renditions.map { $0.name.isEmpty ? "video" : $0.name }
         let perRendition = { (value: Int) in names.map { ([("rendition", $0)], Double(value)) } }
         var families = [
             ServerMetrics.Family(name: "hlscap_frames_captured_total", help: "video frames captured, by rendition",
