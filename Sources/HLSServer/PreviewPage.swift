@@ -111,6 +111,9 @@ enum PreviewPage {
               }
               next = segment.sequence + 1;
               window.hlscapPreview.appended += 1;
+              // Media times start where the stream's timeline does (10 s for hlscap): go there.
+              if (lane.primary && buffer.buffered.length && video.currentTime < buffer.buffered.start(0))
+                video.currentTime = buffer.buffered.start(0);
             }
             if (playlist.ended) return;
             await new Promise(resolve => setTimeout(resolve, playlist.target * 500));

@@ -3,14 +3,15 @@
 wall clock minus the capture time of the frame on screen.
 
 Usage: latency_probe.py URL --hlsjs FILE [--seconds S] [--chromium PATH]
-       latency_probe.py PAGE_URL --preview [--seconds S] [--chromium PATH]
+       latency_probe.py PAGE_URL --preview [--vod] [--seconds S] [--chromium PATH]
 
 With --hlsjs, a page served from a loopback port of this tool (another origin than the stream,
 so CORS is exercised) plays URL with hls.js in low-latency mode; the frame's capture time is
 hls.playingDate, from EXT-X-PROGRAM-DATE-TIME; like Safari, the player may play up to 10 % faster to
 reach its target latency. With --preview, PAGE_URL is hlscap's own preview
 page (GET /), which reports the same figure. Sampling starts once playback has begun and lasts
---seconds of playback. Prints one JSON line:
+--seconds of playback. --vod plays a finished stream (no PROGRAM-DATE-TIME) and only checks that
+--seconds of it played without an error. Prints one JSON line:
   {"samples", "medianSeconds", "p95Seconds", "playedSeconds", "error", "stalls"}
 Exit 0 when playback ran the whole time without an error, 1 otherwise, 2 on set-up failures.
 """
@@ -80,10 +81,11 @@ def page_server(hlsjs_path):
     return server, server.server_address[1]
 
 
-def sample(devtools, expression, seconds):
+def sample(devtools, expression, seconds, vod=False):
     report = {"samples": 0, "error": None, "stalls": 0}
     latencies = []
     started = None
+    first_time = 0
     last_time = None
     deadline = time.monotonic() + START_TIMEOUT_SECONDS
     while True:
@@ -93,6 +95,18 @@ def sample(devtools, expression, seconds):
             report["error"] = state["error"]
             break
         current = state.get("currentTime") or 0
+        if vod:
+            report["currentTime"] = current
+            if started is None and current > 0:
+                started, first_time = now, current
+            if started is not None and current - first_time >= seconds:
+                report["playedSeconds"] = round(current - first_time, 3)
+                return report
+            if now > deadline + seconds * 2:
+                report["error"] = f"played {current} s of {seconds} s"
+                return report
+            time.sleep(SAMPLE_SECONDS)
+            continue
         if state.get("latency") is not None and current > 0:
             if started is None:
                 started = now
@@ -130,7 +144,7 @@ def run(args):
         try:
             devtools = DevTools(websocket)
             devtools.call("Page.navigate", url=url)
-            return sample(devtools, expression, args.seconds)
+            return sample(devtools, expression, args.seconds, vod=args.vod)
         finally:
             websocket.close()
     finally:
@@ -144,6 +158,7 @@ def main(argv):
     parser.add_argument("url")
     parser.add_argument("--hlsjs")
     parser.add_argument("--preview", action="store_true")
+    parser.add_argument("--vod", action="store_true")
     parser.add_argument("--seconds", type=float, default=60)
     parser.add_argument("--chromium", default="chromium")
     args = parser.parse_args(argv)
@@ -155,7 +170,8 @@ def main(argv):
         print(json.dumps({"error": f"set-up: {error}"}))
         return 2
     print(json.dumps(report))
-    ok = report["error"] is None and report["playedSeconds"] >= args.seconds * 0.9 and report["samples"] > 0
+    played = report.get("playedSeconds", 0) >= args.seconds * 0.9
+    ok = report["error"] is None and played and (args.vod or report["samples"] > 0)
     return 0 if ok else 1
 
 

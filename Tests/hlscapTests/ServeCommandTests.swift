@@ -1,0 +1,87 @@
+import Foundation
+import HLSKit
+import HLSTestSupport
+import Testing
+
+/// `hlscap serve DIR`: any stream directory hlscap wrote, finished or not, one rendition or a ladder,
+/// plays in Chromium from the preview page; the headers a CDN and a player rely on; clear errors.
+@Suite(.serialized) struct ServeCommandTests {
+    static func packaged(_ arguments: [String], in directory: URL) throws -> URL {
+        let stream = directory.appendingPathComponent("vod")
+        let input = ExternalTools.fixturesDirectory.appendingPathComponent("h264-aac.mp4").path
+        let result = try ExternalTools.runHlscap(["file", input, "--out", stream.path] + arguments)
+        try #require(result.succeeded, "\(result.stderr)")
+        return stream
+    }
+
+    @Test(arguments: [[String](), ["--ladder", "360p,240p"]])
+    func thePreviewPagePlaysAPackagedStream(arguments: [String]) throws {
+        let directory = try PackagedStream.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let stream = try Self.packaged(arguments, in: directory)
+        let served = try ServedStream.start(["serve", stream.path, "--listen", "127.0.0.1:0"])
+        defer { served.process.send(SIGTERM) }
+        let probe = try ServedStream.tool("latency_probe.py", [served.base.absoluteString, "--preview", "--vod",
+                                                                "--seconds", "3"], timeoutSeconds: 90)
+        #expect(probe.ok, "\(probe.text)")
+        served.process.send(SIGTERM)
+        let result = served.process.finish(timeoutSeconds: 10)
+        #expect(result.exitStatus == 0, "\(result.stderr)")
+    }
+
+    @Test func filesCarryTheHeadersCachesAndPlayersNeed() throws {
+        let directory = try PackagedStream.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let stream = try Self.packaged([], in: directory)
+        let served = try ServedStream.start(["serve", stream.path, "--listen", "127.0.0.1:0"])
+        defer { served.process.send(SIGTERM) }
+
+        let playlist = try served.get("playlist.m3u8", headers: ["Accept-Encoding": "gzip"])
+        #expect(playlist.status == 200)
+        #expect(playlist.headers["content-type"] == "application/vnd.apple.mpegurl")
+        #expect(playlist.headers["cache-control"] == "no-cache")
+        #expect(playlist.headers["content-encoding"] == "gzip")
+        #expect(playlist.headers["access-control-allow-origin"] == "*")
+        #expect(Array(playlist.body.prefix(2)) == [0x1f, 0x8b])
+        let plain = try served.get("playlist.m3u8")
+        #expect(plain.headers["content-encoding"] == nil && String(decoding: plain.body, as: UTF8.self).hasPrefix("#EXTM3U"))
+
+        let segment = try served.get("seg/000001.m4s")
+        #expect(segment.status == 200 && segment.headers["content-type"] == "video/iso.segment")
+        #expect(segment.headers["cache-control"] == "public, max-age=31536000, immutable")
+        let onDisk = try Data(contentsOf: stream.appendingPathComponent("seg/000001.m4s"))
+        #expect(segment.body == onDisk)
+        let tag = try #require(segment.headers["etag"])
+        #expect(try served.get("seg/000001.m4s", headers: ["If-None-Match": tag]).status == 304)
+        let modified = try #require(segment.headers["last-modified"])
+        #expect(try served.get("seg/000001.m4s", headers: ["If-Modified-Since": modified]).status == 304)
+
+        let range = try served.get("seg/000001.m4s", headers: ["Range": "bytes=100-199"])
+        #expect(range.status == 206 && range.body == onDisk[100..<200])
+        #expect(range.headers["content-range"] == "bytes 100-199/\(onDisk.count)")
+        #expect(try served.get("seg/000001.m4s", headers: ["Range": "bytes=\(onDisk.count)-"]).status == 416)
+        let head = try served.get("seg/000001.m4s", method: "HEAD")
+        #expect(head.status == 200 && head.headers["content-length"] == String(onDisk.count))
+
+        let initSection = try served.get("init.mp4")
+        #expect(initSection.status == 200 && initSection.headers["content-type"] == "video/mp4")
+        let page = try served.get("")
+        #expect(page.status == 200 && String(decoding: page.body, as: UTF8.self).contains("<video"))
+        #expect(try served.get("seg/000999.m4s").status == 404)
+        #expect(try served.get("notes.txt").status == 404)
+    }
+
+    @Test func refusesWhatItCannotServe() throws {
+        let directory = try PackagedStream.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let empty = try ExternalTools.runHlscap(["serve", directory.path, "--listen", "127.0.0.1:0"])
+        #expect(empty.exitStatus == 66 && empty.stderr.contains(directory.path), "\(empty.stderr)")
+        let noListen = try ExternalTools.runHlscap(["serve", directory.path])
+        #expect(noListen.exitStatus == 64, "\(noListen.stderr)")
+        let badAddress = try ExternalTools.runHlscap(["serve", directory.path, "--listen", "localhost"])
+        #expect(badAddress.exitStatus == 64 && badAddress.stderr.contains("localhost"), "\(badAddress.stderr)")
+        let lowLatencyAlone = try ExternalTools.runHlscap(["live"] + LiveStream.testSource + [
+            "--low-latency", "--out", directory.appendingPathComponent("s").path])
+        #expect(lowLatencyAlone.exitStatus == 64 && lowLatencyAlone.stderr.contains("--serve"), "\(lowLatencyAlone.stderr)")
+    }
+}
