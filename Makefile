@@ -10,12 +10,15 @@ DEMO_PORT := 8000
 # FFmpeg headers and pkg-config for the CFFmpeg target; ffmpeg/ffprobe, Chromium and Python
 # for the end-to-end checkers; GStreamer as a second, independent HLS decoder; fonts so headless
 # Chromium renders text; GNU time for bench; nginx (its DAV module takes PUT and DELETE) as the
-# origin that publishing tests upload to. libcurl's development link, because the release build
-# links the Swift runtime and Foundation statically and FoundationNetworking links libcurl.
+# origin that publishing tests upload to, and the CDN edge in front of the built-in server.
+# libcurl's development link, because the release build links the Swift runtime and Foundation
+# statically and FoundationNetworking links libcurl. libmicrohttpd and zlib for the built-in server;
+# Prometheus's parser, curl and openssl for its tests; pip and unzip fetch hls.js from PyPI.
 DEPS_PACKAGES := libavcodec-dev libavformat-dev libavdevice-dev libavutil-dev libswscale-dev \
 	libswresample-dev pkg-config ffmpeg chromium python3 fonts-dejavu-core time nginx \
 	gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad \
-	gstreamer1.0-libav libcurl4-openssl-dev
+	gstreamer1.0-libav libcurl4-openssl-dev libmicrohttpd-dev zlib1g-dev python3-prometheus-client \
+	python3-pip unzip curl openssl systemd
 
 # Debian's kernel, qemu and a static busybox for the capture-driver VM (scripts/vm/run-in-vm.sh);
 # v4l-utils and alsa-utils for the tools that probe the drivers inside it.
@@ -25,6 +28,7 @@ VM_PACKAGES := qemu-system-x86 linux-image-amd64 busybox-static cpio kmod v4l-ut
 
 deps:
 	scripts/install-deps.sh $(DEPS_PACKAGES)
+	scripts/fetch-hlsjs.sh
 
 build: deps
 	$(SWIFT) build
