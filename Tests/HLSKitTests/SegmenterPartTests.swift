@@ -1,0 +1,96 @@
+import Testing
+@testable import HLSKit
+
+/// Parts (LL-HLS): cut as samples arrive, never longer than the part duration, handed out before the
+/// segment that lists them all, and holding exactly the segment's samples.
+@Suite struct SegmenterPartTests {
+    static let video = Segmenter.Track(timescale: 90_000, isVideo: true)
+    static let audio = Segmenter.Track(timescale: 48_000, isVideo: false)
+
+    /// The parts of 30 fps video with an IDR every 2 s and 48 kHz AAC, interleaved by time, cut at
+    /// 334 ms at most; grouped by segment.
+    static func parts(frames: Int = 150) -> [[Segment]] {
+        var segmenter = Segmenter(configuration: .init(tracks: [video, audio], partMilliseconds: 334))
+        var samples: [EncodedSample] = (0..<frames).map { index in
+            EncodedSample(track: 0, decodeTime: Int64(index) * 3000, durationHint: 3000, isSync: index % 60 == 0,
+                          data: [UInt8(index & 0xFF)])
+        }
+        samples += (0..<(frames * 1600 / 1024)).map { index in
+            EncodedSample(track: 1, decodeTime: Int64(index) * 1024, durationHint: 1024, isSync: true, data: [0xA0])
+        }
+        samples.sort { lhs, rhs in
+            lhs.decodeTime * (rhs.track == 0 ? 90_000 : 48_000) < rhs.decodeTime * (lhs.track == 0 ? 90_000 : 48_000)
+        }
+        var parts: [Segment] = []
+        for sample in samples {
+            _ = segmenter.append(sample)
+            parts += segmenter.takeParts()
+        }
+        _ = segmenter.finish()
+        parts += segmenter.takeParts()
+        return Dictionary(grouping: parts, by: \.sequenceNumber).sorted { $0.key < $1.key }.map(\.value)
+    }
+
+    @Test func partsAreTenFramesAndStartsOfSegmentsAreIndependent() {
+        let parts = Self.parts()
+        #expect(parts.count >= 2)
+        for segmentParts in parts.dropLast() {
+            #expect(segmentParts.count == 6, "\(segmentParts.map(\.durationTicks))")
+            #expect(segmentParts.map(\.partIndex) == Array(0..<6))
+            #expect(segmentParts.dropLast().allSatisfy { $0.durationTicks == 30_000 })
+            #expect(segmentParts[0].isIndependent)
+            #expect(segmentParts.dropFirst().allSatisfy { !$0.isIndependent })
+        }
+        #expect(parts.joined().allSatisfy { $0.durationTicks <= 334 * 90 })
+    }
+
+    @Test func everySegmentListsExactlyThePartsHandedOutBeforeIt() {
+        var segmenter = Segmenter(configuration: .init(tracks: [Self.video, Self.audio], partMilliseconds: 334))
+        var handed: [Segment] = []
+        var segments: [Segment] = []
+        var frame = 0
+        var audioIndex = 0
+        while frame < 200 {
+            // Audio runs a little ahead of video, as an encoder's output does.
+            while Int64(audioIndex) * 1024 * 90_000 <= Int64(frame + 2) * 3000 * 48_000 {
+                segments += segmenter.append(EncodedSample(track: 1, decodeTime: Int64(audioIndex) * 1024,
+                                                           durationHint: 1024, isSync: true, data: [0xA0]))
+                handed += segmenter.takeParts()
+                audioIndex += 1
+            }
+            let made = segmenter.append(EncodedSample(track: 0, decodeTime: Int64(frame) * 3000, durationHint: 3000,
+                                                      isSync: frame % 60 == 0, data: [UInt8(frame & 0xFF)]))
+            handed += segmenter.takeParts()
+            for segment in made {
+                // Each part came out before its segment.
+                #expect(segment.parts.allSatisfy { part in handed.contains(part) })
+            }
+            segments += made
+            frame += 1
+        }
+        segments += segmenter.finish()
+        handed += segmenter.takeParts()
+        #expect(segments.count == 4)
+        for segment in segments {
+            #expect(segment.parts == handed.filter { $0.sequenceNumber == segment.sequenceNumber })
+            for track in segment.tracks {
+                let fromParts = segment.parts.flatMap { part in
+                    part.tracks.filter { $0.trackID == track.trackID }.flatMap(\.samples)
+                }
+                #expect(fromParts == track.samples, "track \(track.trackID) of segment \(segment.sequenceNumber)")
+            }
+        }
+    }
+
+    @Test func withoutAPartDurationNoPartsAreCut() {
+        var segmenter = Segmenter(configuration: .init(tracks: [Self.video]))
+        var segments: [Segment] = []
+        for index in 0..<130 {
+            segments += segmenter.append(EncodedSample(track: 0, decodeTime: Int64(index) * 3000, durationHint: 3000,
+                                                       isSync: index % 60 == 0, data: [1]))
+            #expect(segmenter.takeParts().isEmpty)
+        }
+        segments += segmenter.finish()
+        #expect(segments.count == 3 && segments.allSatisfy(\.parts.isEmpty))
+    }
+}

@@ -1,0 +1,121 @@
+import Foundation
+import HLSKit
+import Synchronization
+import Testing
+@testable import HLSServer
+
+@Suite struct StreamServerTests {
+    @Test(arguments: [
+        ("/playlist.m3u8", "playlist.m3u8"), ("/720p/seg/000001.m4s", "720p/seg/000001.m4s"),
+        ("/audio/en/init-2.mp4", "audio/en/init-2.mp4"), ("/part/000003.2.m4s", "part/000003.2.m4s"),
+    ])
+    func streamFilesAreServed(request: String, path: String) {
+        #expect(StreamServer.streamPath(request) == path)
+    }
+
+    @Test(arguments: ["/../etc/passwd", "/seg/../../secret.m3u8", "/.playlist.m3u8.tmp", "/seg//000001.m4s",
+                      "/playlist.m3u8/", "/notes.txt", "/a/b/c/d/e/seg.m4s", "/seg/000001.m4s.tmp", "/x/../init.mp4",
+                      "playlist.m3u8", "/play list.m3u8", "/part/00000a.1.m4s", "/init.mp4\u{0}"])
+    func otherPathsAreNot(request: String) {
+        #expect(StreamServer.streamPath(request) == nil)
+    }
+
+    @Test func byteRanges() {
+        #expect(StreamServer.byteRange("bytes=0-99", size: 1000) == .part(offset: 0, length: 100))
+        #expect(StreamServer.byteRange("bytes=900-", size: 1000) == .part(offset: 900, length: 100))
+        #expect(StreamServer.byteRange("bytes=-10", size: 1000) == .part(offset: 990, length: 10))
+        #expect(StreamServer.byteRange("bytes=990-2000", size: 1000) == .part(offset: 990, length: 10))
+        #expect(StreamServer.byteRange("bytes=1000-", size: 1000) == .unsatisfiable)
+        #expect(StreamServer.byteRange("bytes=0-1,5-6", size: 1000) == .whole)
+        #expect(StreamServer.byteRange("items=0-1", size: 1000) == .whole)
+    }
+
+    @Test func gzipIsSentOnlyToClientsThatTakeIt() {
+        #expect(ServerHeaders.acceptsGzip("gzip, deflate, br"))
+        #expect(ServerHeaders.acceptsGzip("br;q=1.0, gzip;q=0.8"))
+        #expect(!ServerHeaders.acceptsGzip("gzip;q=0"))
+        #expect(!ServerHeaders.acceptsGzip("identity"))
+        #expect(!ServerHeaders.acceptsGzip(nil))
+    }
+
+    @Test func httpDatesRoundTrip() {
+        let text = ServerHeaders.httpDate(secondsSince1970: 784_111_777)
+        #expect(text == "Sun, 06 Nov 1994 08:49:37 GMT")
+        #expect(ServerHeaders.parseHTTPDate(text) == 784_111_777)
+        #expect(ServerHeaders.parseHTTPDate("yesterday") == nil)
+    }
+
+    static func stream(targetSeconds: Int = 2) -> LowLatencyStream {
+        let stream = LowLatencyStream(partTargetSeconds: 0.334, metrics: ServerMetrics())
+        stream.begin([.init(directory: "", base: MediaPlaylist(targetDurationSeconds: targetSeconds, mediaSequence: 1))])
+        return stream
+    }
+
+    /// Runs a reply: the response at once, or once `later` answers (nil if it has not within `seconds`).
+    static func answer(_ reply: HTTPReply, within seconds: Double = 5) -> HTTPResponse? {
+        switch reply {
+        case .now(let response):
+            return response
+        case .later(let register):
+            let answered = Mutex<HTTPResponse?>(nil)
+            let done = DispatchSemaphore(value: 0)
+            register { response in
+                answered.withLock { $0 = response }
+                done.signal()
+            }
+            _ = done.wait(timeout: .now() + seconds)
+            return answered.withLock { $0 }
+        }
+    }
+
+    @Test func aBlockingReloadIsAnsweredWhenItsPartArrives() {
+        let stream = Self.stream()
+        let reply = stream.playlistReply(rendition: 0, query: ["_HLS_msn": "1", "_HLS_part": "0"], acceptsGzip: false)
+        guard case .later = reply else {
+            Issue.record("the part does not exist yet: the request must wait")
+            return
+        }
+        let started = Date()
+        DispatchQueue.global().asyncAfter(deadline: .now() + 0.3) {
+            stream.addPart(rendition: 0, position: .init(sequenceNumber: 1, part: 0), durationSeconds: 0.333,
+                           independent: true, bytes: [1, 2, 3])
+        }
+        let response = Self.answer(reply)
+        #expect(response?.status == 200)
+        #expect(Date().timeIntervalSince(started) < 1)
+        let text = response.map { if case .bytes(let bytes) = $0.body { String(decoding: bytes, as: UTF8.self) } else { "" } }
+        #expect(text?.contains("part/000001.0.m4s") == true, "\(text ?? "")")
+        #expect(response?.header("Cache-Control") == "public, max-age=1")
+    }
+
+    @Test func theHintedPartIsSentOnceItExists() {
+        let stream = Self.stream()
+        let reply = stream.partReply(rendition: 0, position: .init(sequenceNumber: 1, part: 0))
+        DispatchQueue.global().asyncAfter(deadline: .now() + 0.2) {
+            stream.addPart(rendition: 0, position: .init(sequenceNumber: 1, part: 0), durationSeconds: 0.333,
+                           independent: true, bytes: [7, 8, 9])
+        }
+        let response = Self.answer(reply)
+        #expect(response?.status == 200 && response?.body == .bytes([7, 8, 9]))
+        // A part far ahead is not waited for.
+        #expect(Self.answer(stream.partReply(rendition: 0, position: .init(sequenceNumber: 5, part: 0)))?.status == 404)
+    }
+
+    @Test func aRequestNotSatisfiedWithinThreeTargetDurationsGets503() {
+        let stream = Self.stream(targetSeconds: 1)
+        let started = Date()
+        let response = Self.answer(stream.playlistReply(rendition: 0, query: ["_HLS_msn": "2"], acceptsGzip: false),
+                                   within: 6)
+        #expect(response?.status == 503)
+        #expect(abs(Date().timeIntervalSince(started) - 3) < 1)
+    }
+
+    @Test func theEndAnswersEveryWaitingRequest() {
+        let stream = Self.stream()
+        let reply = stream.playlistReply(rendition: 0, query: ["_HLS_msn": "1"], acceptsGzip: true)
+        let ended = MediaPlaylist(targetDurationSeconds: 2, mediaSequence: 1, endList: true)
+        DispatchQueue.global().asyncAfter(deadline: .now() + 0.2) { stream.update(rendition: 0, base: ended) }
+        let response = Self.answer(reply)
+        #expect(response?.status == 200 && response?.header("Content-Encoding") == "gzip")
+    }
+}
