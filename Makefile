@@ -78,8 +78,9 @@ demo: build
 	@echo
 	@echo "A live HLS stream of the test source is in demo-out/ (playlist.m3u8, init.mp4, seg/)."
 	@echo "To watch it, serve the directory:"
-	@echo "  python3 -m http.server -d demo-out $(DEMO_PORT)"
-	@echo "then open http://localhost:$(DEMO_PORT)/playlist.m3u8 in Safari or Chromium, or run"
+	@echo "  $(HLSCAP) serve demo-out --listen :$(DEMO_PORT)"
+	@echo "then open http://localhost:$(DEMO_PORT)/ (a preview page) or"
+	@echo "http://localhost:$(DEMO_PORT)/playlist.m3u8 in Safari or Chromium, or run"
 	@echo "  ffplay http://localhost:$(DEMO_PORT)/playlist.m3u8"
 
 # Not part of `test`: it needs minutes and a release build.

@@ -12,7 +12,7 @@ RUNS="${BENCH_RUNS:-3}"
 SECONDS_OF_MEDIA="${BENCH_SECONDS:-600}"
 OUT=bench-out
 CASES=(${BENCH_CASES:-case_copy_1080p30 case_validate_1080p30 case_transcode_720p30 case_live_720p30 case_live_ladder_720p30
-    case_file_ladder_1080p30 case_publish_720p30 case_live_hour})
+    case_file_ladder_1080p30 case_publish_720p30 case_serve_requests case_live_hour})
 
 mkdir -p "$OUT"
 
@@ -270,6 +270,50 @@ case_publish_720p30() {
     kill "$origin_pid"; wait "$origin_pid" 2>/dev/null || true
     compare "live 720p30 ${seconds}s, --publish against --out only" publish local
     grep -h "published to" "$OUT/publish.log" | sed 's/^/  /'
+}
+
+# The built-in server against nginx serving the same stream directory: the server's CPU per 1,000
+# small requests (playlists, the init section, 64 KiB byte ranges of segments) over 50 kept-alive
+# connections, both servers given the same requests by one client.
+case_serve_requests() {
+    local input requests="${BENCH_REQUESTS:-20000}"
+    input=$(input_1080p30)
+    "$HLSCAP" file "$input" --copy --out "$OUT/hs" --overwrite --quiet > /dev/null
+    rm -f "$OUT/results-serve-hlscap.txt" "$OUT/results-serve-nginx.txt"
+    "$HLSCAP" serve "$OUT/hs" --listen 127.0.0.1:0 2> "$OUT/serve.log" &
+    local hlscap_pid=$!
+    python3 Tests/Tools/origin_server.py "$OUT/hs" --logs "$OUT/serve-nginx" > "$OUT/serve-nginx.log" 2>&1 &
+    local origin_pid=$! hlscap_url="" nginx_url=""
+    for _ in $(seq 100); do
+        hlscap_url=$(sed -n 's|.* at \(http://[^ ]*/\)[a-z]*\.m3u8.*|\1|p' "$OUT/serve.log")
+        nginx_url=$(awk '/^origin / { print $2 }' "$OUT/serve-nginx.log")
+        [ -n "$hlscap_url" ] && [ -n "$nginx_url" ] && break
+        sleep 0.1
+    done
+    if [ -z "$hlscap_url" ] || [ -z "$nginx_url" ]; then
+        echo "bench: a server did not start" >&2
+        kill "$hlscap_pid" "$origin_pid"
+        return 1
+    fi
+    local nginx_pid
+    nginx_pid=$(pgrep -f "nginx -p $OUT/serve-nginx" | head -n 1)
+    for run in $(seq "$RUNS"); do
+        echo "bench: serve $requests requests run $run/$RUNS" >&2
+        python3 Tests/Tools/request_bench.py "$hlscap_url" --pid "$hlscap_pid" --requests "$requests" \
+            >> "$OUT/results-serve-hlscap.txt"
+        python3 Tests/Tools/request_bench.py "$nginx_url" --pid "$nginx_pid" --requests "$requests" \
+            >> "$OUT/results-serve-nginx.txt"
+    done
+    kill "$hlscap_pid" "$origin_pid"; wait "$hlscap_pid" "$origin_pid" 2>/dev/null || true
+    python3 - "$OUT/results-serve-hlscap.txt" "$OUT/results-serve-nginx.txt" <<'PYTHON'
+import json, statistics, sys
+hlscap, nginx = ([json.loads(line) for line in open(path)] for path in sys.argv[1:3])
+ours = statistics.median(run["cpuMsPer1000"] for run in hlscap)
+theirs = statistics.median(run["cpuMsPer1000"] for run in nginx)
+errors = sum(run["errors"] for run in hlscap + nginx)
+print(f"serve {hlscap[0]['requests']} requests (median of {len(hlscap)} runs, {errors} errors): server CPU per "
+      f"1000 requests hlscap {ours:.1f} ms, nginx {theirs:.1f} ms, ratio {ours / theirs:.2f}")
+PYTHON
 }
 
 for case_function in "${CASES[@]}"; do
