@@ -23,6 +23,11 @@ public final class TranscodeSource {
     public var videoRenditionNames: [String] { video?.renditions.renditions.map(\.name) ?? [] }
     /// Output time reached so far, in seconds.
     public private(set) var mediaSeconds = 0.0
+    /// Cut points on the output timeline (microseconds), each input's chapters and the times asked for,
+    /// as the inputs' first frames place them; IDRs are forced there.
+    public private(set) var cutMicroseconds: [Int64] = []
+    /// The first input's time (from its container's start) at the output's first frame, in microseconds.
+    public private(set) var inputTimeOffsetMicroseconds: Int64 = 0
 
     private let paths: [String]
     private let settings: TranscodeSettings
@@ -36,11 +41,16 @@ public final class TranscodeSource {
     private var finished = false
     /// Where the current input starts on the output timeline, in 90 kHz ticks.
     private var inputOffsetTicks: Int64 = 0
+    /// Cut points asked for, microseconds from the start of the first input's container timeline.
+    private let askedCutMicroseconds: [Int64]
 
-    public init(inputs paths: [String], settings: TranscodeSettings) throws {
+    /// `askedCutMicroseconds`: where segments must start, microseconds from the start of the first input
+    /// (its container's start time), on the joined timeline.
+    public init(inputs paths: [String], settings: TranscodeSettings, askedCutMicroseconds: [Int64] = []) throws {
         precondition(!paths.isEmpty, "transcoding needs an input")
         self.paths = paths
         self.settings = settings
+        self.askedCutMicroseconds = askedCutMicroseconds
         let first = try InputState(path: paths[0], audio: settings.audioTracks)
         var totalSeconds: Double? = 0
         var hasVideo = first.video != nil
@@ -193,11 +203,33 @@ public final class TranscodeSource {
         let ticks = Self.ticks(frame) ?? input.nextVideoTicks(frameRate: video.frameRate)
         if input.origin == nil {
             input.origin = ticks
+            placeCuts(of: input, origin: ticks, in: video)
             try releaseHeldAudio(of: input)
         }
         let relative = ticks - input.origin!
         input.noteVideo(relativeTicks: relative, frameRate: video.frameRate)
         pending += try video.encode(frame, atTicks: inputOffsetTicks + relative, rotation: rotation)
+    }
+
+    /// Once an input's first frame fixes its place on the output timeline: its chapters, and for the
+    /// first input the times asked for, become forced IDRs and cut points.
+    private func placeCuts(of input: InputState, origin: Int64, in video: VideoLane) {
+        let microsecondsPerSecond: Int64 = 1_000_000
+        let containerStart = input.demuxer.startMicroseconds
+        var container = input.demuxer.chapterStartMicroseconds
+        if nextInput == 1 {
+            container += askedCutMicroseconds.map { containerStart + $0 }
+            inputTimeOffsetMicroseconds = rescale(origin, from: VideoEncoder.timescale, to: microsecondsPerSecond)
+                - containerStart
+        }
+        for point in container.sorted() {
+            let ticks = inputOffsetTicks
+                + rescale(point, from: microsecondsPerSecond, to: VideoEncoder.timescale) - origin
+            // A chapter before an input's first frame would fall into the input before it.
+            guard ticks > 0, ticks >= inputOffsetTicks else { continue }
+            video.renditions.addCut(atTicks: ticks)
+            cutMicroseconds.append(rescale(ticks, from: VideoEncoder.timescale, to: microsecondsPerSecond))
+        }
     }
 
     private func handle(audio frame: Frame, lane: Int, in input: InputState) throws {

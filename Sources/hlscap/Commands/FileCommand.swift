@@ -43,6 +43,9 @@ struct FileCommand: Command {
         Output:
           --out DIR                 directory for the stream (created if missing)
           --segment-duration S      target segment length in seconds (default 2)
+          --cut-at S,S…             also start a segment at these seconds of input time (the joined
+                                    timeline); the inputs' chapters start segments too. Transcoding
+                                    forces a keyframe there; copying cuts at the next keyframe
           --overwrite               replace a stream already in DIR
         \(PublishOptions.help)
           --quiet                   no progress line
@@ -57,6 +60,7 @@ struct FileCommand: Command {
     var publish: PublishOptions?
     var mode: FilePackager.Mode
     var transcodeSettings = TranscodeSettings()
+    var cutMicroseconds: [Int64] = []
     var overwrite: Bool
     var quiet: Bool
 
@@ -116,6 +120,9 @@ struct FileCommand: Command {
         guard (500...60_000).contains(transcodeSettings.segmentMilliseconds) else {
             throw CommandError.usage("--segment-duration must be between 0.5 and 60 seconds")
         }
+        if let cuts = try arguments.value("--cut-at") {
+            cutMicroseconds = try Parse.cutPoints(cuts, option: "--cut-at")
+        }
         if transcodeSettings.ladder != nil,
            let conflict = ["--size", "--video-bitrate"].first(where: encodingOptions.contains) {
             throw CommandError.usage("--ladder and \(conflict) exclude each other: each rung has its height and rate")
@@ -144,6 +151,7 @@ struct FileCommand: Command {
         let progress = quiet ? nil : Progress.onTerminal()
         var packager = FilePackager(inputs: inputs, outputDirectory: directory, mode: mode,
                                     transcodeSettings: transcodeSettings, overwrite: overwrite)
+        packager.cutMicroseconds = cutMicroseconds
         packager.onTotalSeconds = { progress?.totalSeconds = $0 }
         packager.onProgress = { progress?.advance(toSeconds: $0) }
         packager.publish = publish.map { options in
@@ -168,6 +176,10 @@ struct FileCommand: Command {
         print(String(format: "%@: %d segments, %.3f s, %d kb/s, mode %@ (%@)",
                      playlist, summary.segmentCount, summary.durationSeconds, summary.averageBitrate / 1000,
                      outcome.copied ? "copy" : "transcode", mode == .copy ? "--copy" : outcome.reason))
+        for cut in outcome.cuts where cut.movedSeconds > 0 {
+            print(String(format: "cut at %.3f s moved %.3f s later, to the %@ at %.3f s", cut.askedSeconds,
+                         cut.movedSeconds, outcome.copied ? "first keyframe" : "frame", cut.askedSeconds + cut.movedSeconds))
+        }
         if let report = outcome.publishReport, let publish {
             print(report.summaryLine(origin: publish.origin))
             if !report.isComplete { throw report.incompleteError(origin: publish.origin) }
