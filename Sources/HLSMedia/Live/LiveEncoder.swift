@@ -49,6 +49,8 @@ final class LiveEncoder {
     private let audio: AudioLane?
     private var segmenter: Segmenter?
     private var lastVideoTicks: Int64?
+    /// The next video frame starts a segment (an operator's mark).
+    var startsSegmentAtNextFrame = false
     /// The recording beside the stream, fed the same frames and the same audio.
     let recorder: LiveRecorder?
 
@@ -181,6 +183,13 @@ final class LiveEncoder {
         if let last = lastVideoTicks, ticks <= last { return [] }
         if timing.leadMicroseconds == nil { timing.leadMicroseconds = capture }
         lastVideoTicks = ticks
+        if startsSegmentAtNextFrame {
+            startsSegmentAtNextFrame = false
+            video.addCut(atTicks: ticks)
+            var segmenter = self.segmenter ?? makeSegmenter()
+            segmenter.addCut(atSourceTicks: ticks)
+            self.segmenter = segmenter
+        }
         recorder?.take(video: frame, atTicks: ticks)
         return segment(try video.encode(frame, atTicks: ticks))
     }
