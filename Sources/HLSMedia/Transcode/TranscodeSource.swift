@@ -141,9 +141,11 @@ public final class TranscodeSource {
         var endTicks = inputOffsetTicks + input.durationTicks
         let isLastInput = nextInput == paths.count
         if let video {
-            // The last input's audio may outlast its pictures by less than a frame (AAC frames round its
-            // end up): no picture is held for that, or the stream would end on an extra frame.
-            let heldUntilTicks = isLastInput ? endTicks - InputState.frameTicks(video.frameRate) + 1 : endTicks
+            // The last input's pictures end with its last frame: holding one over audio that outlasts them
+            // would add frames the input does not have. Before a join, audio that outlasts them by less than
+            // a frame (AAC frames round its end up) holds no picture either.
+            let heldUntilTicks = isLastInput && input.hasVideoFrames ? inputOffsetTicks + input.videoEndTicks
+                : endTicks - VideoLane.frameTicks(video.frameRate) + 1
             pending += try video.pad(fromTicks: inputOffsetTicks, untilTicks: heldUntilTicks)
             // The next input starts on a free frame slot: its first frame would otherwise round to the
             // slot the padding just filled, and be dropped.
@@ -275,7 +277,8 @@ private final class InputState {
     /// The input's time zero (90 kHz, its own clock): its first video frame, or first audio frame.
     var origin: Int64?
     var heldAudio: [(lane: Int, frame: Frame)] = []
-    private var videoEndTicks: Int64 = 0
+    /// Where the input's last picture ends (its time plus a frame), relative to its time zero.
+    private(set) var videoEndTicks: Int64 = 0
     private var audioEndTicks: Int64 = 0
     private var lastVideoTicks: Int64?
 
@@ -304,13 +307,16 @@ private final class InputState {
     /// For frames without a timestamp: one frame after the previous one.
     func nextVideoTicks(frameRate: Rational) -> Int64 {
         guard let last = lastVideoTicks else { return origin ?? 0 }
-        return (origin ?? 0) + last + Self.frameTicks(frameRate)
+        return (origin ?? 0) + last + VideoLane.frameTicks(frameRate)
     }
 
     func noteVideo(relativeTicks: Int64, frameRate: Rational) {
         lastVideoTicks = relativeTicks
-        videoEndTicks = max(videoEndTicks, relativeTicks + Self.frameTicks(frameRate))
+        videoEndTicks = max(videoEndTicks, relativeTicks + VideoLane.frameTicks(frameRate))
     }
+
+    /// Whether a video frame of this input was decoded.
+    var hasVideoFrames: Bool { lastVideoTicks != nil }
 
     func noteAudio(endTicks: Int64) {
         audioEndTicks = max(audioEndTicks, endTicks)
@@ -318,8 +324,4 @@ private final class InputState {
 
     /// Where the next input starts: the end of the longer track.
     var durationTicks: Int64 { max(videoEndTicks, audioEndTicks) }
-
-    static func frameTicks(_ frameRate: Rational) -> Int64 {
-        rescale(Int64(frameRate.denominator), multipliedBy: VideoEncoder.timescale, dividedBy: Int64(frameRate.numerator))
-    }
 }
