@@ -38,6 +38,9 @@ public struct FilePackager {
         public var renditions: [String]
         /// Every cut point (chapter or asked for) inside the stream, and where its segment starts.
         public var cuts: [Cut] = []
+        /// Copied inputs whose parameters differ from the input before them: each starts a new init
+        /// section after a discontinuity, which some players do not follow.
+        public var inputsWithNewInitSection: [String] = []
     }
 
     /// A cut point and the segment start it gave: the same instant when transcoding, the first keyframe at
@@ -107,10 +110,18 @@ public struct FilePackager {
     }
 
     /// Why the inputs cannot simply be copied, or nil when they can (keyframe gaps are found while copying).
+    /// Joined inputs whose parameters differ would need a second init section, which FFmpeg's HLS reader
+    /// and older hls.js ignore: one transcoded timeline plays everywhere.
     private func firstReasonNotToCopy() throws -> String? {
+        var previous: (input: String, tracks: [TrackDescription])?
         for input in inputs {
             do {
-                _ = try CopySource(demuxer: FileDemuxer(path: input, audio: transcodeSettings.audioTracks))
+                let source = try CopySource(demuxer: FileDemuxer(path: input, audio: transcodeSettings.audioTracks))
+                if let previous, previous.tracks != source.tracks {
+                    return "\(input) and \(previous.input) differ in their encoding parameters, and a second init "
+                        + "section is not followed by every player"
+                }
+                previous = (input, source.tracks)
             } catch let error as CopyError {
                 return error.summary
             }
@@ -123,6 +134,8 @@ public struct FilePackager {
         var output = Output(writer: StreamWriter(store: store), publisher: nil)
         var nextSequenceNumber = 1
         var cuts: [Cut] = []
+        var inputsWithNewInitSection: [String] = []
+        var previousTracks: [TrackDescription]?
         do {
             var trackCount: Int?
             // Where each input starts on the joined timeline, for the cut points asked for.
@@ -141,6 +154,8 @@ public struct FilePackager {
                     output = try makeOutput(store: store, layout: layout)
                     trackCount = source.tracks.count
                 }
+                if let previousTracks, previousTracks != source.tracks { inputsWithNewInitSection.append(input) }
+                previousTracks = source.tracks
                 try output.beginSection(tracks: source.tracks)
                 let packaged = try package(source, into: &output, firstSequenceNumber: nextSequenceNumber,
                                            keyframeGapLimit: maximumKeyframeGapMilliseconds.map { ($0, input) })
@@ -152,7 +167,8 @@ public struct FilePackager {
             }
             let (summary, report) = try finish(&output)
             return Outcome(summary: summary, copied: true, reason: reason, skippedCorruptPackets: 0,
-                           publishReport: report, renditions: output.writer.renditionDirectories, cuts: cuts)
+                           publishReport: report, renditions: output.writer.renditionDirectories, cuts: cuts,
+                           inputsWithNewInitSection: inputsWithNewInitSection)
         } catch {
             output.writer.removeWrittenFiles()
             // Reasons to transcode instead go up as they are; the caller decides.

@@ -147,9 +147,11 @@ public final class TranscodeSource {
             let heldUntilTicks = isLastInput && input.hasVideoFrames ? inputOffsetTicks + input.videoEndTicks
                 : endTicks - VideoLane.frameTicks(video.frameRate) + 1
             pending += try video.pad(fromTicks: inputOffsetTicks, untilTicks: heldUntilTicks)
-            // The next input starts on a free frame slot: its first frame would otherwise round to the
-            // slot the padding just filled, and be dropped.
-            endTicks = video.nextSlotTicks ?? endTicks
+            // Frames at their own times: the next input starts where both tracks have ended, so none of its
+            // audio is cut, and the last picture lasts until then. At a constant rate it starts on the next
+            // free frame slot: its first frame would otherwise round to a slot already filled, and be dropped.
+            let nextSlotTicks = video.nextSlotTicks ?? endTicks
+            endTicks = video.keepsFrameTimes ? max(endTicks, nextSlotTicks) : nextSlotTicks
         }
         for lane in audio { try lane.pad(untilTicks: endTicks, into: &pending) }
         inputOffsetTicks = endTicks

@@ -118,6 +118,12 @@ final class VideoLane {
         return samples
     }
 
+    /// Whether frames keep their own times (no constant rate was asked for).
+    var keepsFrameTimes: Bool {
+        if case .own = timing { return true }
+        return false
+    }
+
     /// Output time of the first frame slot not yet filled (one nominal frame after the last frame, when
     /// frames keep their own times); nil before the first frame.
     var nextSlotTicks: Int64? {
