@@ -4,11 +4,12 @@ import HLSKit
 /// Decodes one or more recordings and encodes them into one continuous H.264/AAC timeline.
 ///
 /// Per input: decode (threaded) → video: scale into the output size (letterboxed), rotate upright,
-/// constant frame rate by dropping/repeating, x264 with an IDR forced on the segment grid;
-/// audio: resample to the encoder's rate and layout, exact 1024-sample frames, AAC. Each input's
-/// time zero is its first video frame (or first audio frame when it has no video); the next input
-/// starts where the longer of its tracks ended, and the shorter one is padded (the last picture held,
-/// or silence), so both tracks stay aligned across joins.
+/// each frame at its own time (or a constant rate by dropping/repeating when one is asked for), x264
+/// with an IDR forced on the segment grid and at the cut points (chapters, times asked for); audio:
+/// resample to the encoder's rate and layout, exact 1024-sample frames, AAC. Each input's time zero
+/// is its first video frame (or first audio frame when it has no video); the next input starts where
+/// the longer of its tracks ended, and the shorter one is padded (the last picture held, or silence),
+/// so both tracks stay aligned across joins. The last input's video is not padded.
 public final class TranscodeSource {
     public let tracks: [TrackDescription]
     public let outputSize: OutputSize?
