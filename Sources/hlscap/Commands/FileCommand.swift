@@ -26,7 +26,8 @@ struct FileCommand: Command {
         Encoding (each implies --transcode):
           --size WxH                picture size; "1280x" or "x720" keeps the aspect ratio
                                     (default: the first input's, made even; other inputs letterboxed)
-          --fps RATE                constant frame rate: 30, 29.97, 30000/1001 (default: the first input's)
+          --fps RATE                convert to a constant frame rate: 30, 29.97, 30000/1001 (default:
+                                    every frame keeps its own time, a variable rate included)
           --video-bitrate RATE      H.264 bit rate with a VBV cap at the same rate (default ~0.1 bit/pixel)
           --preset NAME             x264 preset (default veryfast)
           --audio-bitrate RATE      AAC bit rate (default 128k)
