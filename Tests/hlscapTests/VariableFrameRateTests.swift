@@ -47,6 +47,9 @@ import Testing
         #expect(moved.allSatisfy { $0 <= Self.toleranceSeconds }, "a frame moved \(moved.max() ?? 0) s")
         try ExternalTools.validateStream(stream.directory)
         #expect(try ExternalTools.ffmpegDecodeErrors(path: stream.playlistURL.path) == "")
+        let decoded = try ExternalTools.gstreamerDecode(directory: stream.directory)
+        #expect(decoded.ok, "\(decoded.report)")
+        #expect(decoded.videoFrames == inputTimes.count, "\(decoded.report)")
     }
 
     @Test func flashToBeepOffsetsStayTheInputs() throws {
