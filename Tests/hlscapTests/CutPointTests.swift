@@ -12,7 +12,7 @@ import Testing
 
     /// 8 s at 25 fps with a keyframe every second exactly, AAC, and two chapters (0 s and 4.7 s):
     /// `chapters.mp4`, and the same streams copied into `chapters.mkv`.
-    static let inputs: Result<(mp4: URL, mkv: URL), any Error> = Result {
+    static let inputs: Result<(mp4: URL, mkv: URL, soundOnly: URL), any Error> = Result {
         let directory = TranscodeWorkspace.shared.directory
         let metadata = directory.appendingPathComponent("chapters.txt")
         try """
@@ -37,7 +37,9 @@ import Testing
                             + TranscodeInputs.x264 + ["-g", "25", "-keyint_min", "25", "-sc_threshold", "0"]
                             + TranscodeInputs.aac + [mp4.path])
         try SyncClip.ffmpeg(["-nostdin", "-v", "error", "-y", "-i", mp4.path, "-c", "copy", mkv.path])
-        return (mp4, mkv)
+        let soundOnly = directory.appendingPathComponent("chapters-sound.mkv")
+        try SyncClip.ffmpeg(["-nostdin", "-v", "error", "-y", "-i", mp4.path, "-vn", "-c:a", "flac", soundOnly.path])
+        return (mp4, mkv, soundOnly)
     }
 
     /// Packages `input` into a fresh directory with `arguments`; the stream must validate.
@@ -90,6 +92,17 @@ import Testing
         #expect(playlist.segments.allSatisfy { Int($0.durationSeconds.rounded()) <= playlist.targetDurationSeconds })
     }
 
+    /// Without video, the chapter cuts at the first AAC frame at or after it.
+    @Test func chaptersCutASoundOnlyStream() throws {
+        let stream = try Self.package(try Self.inputs.get().soundOnly, [])
+        defer { stream.remove() }
+        let aacFrameSeconds = 1024.0 / 48_000
+        // The stream's first sample, at 10 s, is the encoder's priming frame before the input's start.
+        let starts = try stream.segmentStartSeconds(handler: "soun").map { $0 - 10 - aacFrameSeconds }
+        #expect(starts.contains { $0 >= Self.chapterSeconds - 0.001 && $0 <= Self.chapterSeconds + aacFrameSeconds },
+                "\(starts)")
+    }
+
     @Test func matroskaChaptersStartSegmentsWhenTranscoding() throws {
         let input = try Self.inputs.get().mkv
         let stream = try Self.package(input, ["--transcode"])
@@ -131,13 +144,18 @@ import Testing
 extension PackagedStream {
     /// Each segment's first video sample's presentation time, in seconds of the stream (its first frame at 10 s).
     func videoSegmentStartSeconds() throws -> [Double] {
+        try segmentStartSeconds(handler: "vide")
+    }
+
+    /// Each segment's first sample's presentation time in the `vide` or `soun` track, in seconds.
+    func segmentStartSeconds(handler: String) throws -> [Double] {
         var starts: [Double] = []
         for entry in try playlist().segments {
             let tracks = try InitSection(bytes(entry.mapURI ?? "init.mp4"))
-            let videoTrackID = try #require(tracks.videoTrackID)
-            let timescale = try #require(tracks.timescales[videoTrackID])
+            let trackID = try #require(handler == "vide" ? tracks.videoTrackID : tracks.audioTrackID)
+            let timescale = try #require(tracks.timescales[trackID])
             let moof = try #require(try MP4Box.parse(bytes(entry.uri)).first("moof"))
-            for traf in moof.all("traf") where try traf.first("tfhd")?.trackFragmentTrackID() == videoTrackID {
+            for traf in moof.all("traf") where try traf.first("tfhd")?.trackFragmentTrackID() == trackID {
                 let decodeTime = try #require(try traf.first("tfdt")?.baseDecodeTime())
                 let offset = try #require(try traf.first("trun")?.trackRun()).entries.first?.compositionOffset ?? 0
                 starts.append(Double(Int64(decodeTime) + Int64(offset)) / Double(timescale))

@@ -181,7 +181,11 @@ public final class TranscodeSource {
             try receiveFrames(from: decoder, in: input)
         }
         // Audio held back for a first video frame that never came still belongs to the stream.
-        if input.origin == nil { input.origin = input.heldAudio.first.flatMap { Self.ticks($0.frame) } ?? 0 }
+        if input.origin == nil {
+            let origin = input.heldAudio.first.flatMap { Self.ticks($0.frame) } ?? 0
+            input.origin = origin
+            placeCuts(of: input, origin: origin)
+        }
         try releaseHeldAudio(of: input)
     }
 
@@ -208,7 +212,7 @@ public final class TranscodeSource {
         let ticks = Self.ticks(frame) ?? input.nextVideoTicks(frameRate: video.frameRate)
         if input.origin == nil {
             input.origin = ticks
-            placeCuts(of: input, origin: ticks, in: video)
+            placeCuts(of: input, origin: ticks)
             try releaseHeldAudio(of: input)
         }
         let relative = ticks - input.origin!
@@ -218,7 +222,7 @@ public final class TranscodeSource {
 
     /// Once an input's first frame fixes its place on the output timeline: its chapters, and for the
     /// first input the times asked for, become forced IDRs and cut points.
-    private func placeCuts(of input: InputState, origin: Int64, in video: VideoLane) {
+    private func placeCuts(of input: InputState, origin: Int64) {
         let microsecondsPerSecond: Int64 = 1_000_000
         let containerStart = input.demuxer.startMicroseconds
         var container = input.demuxer.chapterStartMicroseconds
@@ -232,7 +236,7 @@ public final class TranscodeSource {
                 + rescale(point, from: microsecondsPerSecond, to: VideoEncoder.timescale) - origin
             // A chapter before an input's first frame would fall into the input before it.
             guard ticks > 0, ticks >= inputOffsetTicks else { continue }
-            video.renditions.addCut(atTicks: ticks)
+            video?.renditions.addCut(atTicks: ticks)
             cutMicroseconds.append(rescale(ticks, from: VideoEncoder.timescale, to: microsecondsPerSecond))
         }
     }
