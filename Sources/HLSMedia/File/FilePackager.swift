@@ -43,8 +43,8 @@ public struct FilePackager {
         public var inputsWithNewInitSection: [String] = []
     }
 
-    /// A cut point and the segment start it gave: the same instant when transcoding, the first keyframe at
-    /// or after it when copying.
+    /// A cut point and the segment start it gave: the first frame at or after it when transcoding (an IDR
+    /// is forced there), the first keyframe at or after it when copying.
     public struct Cut: Sendable, Equatable {
         /// Where the cut was asked for, seconds of input time (from the first input's start).
         public var askedSeconds: Double

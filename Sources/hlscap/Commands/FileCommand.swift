@@ -178,13 +178,14 @@ struct FileCommand: Command {
         let name = outcome.renditions == [""] ? StreamWriter.playlistName : StreamWriter.masterPlaylistName
         let playlist = outputDirectory.map { $0 + "/" + name }
             ?? publish!.origin.appendingPathComponent(name).absoluteString
-        print(String(format: "%@: %d segments, %.3f s, %d kb/s, mode %@ (%@)",
+        // Copying cuts at keyframes: say where each cut point went (transcoding puts them within a frame).
+        let moved = outcome.copied ? outcome.cuts.filter { $0.movedSeconds > 0 } : []
+        let cuts = moved.isEmpty ? "" : "; cuts moved to the next keyframe: " + moved.map {
+            String(format: "%.3f s by %.3f s", $0.askedSeconds, $0.movedSeconds)
+        }.joined(separator: ", ")
+        print(String(format: "%@: %d segments, %.3f s, %d kb/s, mode %@ (%@)%@",
                      playlist, summary.segmentCount, summary.durationSeconds, summary.averageBitrate / 1000,
-                     outcome.copied ? "copy" : "transcode", mode == .copy ? "--copy" : outcome.reason))
-        for cut in outcome.cuts where cut.movedSeconds > 0 {
-            print(String(format: "cut at %.3f s moved %.3f s later, to the %@ at %.3f s", cut.askedSeconds,
-                         cut.movedSeconds, outcome.copied ? "first keyframe" : "frame", cut.askedSeconds + cut.movedSeconds))
-        }
+                     outcome.copied ? "copy" : "transcode", mode == .copy ? "--copy" : outcome.reason, cuts))
         if let report = outcome.publishReport, let publish {
             print(report.summaryLine(origin: publish.origin))
             if !report.isComplete { throw report.incompleteError(origin: publish.origin) }
