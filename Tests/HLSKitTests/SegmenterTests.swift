@@ -32,8 +32,9 @@ private struct StreamBuilder {
     }
 
     static func run(_ samples: [EncodedSample], tracks: [Segmenter.Track],
-                    segmentMilliseconds: Int64 = 2000) -> [Segment] {
-        var segmenter = Segmenter(configuration: .init(tracks: tracks, segmentMilliseconds: segmentMilliseconds))
+                    segmentMilliseconds: Int64 = 2000, cutTicks: [Int64] = []) -> [Segment] {
+        var segmenter = Segmenter(configuration: .init(tracks: tracks, segmentMilliseconds: segmentMilliseconds,
+                                                       cutTicks: cutTicks))
         var segments: [Segment] = []
         for sample in samples { segments += segmenter.append(sample) }
         return segments + segmenter.finish()
@@ -198,6 +199,89 @@ private struct StreamBuilder {
         #expect(grid.index(after: 180_000) == 2)
         var schedule = KeyframeSchedule(grid: grid)
         let forced = [0, 177_000, 180_000, 183_000, 360_000].map { schedule.isKeyframe(ticksSinceStart: Int64($0)) }
+        #expect(forced == [true, false, true, false, true])
+    }
+}
+
+@Suite struct SegmenterCutPointTests {
+    /// 25 fps, a keyframe every frame (as an encoder forcing IDRs would allow): a cut point at 2.5 s
+    /// source time, between two frames, splits the second segment at the next frame, and the grid goes
+    /// on at 4 s.
+    @Test func anExplicitCutStartsASegmentAtTheFirstSyncSampleAtOrAfterIt() {
+        let frames = StreamBuilder.videoFrames(count: 150, frameTicks: 3600, gop: 1)
+        var segmenter = Segmenter(configuration: .init(tracks: [StreamBuilder.video], cutTicks: [225_000]))
+        var segments: [Segment] = []
+        for frame in frames { segments += segmenter.append(frame) }
+        segments += segmenter.finish()
+        #expect(segments.map(\.startTicks) == [900_000, 1_080_000, 1_126_800, 1_260_000])
+        #expect(segments.map { $0.tracks[0].samples.count } == [50, 13, 37, 50])
+        #expect(segmenter.placedCuts == [.init(askedTicks: 1_125_000, placedTicks: 1_126_800)])
+    }
+
+    /// Source times need not start at zero: cut points are in the source's own time, and map with the delta.
+    @Test func cutPointsFollowTheDeltaOfTheFirstFrame() {
+        let frames = StreamBuilder.videoFrames(count: 100, frameTicks: 3600, gop: 1, firstDecodeTime: 45_000)
+        let cutsAt = StreamBuilder.run(frames, tracks: [StreamBuilder.video], cutTicks: [45_000 + 90_000])
+        #expect(cutsAt.map(\.startTicks) == [900_000, 990_000, 1_080_000])
+    }
+
+    /// Keyframes every second (copy mode): a cut point at 2.5 s moves to the keyframe at 3 s, which is
+    /// reported; the next regular boundary is 4 s.
+    @Test func withLongGroupsOfPicturesTheCutMovesToTheNextKeyframeAndSaysSo() {
+        let frames = StreamBuilder.videoFrames(count: 150, frameTicks: 3600, gop: 25)
+        var segmenter = Segmenter(configuration: .init(tracks: [StreamBuilder.video], cutTicks: [225_000]))
+        var segments: [Segment] = []
+        for frame in frames { segments += segmenter.append(frame) }
+        segments += segmenter.finish()
+        #expect(segments.map(\.startTicks) == [900_000, 1_080_000, 1_170_000, 1_260_000])
+        #expect(segmenter.placedCuts == [.init(askedTicks: 1_125_000, placedTicks: 1_170_000)])
+    }
+
+    /// A cut added while the stream runs (a live operator's mark) cuts at the next sync sample at or after it.
+    @Test func aCutAddedWhileRunningStartsASegmentThere() {
+        let frames = StreamBuilder.videoFrames(count: 100, frameTicks: 3600, gop: 1)
+        var segmenter = Segmenter(configuration: .init(tracks: [StreamBuilder.video]))
+        var segments: [Segment] = []
+        for frame in frames {
+            if frame.decodeTime == 36_000 { segmenter.addCut(atSourceTicks: 36_000) }
+            segments += segmenter.append(frame)
+        }
+        segments += segmenter.finish()
+        #expect(segments.map(\.startTicks) == [900_000, 936_000, 1_080_000])
+        #expect(segments.map(\.durationTicks) == [36_000, 144_000, 180_000])
+    }
+
+    /// Audio follows the cut like any other: the segment after the cut starts with the first audio
+    /// frame at or after it.
+    @Test func audioFollowsAnExplicitCut() {
+        let video = StreamBuilder.videoFrames(count: 100, frameTicks: 3600, gop: 1)
+        let audio = StreamBuilder.audioFrames(count: 188)
+        let samples = StreamBuilder.interleave([video, audio], timescales: [90_000, 48_000])
+        let segments = StreamBuilder.run(samples, tracks: [StreamBuilder.video, StreamBuilder.audio48k],
+                                         cutTicks: [90_000])
+        #expect(segments.map(\.startTicks) == [900_000, 990_000, 1_080_000])
+        let audioStart = segments[1].tracks[1].baseDecodeTime
+        #expect(audioStart >= 528_000 && audioStart < 528_000 + 1024)
+    }
+}
+
+@Suite struct SegmentGridCutTests {
+    @Test func explicitCutsJoinTheRegularBoundaries() {
+        let grid = SegmentGrid(segmentMilliseconds: 2000, timescale: 90_000, cutTicks: [225_000, 0, -5, 225_000])
+        #expect(grid.cutTicks == [225_000])
+        #expect(grid.nextBoundary(after: 0) == 180_000)
+        #expect(grid.nextBoundary(after: 180_000) == 225_000)
+        #expect(grid.nextBoundary(after: 225_000) == 360_000)
+        var schedule = KeyframeSchedule(grid: grid)
+        let forced = [0, 180_000, 222_000, 225_000, 228_000, 360_000].map { schedule.isKeyframe(ticksSinceStart: Int64($0)) }
+        #expect(forced == [true, true, false, true, false, true])
+    }
+
+    @Test func aCutAddedToTheScheduleForcesTheNextFrameAtOrAfterIt() {
+        var schedule = KeyframeSchedule(segmentMilliseconds: 2000, timescale: 90_000)
+        var forced = [0, 3000].map { schedule.isKeyframe(ticksSinceStart: Int64($0)) }
+        schedule.addCut(atTicks: 6000)
+        forced += [6000, 9000, 180_000].map { schedule.isKeyframe(ticksSinceStart: Int64($0)) }
         #expect(forced == [true, false, true, false, true])
     }
 }

@@ -17,6 +17,8 @@ import Testing
     @Test func copiedInputsWithDifferentParametersGetTheirOwnInitSection() throws {
         let stream = try TranscodeWorkspace.shared.stream(Self.copyJoin)
         #expect(stream.result.stdout.contains("mode copy (--copy)"), "\(stream.result.stdout)")
+        #expect(stream.result.stderr.contains("join-smaller.mp4 starts a new init section after a discontinuity; "
+                                              + "FFmpeg's HLS reader"), "\(stream.result.stderr)")
         let playlist = try stream.playlist()
         let firstOfSecond = try #require(playlist.segments.firstIndex { $0.mapURI == "init-2.mp4" })
         #expect(firstOfSecond > 0)
@@ -47,6 +49,62 @@ import Testing
         let decoded = try ExternalTools.gstreamerDecode(directory: stream.directory)
         #expect(decoded.ok, "\(decoded.report)")
         #expect(decoded.videoFrames == inputFrames.reduce(0, +), "\(decoded.report)")
+    }
+
+    /// A 720p and a 540p H.264/AAC clip, each copyable on its own, joined in automatic mode.
+    static let mixedSizes = TranscodeCase(name: "joined-720p-540p", clips: [hd720, qhd540], outputSize: (1280, 720))
+    static let hd720 = joinable(name: "join-720p.mp4", width: 1280, height: 720)
+    static let qhd540 = joinable(name: "join-540p.mp4", width: 960, height: 540)
+
+    /// 6 s at 30 fps with a keyframe every second: copying would take it.
+    static func joinable(name: String, width: Int, height: Int) -> SyncClip {
+        SyncClip(name: name, seconds: 6,
+                 video: SyncClip.Video(width: width, height: height, frameRate: "30", framesPerFlash: 30),
+                 audio: TranscodeInputs.stereo48k, encoding: TranscodeInputs.x264 + ["-g", "30"] + TranscodeInputs.aac)
+    }
+
+    /// Inputs that cannot share one init section are transcoded into one timeline in automatic mode, since
+    /// FFmpeg's HLS reader and older hls.js keep the first init section: every frame, no frame added, and
+    /// audio without a gap or a cut.
+    @Test func automaticModeTranscodesInputsThatCannotShareAnInitSection() throws {
+        let stream = try TranscodeWorkspace.shared.stream(Self.mixedSizes)
+        #expect(stream.result.stdout.contains("join-540p.mp4 and "), "\(stream.result.stdout)")
+        #expect(stream.result.stdout.contains("join-720p.mp4 differ in their encoding parameters"),
+                "\(stream.result.stdout)")
+        let playlist = try stream.playlist()
+        #expect(playlist.segments.allSatisfy { !$0.discontinuity && $0.mapURI == "init.mp4" })
+        #expect(!stream.files().contains("init-2.mp4"))
+        try ExternalTools.validateStream(stream.directory)
+        let path = stream.playlistURL.path
+        let inputFrames = try Self.mixedSizes.clips.reduce(0) {
+            try $0 + ExternalTools.ffprobeFrameCount(path: TranscodeWorkspace.shared.input($1).path)
+        }
+        #expect(inputFrames == 360)
+        #expect(try ExternalTools.ffprobeFrameCount(path: path) == inputFrames)
+        #expect(try ExternalTools.ffmpegDecodeErrors(path: path) == "")
+        let decoded = try ExternalTools.gstreamerDecode(directory: stream.directory)
+        #expect(decoded.ok, "\(decoded.report)")
+        #expect(decoded.videoFrames == inputFrames, "\(decoded.report)")
+        let gaps = try Self.audioGapsSeconds(path: path)
+        #expect(gaps.isEmpty, "audio breaks at \(gaps)")
+        let audioSeconds = try ExternalTools.presentationSpanSeconds(path: path, stream: "a:0")
+        #expect(abs(decoded.audioSeconds - audioSeconds) <= 0.002, "\(decoded.report)")
+        let sync = try ExternalTools.avSync(path: path, maxOffsetMilliseconds: 10, minimumPairs: 11)
+        #expect(sync.ok, "\(sync.report)")
+    }
+
+    /// Where an audio packet does not start within a millisecond of the previous one's end.
+    static func audioGapsSeconds(path: String) throws -> [Double] {
+        let result = try ExternalTools.run("ffprobe", ["-v", "error", "-select_streams", "a:0", "-show_entries",
+                                                       "packet=pts_time,duration_time", "-of", "csv=p=0", path])
+        guard result.succeeded else { throw ExternalToolError.failed(command: "ffprobe \(path)", result: result) }
+        let packets = result.stdout.split(separator: "\n").compactMap { line -> (start: Double, duration: Double)? in
+            let fields = line.split(separator: ",").compactMap { Double($0) }
+            return fields.count >= 2 ? (fields[0], fields[1]) : nil
+        }.sorted { $0.start < $1.start }
+        return zip(packets, packets.dropFirst()).compactMap { previous, next in
+            abs(next.start - previous.start - previous.duration) > 0.001 ? next.start : nil
+        }
     }
 
     /// Luma below which a letterbox bar counts as black, and above which a flash counts as white.

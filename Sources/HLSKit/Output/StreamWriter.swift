@@ -223,8 +223,7 @@ private struct RenditionRecord {
     var mediaBytes = 0
     var peakBitrate = 0
     private var firstSequenceNumber: Int?
-    private var videoFrames = 0
-    private var videoSeconds = 0.0
+    private var frameRate: FrameRateMeter?
 
     init(_ rendition: StreamLayout.Rendition) {
         directory = rendition.directory
@@ -246,8 +245,9 @@ private struct RenditionRecord {
         }
         if let video = tracks.first(where: \.isVideo),
            let run = segment.tracks.first(where: { $0.trackID == video.trackID }) {
-            videoFrames += run.samples.count
-            videoSeconds += Double(run.samples.reduce(0) { $0 + UInt64($1.durationTicks) }) / Double(video.timescale)
+            var meter = frameRate ?? FrameRateMeter(timescale: Int64(video.timescale))
+            for sample in run.samples { meter.add(durationTicks: Int64(sample.durationTicks)) }
+            frameRate = meter
             iFrames.add(segment: segment, uri: path, mapURI: initName, discontinuity: startsSection,
                         video: video, fragmentSize: bytes.count)
         }
@@ -262,7 +262,8 @@ private struct RenditionRecord {
         durationSeconds > 0 ? Int((Double(mediaBytes) * 8 / durationSeconds).rounded()) : 0
     }
 
-    var framesPerSecond: Double? { videoSeconds > 0 ? Double(videoFrames) / videoSeconds : nil }
+    /// The peak rate: a variable frame rate's fastest second.
+    var framesPerSecond: Double? { frameRate?.framesPerSecond }
 
     var playlist: MediaPlaylist {
         MediaPlaylist(

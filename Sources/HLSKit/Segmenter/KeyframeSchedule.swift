@@ -1,8 +1,9 @@
 /// Where an encoder must force an IDR so that segments are T ± one frame long: at the first frame,
 /// and at the first frame at or after every boundary of the grid the Segmenter cuts on.
 public struct KeyframeSchedule: Sendable, Equatable {
-    public let grid: SegmentGrid
-    private var nextBoundaryIndex: Int64 = 0
+    public private(set) var grid: SegmentGrid
+    /// Ticks since the first frame of the last forced keyframe; nil before the first frame.
+    private var lastKeyframeTicks: Int64?
 
     public init(grid: SegmentGrid) {
         self.grid = grid
@@ -15,9 +16,14 @@ public struct KeyframeSchedule: Sendable, Equatable {
     /// Whether the frame `ticksSinceStart` after the stream's first frame must be a keyframe.
     /// Frames are asked about in presentation order.
     public mutating func isKeyframe(ticksSinceStart: Int64) -> Bool {
-        guard ticksSinceStart >= grid.boundary(nextBoundaryIndex) else { return false }
         // A gap (dropped frames) may skip boundaries: the next one is the first after this frame.
-        nextBoundaryIndex = grid.index(after: ticksSinceStart)
+        if let last = lastKeyframeTicks, ticksSinceStart < grid.nextBoundary(after: last) { return false }
+        lastKeyframeTicks = ticksSinceStart
         return true
+    }
+
+    /// Adds an explicit cut point, `ticks` after the first frame.
+    public mutating func addCut(atTicks ticks: Int64) {
+        grid.addCut(atTicks: ticks)
     }
 }

@@ -1,24 +1,43 @@
-/// The segment boundaries of a stream: `k·T` after its first frame, in one timescale.
+/// The segment boundaries of a stream: `k·T` after its first frame, and any explicit cut points
+/// (an input's chapters, times asked for, an operator's mark), in one timescale.
 ///
 /// The one formula behind both the encoder's forced IDRs (`KeyframeSchedule`) and the segmenter's
 /// cuts, so that the two can never disagree.
 public struct SegmentGrid: Sendable, Equatable {
     public let segmentMilliseconds: Int64
     public let timescale: Int64
+    /// Explicit cut points, ticks from the first frame, ascending, each after the first frame.
+    public private(set) var cutTicks: [Int64]
 
-    public init(segmentMilliseconds: Int64, timescale: Int64) {
+    public init(segmentMilliseconds: Int64, timescale: Int64, cutTicks: [Int64] = []) {
         precondition(segmentMilliseconds > 0 && timescale > 0, "a grid needs positive durations")
         self.segmentMilliseconds = segmentMilliseconds
         self.timescale = timescale
+        self.cutTicks = Array(Set(cutTicks.filter { $0 > 0 })).sorted()
     }
 
-    /// Ticks from the first frame to the `index`-th boundary (the 0th is the first frame).
+    /// Ticks from the first frame to the `index`-th regular boundary (the 0th is the first frame).
     public func boundary(_ index: Int64) -> Int64 {
         index * segmentMilliseconds * timescale / 1000
     }
 
-    /// The index of the first boundary after `ticks` (ticks from the first frame).
+    /// The index of the first regular boundary after `ticks` (ticks from the first frame).
     public func index(after ticks: Int64) -> Int64 {
         ticks * 1000 / (segmentMilliseconds * timescale) + 1
+    }
+
+    /// The first boundary after `ticks`, regular or explicit: where the segment that starts at `ticks`
+    /// ends, at the first frame at or after it.
+    public func nextBoundary(after ticks: Int64) -> Int64 {
+        let regular = boundary(index(after: ticks))
+        guard let cut = cutTicks.first(where: { $0 > ticks }) else { return regular }
+        return min(regular, cut)
+    }
+
+    /// Adds an explicit cut point while the stream runs (a live operator's mark).
+    public mutating func addCut(atTicks ticks: Int64) {
+        guard ticks > 0, !cutTicks.contains(ticks) else { return }
+        cutTicks.append(ticks)
+        cutTicks.sort()
     }
 }

@@ -4,7 +4,8 @@
 /// segments come out; no clocks, threads or files.
 ///
 /// - The lead track (the first video track, else the first track) decides the cuts: a segment starts at
-///   the first lead sync sample whose presentation time is at or after `start + k·T`.
+///   the first lead sync sample whose presentation time is at or after `start + k·T`, or at or after an
+///   explicit cut point (a chapter, a time asked for, an operator's mark).
 /// - One delta, fixed by the first lead sync sample, puts that sample's presentation at `startOffset`
 ///   (10 s); the same delta, rescaled, applies to every other track, so the source's A/V offset and an
 ///   input's audio priming (decode times before the first frame) are kept without an edit list.
@@ -36,18 +37,21 @@ public struct Segmenter: Sendable {
         public var firstSequenceNumber: Int
         /// Cut each segment into parts of at most this long (LL-HLS); nil cuts none.
         public var partMilliseconds: Int64?
+        /// Explicit cut points, in the lead track's source time (before the delta), ticks of its timescale.
+        public var cutTicks: [Int64]
 
         /// Where the first frame is presented: late enough that AAC priming never makes a decode time negative.
         public static let defaultStartOffsetSeconds: Int64 = 10
 
         public init(tracks: [Track], segmentMilliseconds: Int64 = 2000,
                     startOffsetSeconds: Int64 = defaultStartOffsetSeconds,
-                    firstSequenceNumber: Int = 1, partMilliseconds: Int64? = nil) {
+                    firstSequenceNumber: Int = 1, cutTicks: [Int64] = [], partMilliseconds: Int64? = nil) {
             self.partMilliseconds = partMilliseconds
             self.tracks = tracks
             self.segmentMilliseconds = segmentMilliseconds
             self.startOffsetSeconds = startOffsetSeconds
             self.firstSequenceNumber = firstSequenceNumber
+            self.cutTicks = cutTicks
         }
     }
 
@@ -64,9 +68,18 @@ public struct Segmenter: Sendable {
         var leadPresentationTime: Int64
     }
 
+    /// Where an explicit cut point asked for a segment to start, and where it started: the first lead
+    /// sync sample at or after it. Ticks of the lead timescale, output time.
+    public struct PlacedCut: Sendable, Equatable {
+        public var askedTicks: Int64
+        public var placedTicks: Int64
+    }
+
     public let configuration: Configuration
     public let leadTrack: Int
     public private(set) var discarded = Discarded()
+    /// Every explicit cut point passed so far, with where its segment started.
+    public private(set) var placedCuts: [PlacedCut] = []
 
     private var deltas: [Int64]?
     private var waiting: [EncodedSample] = []
@@ -76,7 +89,12 @@ public struct Segmenter: Sendable {
     private var finished: [[TimedSample]]
     private var cuts: [Cut] = []
     private var segmentStart: Int64?
-    private var nextBoundaryIndex: Int64 = 1
+    /// The boundaries, ticks from the first lead sample; explicit cut points join it once the delta is fixed.
+    private var grid: SegmentGrid
+    /// Ticks from the first lead sample to the last cut placed.
+    private var lastCutTicks: Int64 = 0
+    /// Explicit cut points in source time that wait for the delta.
+    private var sourceCutTicks: [Int64]
     private var nextSequenceNumber: Int
     /// Samples of each track already handed out in parts of the open segment.
     private var partCounts: [Int]
@@ -96,23 +114,27 @@ public struct Segmenter: Sendable {
         finished = Array(repeating: [], count: count)
         partCounts = Array(repeating: 0, count: count)
         nextSequenceNumber = configuration.firstSequenceNumber
+        grid = SegmentGrid(segmentMilliseconds: configuration.segmentMilliseconds,
+                           timescale: Int64(configuration.tracks[leadTrack].timescale))
+        sourceCutTicks = configuration.cutTicks
     }
 
     private var leadTimescale: Int64 { Int64(configuration.tracks[leadTrack].timescale) }
     private var startTicks: Int64 { configuration.startOffsetSeconds * leadTimescale }
-    private var grid: SegmentGrid {
-        SegmentGrid(segmentMilliseconds: configuration.segmentMilliseconds, timescale: leadTimescale)
-    }
-
-    /// The presentation time (lead ticks) of the `index`-th boundary after the start.
-    private func boundary(_ index: Int64) -> Int64 {
-        startTicks + grid.boundary(index)
-    }
-
     /// Whether a lead sync sample at `presentationTime` (lead ticks, after the delta) starts a new segment.
     /// Encoders call this to decide where to force an IDR.
     public func startsSegment(atPresentationTime presentationTime: Int64) -> Bool {
-        segmentStart != nil && presentationTime >= boundary(nextBoundaryIndex)
+        segmentStart != nil && presentationTime - startTicks >= grid.nextBoundary(after: lastCutTicks)
+    }
+
+    /// Adds an explicit cut point while the stream runs, in the lead track's source time: the first lead
+    /// sync sample at or after it starts a segment.
+    public mutating func addCut(atSourceTicks sourceTicks: Int64) {
+        guard let leadDelta else {
+            sourceCutTicks.append(sourceTicks)
+            return
+        }
+        grid.addCut(atTicks: sourceTicks + leadDelta - startTicks)
     }
 
     /// The delta that maps the lead track's source time to output time, once the first sync sample fixed it.
@@ -178,6 +200,8 @@ public struct Segmenter: Sendable {
             rescale(leadDelta, from: leadTimescale, to: Int64(track.timescale))
         }
         segmentStart = startTicks
+        for cut in sourceCutTicks { grid.addCut(atTicks: cut + leadDelta - startTicks) }
+        sourceCutTicks = []
         place(sample)
         let early = waiting
         waiting = []
@@ -200,14 +224,17 @@ public struct Segmenter: Sendable {
             lastDurations[track] = duration
             if track == leadTrack, sample.isSync, startsSegment(atPresentationTime: sample.presentationTime) {
                 cuts.append(Cut(leadDecodeTime: sample.decodeTime, leadPresentationTime: sample.presentationTime))
-                nextBoundaryIndex = boundaryIndex(after: sample.presentationTime)
+                notePlacedCuts(atTicks: sample.presentationTime - startTicks)
             }
         }
         held[track] = sample
     }
 
-    private func boundaryIndex(after presentationTime: Int64) -> Int64 {
-        grid.index(after: presentationTime - startTicks)
+    private mutating func notePlacedCuts(atTicks ticks: Int64) {
+        for asked in grid.cutTicks where asked > lastCutTicks && asked <= ticks {
+            placedCuts.append(PlacedCut(askedTicks: startTicks + asked, placedTicks: startTicks + ticks))
+        }
+        lastCutTicks = ticks
     }
 
     /// Emits every segment whose end is known on all tracks.

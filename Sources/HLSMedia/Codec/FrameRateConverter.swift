@@ -5,9 +5,10 @@ import HLSKit
 /// `origin + n / frameRate`, and each input frame takes the output slot nearest its own time.
 ///
 /// It decides on each frame as it arrives, without waiting for the next one, so it adds no
-/// latency: a frame whose slot is already taken is dropped, and a frame after a gap also
-/// fills the empty slots before its own (shown early by at most the gap). The first frame
-/// is the origin, output frame 0.
+/// latency: a frame whose slot is already taken is dropped, and a frame after a gap is handed
+/// the empty slots before its own too (its last index is its own slot; the transcoder shows the
+/// frame before in the others, so no frame is shown early). The first frame is the origin,
+/// output frame 0.
 public struct FrameRateConverter: Sendable {
     public let frameRate: Rational
     /// Ticks per second of the input and output times (90 kHz for video).

@@ -48,6 +48,9 @@ public final class CopySource {
     public let path: String
     public let tracks: [TrackDescription]
     public let inputStreams: [InputStreamInfo]
+    /// Cut points asked for besides the chapters, in microseconds of the container's timeline.
+    public var askedCutMicroseconds: [Int64] = []
+    private let chapterStartMicroseconds: [Int64]
     private let demuxer: FileDemuxer
     private var state: [Track]
     /// Packets read while looking for the parameter sets of streams that carry them in-band.
@@ -59,6 +62,7 @@ public final class CopySource {
     public init(demuxer: FileDemuxer) throws {
         self.demuxer = demuxer
         path = demuxer.path
+        chapterStartMicroseconds = demuxer.chapterStartMicroseconds
         inputStreams = demuxer.streams
         for stream in demuxer.streams where !(stream.isH264 || stream.isHEVC || stream.isAAC) {
             let kind = stream.kind == .video ? "video" : "audio"
@@ -110,6 +114,15 @@ public final class CopySource {
         self.state = state
         self.readAhead = readAhead
     }
+
+    /// Where the container's timeline starts, in microseconds.
+    public var startMicroseconds: Int64 { demuxer.startMicroseconds }
+
+    /// The samples' timeline is the container's, whose input time starts at its start time.
+    public var inputTimeOffsetMicroseconds: Int64 { -demuxer.startMicroseconds }
+
+    /// The input's chapters and the cut points asked for; the samples' timeline is the container's.
+    public var cutMicroseconds: [Int64] { chapterStartMicroseconds + askedCutMicroseconds }
 
     /// The next sample in file order, or nil at the end of the file.
     public func nextSample() throws -> EncodedSample? {

@@ -32,6 +32,8 @@ public final class VideoRenditions {
     private let scalers: [Scaler]
     private var schedule: KeyframeSchedule
     private var firstTicks: Int64?
+    /// Cut points asked for before the first frame fixed the schedule's origin.
+    private var pendingCutTicks: [Int64] = []
 
     public init(renditions: [VideoRenditionSettings], frameRate: Rational, preset: String, zeroLatency: Bool,
                 constantBitRate: Bool = false, segmentMilliseconds: Int64, threadCount: Int, firstTrackIndex: Int) throws {
@@ -68,7 +70,11 @@ public final class VideoRenditions {
     /// scaled and encoded in parallel, each encoder on its own thread for the frame.
     public func encode(_ picture: Frame, atTicks ticks: Int64) throws -> [EncodedSample] {
         let first = firstTicks ?? ticks
-        firstTicks = first
+        if firstTicks == nil {
+            firstTicks = first
+            for cut in pendingCutTicks { schedule.addCut(atTicks: cut - first) }
+            pendingCutTicks = []
+        }
         let forceKeyframe = schedule.isKeyframe(ticksSinceStart: ticks - first)
         picture.pts = ticks
         picture.timeBase = Rational(1, Int32(VideoEncoder.timescale))
@@ -79,6 +85,16 @@ public final class VideoRenditions {
         return try concurrentMap(work.count) { index in
             Result { try work.encode(index, forceKeyframe: forceKeyframe) }
         }.flatMap { try $0.get() }
+    }
+
+    /// Forces an IDR in every rendition at the first frame at or after `ticks` (90 kHz, the timeline of
+    /// `encode`), where the segmenter is told to cut as well.
+    public func addCut(atTicks ticks: Int64) {
+        guard let first = firstTicks else {
+            pendingCutTicks.append(ticks)
+            return
+        }
+        schedule.addCut(atTicks: ticks - first)
     }
 
     /// Drains every encoder.

@@ -36,6 +36,20 @@ public struct FilePackager {
         public var publishReport: PublishReport?
         /// The renditions written, relative to the output directory: `720p`, `audio` …; "" is the top.
         public var renditions: [String]
+        /// Every cut point (chapter or asked for) inside the stream, and where its segment starts.
+        public var cuts: [Cut] = []
+        /// Copied inputs whose parameters differ from the input before them: each starts a new init
+        /// section after a discontinuity, which some players do not follow.
+        public var inputsWithNewInitSection: [String] = []
+    }
+
+    /// A cut point and the segment start it gave: the first frame at or after it when transcoding (an IDR
+    /// is forced there), the first keyframe at or after it when copying.
+    public struct Cut: Sendable, Equatable {
+        /// Where the cut was asked for, seconds of input time (from the first input's start).
+        public var askedSeconds: Double
+        /// How much later the segment starts.
+        public var movedSeconds: Double
     }
 
     /// Copy mode cuts only at keyframes: further apart than this many segment durations, segments
@@ -50,6 +64,9 @@ public struct FilePackager {
     /// Told the total media seconds when known, then the media time reached, as packaging goes on.
     public var onTotalSeconds: ((Double?) -> Void)?
     public var onProgress: ((Double) -> Void)?
+    /// Where segments must start besides the grid (and the inputs' chapters): microseconds from the start
+    /// of the first input, on the joined timeline.
+    public var cutMicroseconds: [Int64] = []
     /// Makes the publisher that uploads each file once it is stored; nil writes to disk only.
     public var publish: ((_ store: DirectoryStore, _ directory: String) -> StreamPublisher)?
 
@@ -93,10 +110,18 @@ public struct FilePackager {
     }
 
     /// Why the inputs cannot simply be copied, or nil when they can (keyframe gaps are found while copying).
+    /// Joined inputs whose parameters differ would need a second init section, which FFmpeg's HLS reader
+    /// and older hls.js ignore: one transcoded timeline plays everywhere.
     private func firstReasonNotToCopy() throws -> String? {
+        var previous: (input: String, tracks: [TrackDescription])?
         for input in inputs {
             do {
-                _ = try CopySource(demuxer: FileDemuxer(path: input, audio: transcodeSettings.audioTracks))
+                let source = try CopySource(demuxer: FileDemuxer(path: input, audio: transcodeSettings.audioTracks))
+                if let previous, previous.tracks != source.tracks {
+                    return "\(input) and \(previous.input) differ in their encoding parameters, and a second init "
+                        + "section is not followed by every player"
+                }
+                previous = (input, source.tracks)
             } catch let error as CopyError {
                 return error.summary
             }
@@ -108,10 +133,17 @@ public struct FilePackager {
                       reason: String) throws -> Outcome {
         var output = Output(writer: StreamWriter(store: store), publisher: nil)
         var nextSequenceNumber = 1
+        var cuts: [Cut] = []
+        var inputsWithNewInitSection: [String] = []
+        var previousTracks: [TrackDescription]?
         do {
             var trackCount: Int?
+            // Where each input starts on the joined timeline, for the cut points asked for.
+            var elapsedMicroseconds: Int64 = 0
             for input in inputs {
                 let source = try CopySource(demuxer: FileDemuxer(path: input, audio: transcodeSettings.audioTracks))
+                source.askedCutMicroseconds = cutMicroseconds.filter { $0 >= elapsedMicroseconds }
+                    .map { source.startMicroseconds + $0 - elapsedMicroseconds }
                 if let trackCount, trackCount != source.tracks.count {
                     throw CopyError(path: input, reason: "it has \(source.tracks.count) tracks where the first input has "
                         + "\(trackCount), so its renditions cannot follow a discontinuity", transcodingHelps: true)
@@ -122,13 +154,21 @@ public struct FilePackager {
                     output = try makeOutput(store: store, layout: layout)
                     trackCount = source.tracks.count
                 }
+                if let previousTracks, previousTracks != source.tracks { inputsWithNewInitSection.append(input) }
+                previousTracks = source.tracks
                 try output.beginSection(tracks: source.tracks)
-                nextSequenceNumber = try package(source, into: &output, firstSequenceNumber: nextSequenceNumber,
-                                                 keyframeGapLimit: maximumKeyframeGapMilliseconds.map { ($0, input) })
+                let packaged = try package(source, into: &output, firstSequenceNumber: nextSequenceNumber,
+                                           keyframeGapLimit: maximumKeyframeGapMilliseconds.map { ($0, input) })
+                nextSequenceNumber = packaged.nextSequenceNumber
+                cuts += packaged.cuts.map {
+                    Cut(askedSeconds: $0.askedSeconds + Double(elapsedMicroseconds) / 1e6, movedSeconds: $0.movedSeconds)
+                }
+                elapsedMicroseconds += packaged.durationMicroseconds
             }
             let (summary, report) = try finish(&output)
             return Outcome(summary: summary, copied: true, reason: reason, skippedCorruptPackets: 0,
-                           publishReport: report, renditions: output.writer.renditionDirectories)
+                           publishReport: report, renditions: output.writer.renditionDirectories, cuts: cuts,
+                           inputsWithNewInitSection: inputsWithNewInitSection)
         } catch {
             output.writer.removeWrittenFiles()
             // Reasons to transcode instead go up as they are; the caller decides.
@@ -139,18 +179,19 @@ public struct FilePackager {
     private func transcode(into store: DirectoryStore, reason: String) throws -> Outcome {
         var output = Output(writer: StreamWriter(store: store), publisher: nil)
         do {
-            let source = try TranscodeSource(inputs: inputs, settings: transcodeSettings)
+            let source = try TranscodeSource(inputs: inputs, settings: transcodeSettings,
+                                             askedCutMicroseconds: cutMicroseconds)
             onTotalSeconds?(source.totalSeconds)
             let layout = StreamLayout.make(
                 tracks: source.tracks, videoNames: transcodeSettings.ladder == nil ? nil : source.videoRenditionNames,
                 audioLanguages: source.audioLanguages)
             output = try makeOutput(store: store, layout: layout)
             try output.beginSection(tracks: source.tracks)
-            _ = try package(source, into: &output, firstSequenceNumber: 1, keyframeGapLimit: nil)
+            let packaged = try package(source, into: &output, firstSequenceNumber: 1, keyframeGapLimit: nil)
             let (summary, report) = try finish(&output)
             return Outcome(summary: summary, copied: false, reason: reason,
                            skippedCorruptPackets: source.skippedCorruptPackets, publishReport: report,
-                           renditions: output.writer.renditionDirectories)
+                           renditions: output.writer.renditionDirectories, cuts: packaged.cuts)
         } catch {
             output.writer.removeWrittenFiles()
             throw error
@@ -190,28 +231,54 @@ public struct FilePackager {
         return nil
     }
 
-    /// Segments one source into the writer; returns the next free sequence number.
+    /// What one source gave the stream.
+    private struct Packaged {
+        var nextSequenceNumber: Int
+        var durationMicroseconds: Int64
+        var cuts: [Cut]
+    }
+
+    /// Segments one source into the writer.
     private func package(_ source: SampleSource, into output: inout Output, firstSequenceNumber: Int,
-                         keyframeGapLimit: (milliseconds: Int64, input: String)?) throws -> Int {
+                         keyframeGapLimit: (milliseconds: Int64, input: String)?) throws -> Packaged {
         let tracks = source.tracks.map { Segmenter.Track(timescale: $0.timescale, isVideo: $0.isVideo) }
         var segmenter = Segmenter(configuration: .init(tracks: tracks, segmentMilliseconds: segmentMilliseconds,
                                                        firstSequenceNumber: firstSequenceNumber))
+        let leadTimescale = Int64(tracks[segmenter.leadTrack].timescale)
+        var cutsGiven = Set<Int64>()
         var gapCheck = keyframeGapLimit.map { KeyframeGapCheck(limitMilliseconds: $0.milliseconds, input: $0.input) }
         var next = firstSequenceNumber
+        var durationMicroseconds: Int64 = 0
+        func write(_ segment: Segment) throws {
+            try output.write(segment)
+            next = segment.sequenceNumber + 1
+            durationMicroseconds += rescale(segment.durationTicks, from: Int64(segment.timescale), to: 1_000_000)
+        }
+        func giveNewCuts() {
+            for cut in source.cutMicroseconds where !cutsGiven.contains(cut) {
+                cutsGiven.insert(cut)
+                segmenter.addCut(atSourceTicks: rescale(cut, from: 1_000_000, to: leadTimescale))
+            }
+        }
+        giveNewCuts()
         while let sample = try source.nextSample() {
+            giveNewCuts()
             try gapCheck?.check(sample, timescale: Int64(tracks[sample.track].timescale),
                                 isVideo: tracks[sample.track].isVideo)
             for segment in segmenter.append(sample) {
-                try output.write(segment)
-                next = segment.sequenceNumber + 1
+                try write(segment)
                 onProgress?(segment.startSeconds + segment.durationSeconds)
             }
         }
-        for segment in segmenter.finish() {
-            try output.write(segment)
-            next = segment.sequenceNumber + 1
+        for segment in segmenter.finish() { try write(segment) }
+        let leadDelta = segmenter.leadDelta ?? 0
+        let cuts = segmenter.placedCuts.map { placed in
+            let inputMicroseconds = rescale(placed.askedTicks - leadDelta, from: leadTimescale, to: 1_000_000)
+                + source.inputTimeOffsetMicroseconds
+            return Cut(askedSeconds: Double(inputMicroseconds) / 1e6,
+                       movedSeconds: Double(placed.placedTicks - placed.askedTicks) / Double(leadTimescale))
         }
-        return next
+        return Packaged(nextSequenceNumber: next, durationMicroseconds: durationMicroseconds, cuts: cuts)
     }
 
     private func prepareOutput() throws -> DirectoryStore {

@@ -51,6 +51,8 @@ final class LiveEncoder {
     private var lastVideoTicks: Int64?
     /// Parts cut since the last `takeParts` (LL-HLS).
     private var parts: [Segment] = []
+    /// The next video frame starts a segment (an operator's mark).
+    var startsSegmentAtNextFrame = false
     /// The recording beside the stream, fed the same frames and the same audio.
     let recorder: LiveRecorder?
 
@@ -184,6 +186,13 @@ final class LiveEncoder {
         if let last = lastVideoTicks, ticks <= last { return [] }
         if timing.leadMicroseconds == nil { timing.leadMicroseconds = capture }
         lastVideoTicks = ticks
+        if startsSegmentAtNextFrame {
+            startsSegmentAtNextFrame = false
+            video.addCut(atTicks: ticks)
+            var segmenter = self.segmenter ?? makeSegmenter()
+            segmenter.addCut(atSourceTicks: ticks)
+            self.segmenter = segmenter
+        }
         recorder?.take(video: frame, atTicks: ticks)
         return segment(try video.encode(frame, atTicks: ticks))
     }

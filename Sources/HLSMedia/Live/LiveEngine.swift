@@ -300,6 +300,12 @@ public final class LiveEngine: @unchecked Sendable {
 
     // MARK: Stopping
 
+    /// Starts a new segment at the next video frame, with an IDR in every rendition: an operator marking a
+    /// scene change. Callable from any thread.
+    public func startSegmentAtNextFrame() {
+        writingQueue.async { [self] in encoder?.startsSegmentAtNextFrame = true }
+    }
+
     /// Stops capture, drains the writing queue (the last, possibly short segment), then ends the playlists.
     public func requestStop() {
         stop(failure: nil)

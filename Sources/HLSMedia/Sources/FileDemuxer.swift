@@ -23,6 +23,10 @@ public final class FileDemuxer {
 
     /// The selected streams: video first, then audio; at least one of them.
     public let streams: [InputStreamInfo]
+    /// Where the container's timeline starts, in microseconds (0 when it does not say).
+    public var startMicroseconds: Int64 { input.startMicroseconds }
+    /// The start of each chapter, in microseconds of the container's timeline, ascending.
+    public var chapterStartMicroseconds: [Int64] { input.chapterStartMicroseconds }
 
     private let input: InputFormatContext
     private var packet: Packet

@@ -4,11 +4,12 @@ import HLSKit
 /// Decodes one or more recordings and encodes them into one continuous H.264/AAC timeline.
 ///
 /// Per input: decode (threaded) → video: scale into the output size (letterboxed), rotate upright,
-/// constant frame rate by dropping/repeating, x264 with an IDR forced on the segment grid;
-/// audio: resample to the encoder's rate and layout, exact 1024-sample frames, AAC. Each input's
-/// time zero is its first video frame (or first audio frame when it has no video); the next input
-/// starts where the longer of its tracks ended, and the shorter one is padded (the last picture held,
-/// or silence), so both tracks stay aligned across joins.
+/// each frame at its own time (or a constant rate by dropping/repeating when one is asked for), x264
+/// with an IDR forced on the segment grid and at the cut points (chapters, times asked for); audio:
+/// resample to the encoder's rate and layout, exact 1024-sample frames, AAC. Each input's time zero
+/// is its first video frame (or first audio frame when it has no video); the next input starts where
+/// the longer of its tracks ended, and the shorter one is padded (the last picture held, or silence),
+/// so both tracks stay aligned across joins. The last input's video is not padded.
 public final class TranscodeSource {
     public let tracks: [TrackDescription]
     public let outputSize: OutputSize?
@@ -23,6 +24,11 @@ public final class TranscodeSource {
     public var videoRenditionNames: [String] { video?.renditions.renditions.map(\.name) ?? [] }
     /// Output time reached so far, in seconds.
     public private(set) var mediaSeconds = 0.0
+    /// Cut points on the output timeline (microseconds), each input's chapters and the times asked for,
+    /// as the inputs' first frames place them; IDRs are forced there.
+    public private(set) var cutMicroseconds: [Int64] = []
+    /// The first input's time (from its container's start) at the output's first frame, in microseconds.
+    public private(set) var inputTimeOffsetMicroseconds: Int64 = 0
 
     private let paths: [String]
     private let settings: TranscodeSettings
@@ -36,11 +42,16 @@ public final class TranscodeSource {
     private var finished = false
     /// Where the current input starts on the output timeline, in 90 kHz ticks.
     private var inputOffsetTicks: Int64 = 0
+    /// Cut points asked for, microseconds from the start of the first input's container timeline.
+    private let askedCutMicroseconds: [Int64]
 
-    public init(inputs paths: [String], settings: TranscodeSettings) throws {
+    /// `askedCutMicroseconds`: where segments must start, microseconds from the start of the first input
+    /// (its container's start time), on the joined timeline.
+    public init(inputs paths: [String], settings: TranscodeSettings, askedCutMicroseconds: [Int64] = []) throws {
         precondition(!paths.isEmpty, "transcoding needs an input")
         self.paths = paths
         self.settings = settings
+        self.askedCutMicroseconds = askedCutMicroseconds
         let first = try InputState(path: paths[0], audio: settings.audioTracks)
         var totalSeconds: Double? = 0
         var hasVideo = first.video != nil
@@ -131,13 +142,17 @@ public final class TranscodeSource {
         var endTicks = inputOffsetTicks + input.durationTicks
         let isLastInput = nextInput == paths.count
         if let video {
-            // The last input's audio may outlast its pictures by less than a frame (AAC frames round its
-            // end up): no picture is held for that, or the stream would end on an extra frame.
-            let heldUntilTicks = isLastInput ? endTicks - InputState.frameTicks(video.frameRate) + 1 : endTicks
+            // The last input's pictures end with its last frame: holding one over audio that outlasts them
+            // would add frames the input does not have. Before a join, audio that outlasts them by less than
+            // a frame (AAC frames round its end up) holds no picture either.
+            let heldUntilTicks = isLastInput && input.hasVideoFrames ? inputOffsetTicks + input.videoEndTicks
+                : endTicks - VideoLane.frameTicks(video.frameRate) + 1
             pending += try video.pad(fromTicks: inputOffsetTicks, untilTicks: heldUntilTicks)
-            // The next input starts on a free frame slot: its first frame would otherwise round to the
-            // slot the padding just filled, and be dropped.
-            endTicks = video.nextSlotTicks ?? endTicks
+            // Frames at their own times: the next input starts where both tracks have ended, so none of its
+            // audio is cut, and the last picture lasts until then. At a constant rate it starts on the next
+            // free frame slot: its first frame would otherwise round to a slot already filled, and be dropped.
+            let nextSlotTicks = video.nextSlotTicks ?? endTicks
+            endTicks = video.keepsFrameTimes ? max(endTicks, nextSlotTicks) : nextSlotTicks
         }
         for lane in audio { try lane.pad(untilTicks: endTicks, into: &pending) }
         inputOffsetTicks = endTicks
@@ -166,7 +181,11 @@ public final class TranscodeSource {
             try receiveFrames(from: decoder, in: input)
         }
         // Audio held back for a first video frame that never came still belongs to the stream.
-        if input.origin == nil { input.origin = input.heldAudio.first.flatMap { Self.ticks($0.frame) } ?? 0 }
+        if input.origin == nil {
+            let origin = input.heldAudio.first.flatMap { Self.ticks($0.frame) } ?? 0
+            input.origin = origin
+            placeCuts(of: input, origin: origin)
+        }
         try releaseHeldAudio(of: input)
     }
 
@@ -193,11 +212,33 @@ public final class TranscodeSource {
         let ticks = Self.ticks(frame) ?? input.nextVideoTicks(frameRate: video.frameRate)
         if input.origin == nil {
             input.origin = ticks
+            placeCuts(of: input, origin: ticks)
             try releaseHeldAudio(of: input)
         }
         let relative = ticks - input.origin!
         input.noteVideo(relativeTicks: relative, frameRate: video.frameRate)
         pending += try video.encode(frame, atTicks: inputOffsetTicks + relative, rotation: rotation)
+    }
+
+    /// Once an input's first frame fixes its place on the output timeline: its chapters, and for the
+    /// first input the times asked for, become forced IDRs and cut points.
+    private func placeCuts(of input: InputState, origin: Int64) {
+        let microsecondsPerSecond: Int64 = 1_000_000
+        let containerStart = input.demuxer.startMicroseconds
+        var container = input.demuxer.chapterStartMicroseconds
+        if nextInput == 1 {
+            container += askedCutMicroseconds.map { containerStart + $0 }
+            inputTimeOffsetMicroseconds = rescale(origin, from: VideoEncoder.timescale, to: microsecondsPerSecond)
+                - containerStart
+        }
+        for point in container.sorted() {
+            let ticks = inputOffsetTicks
+                + rescale(point, from: microsecondsPerSecond, to: VideoEncoder.timescale) - origin
+            // A chapter before an input's first frame would fall into the input before it.
+            guard ticks > 0, ticks >= inputOffsetTicks else { continue }
+            video?.renditions.addCut(atTicks: ticks)
+            cutMicroseconds.append(rescale(ticks, from: VideoEncoder.timescale, to: microsecondsPerSecond))
+        }
     }
 
     private func handle(audio frame: Frame, lane: Int, in input: InputState) throws {
@@ -243,7 +284,8 @@ private final class InputState {
     /// The input's time zero (90 kHz, its own clock): its first video frame, or first audio frame.
     var origin: Int64?
     var heldAudio: [(lane: Int, frame: Frame)] = []
-    private var videoEndTicks: Int64 = 0
+    /// Where the input's last picture ends (its time plus a frame), relative to its time zero.
+    private(set) var videoEndTicks: Int64 = 0
     private var audioEndTicks: Int64 = 0
     private var lastVideoTicks: Int64?
 
@@ -272,13 +314,16 @@ private final class InputState {
     /// For frames without a timestamp: one frame after the previous one.
     func nextVideoTicks(frameRate: Rational) -> Int64 {
         guard let last = lastVideoTicks else { return origin ?? 0 }
-        return (origin ?? 0) + last + Self.frameTicks(frameRate)
+        return (origin ?? 0) + last + VideoLane.frameTicks(frameRate)
     }
 
     func noteVideo(relativeTicks: Int64, frameRate: Rational) {
         lastVideoTicks = relativeTicks
-        videoEndTicks = max(videoEndTicks, relativeTicks + Self.frameTicks(frameRate))
+        videoEndTicks = max(videoEndTicks, relativeTicks + VideoLane.frameTicks(frameRate))
     }
+
+    /// Whether a video frame of this input was decoded.
+    var hasVideoFrames: Bool { lastVideoTicks != nil }
 
     func noteAudio(endTicks: Int64) {
         audioEndTicks = max(audioEndTicks, endTicks)
@@ -286,8 +331,4 @@ private final class InputState {
 
     /// Where the next input starts: the end of the longer track.
     var durationTicks: Int64 { max(videoEndTicks, audioEndTicks) }
-
-    static func frameTicks(_ frameRate: Rational) -> Int64 {
-        rescale(Int64(frameRate.denominator), multipliedBy: VideoEncoder.timescale, dividedBy: Int64(frameRate.numerator))
-    }
 }

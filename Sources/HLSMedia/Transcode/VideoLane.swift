@@ -1,8 +1,8 @@
 import CFFmpeg
 import HLSKit
 
-/// The video half of transcoding: scale and rotate, constant frame rate, then every rendition's
-/// H.264 encoding with IDRs on one grid.
+/// The video half of transcoding: scale and rotate, keep each frame's time (or convert to a constant
+/// rate when one is asked for), then every rendition's encoding with IDRs on one grid.
 final class VideoLane {
     let renditions: VideoRenditions
     let trackIndex: Int
@@ -10,15 +10,25 @@ final class VideoLane {
     let height: Int
     let frameRate: Rational
 
-    private var converter: FrameRateConverter
+    /// How input frame times become output frame times.
+    private enum Timing {
+        /// Every frame at its own time, so a variable frame rate stays as it is; `lastTicks` is the last
+        /// frame's time.
+        case own(lastTicks: Int64?)
+        /// A constant rate: each frame in the slot nearest its time; `nextIndex` is the first slot not filled.
+        case constant(FrameRateConverter, nextIndex: Int64)
+    }
+
+    private var timing: Timing
     /// One scaler per rotation: a sideways input is scaled to the turned size, then rotated.
     private var scalers: [Int: Scaler] = [:]
     private var lastPicture: Frame?
-    private var nextIndex: Int64 = 0
 
     /// Frame rates outside this range are taken as a container's guess, not the video's rate.
     private static let plausibleFrameRates = 1.0...240.0
 
+    /// Without `settings.frameRate`, frames keep their own times and `frameRate` (the input's average) only
+    /// guides the encoder's rate control and pads gaps.
     init(stream: InputStreamInfo, settings: TranscodeSettings, trackIndex: Int) throws {
         frameRate = settings.frameRate ?? Self.plausible(stream.averageFrameRate) ?? TranscodeSettings.fallbackFrameRate
         let perSecond = Double(frameRate.numerator) / Double(max(1, frameRate.denominator))
@@ -48,7 +58,13 @@ final class VideoLane {
         renditions = try VideoRenditions(renditions: rungs, frameRate: frameRate, preset: settings.preset,
                                          zeroLatency: false, segmentMilliseconds: settings.segmentMilliseconds,
                                          threadCount: 0, firstTrackIndex: trackIndex)
-        converter = FrameRateConverter(frameRate: frameRate)
+        timing = settings.frameRate == nil ? .own(lastTicks: nil)
+            : .constant(FrameRateConverter(frameRate: frameRate), nextIndex: 0)
+    }
+
+    /// One frame at `frameRate`, in 90 kHz ticks.
+    static func frameTicks(_ frameRate: Rational) -> Int64 {
+        rescale(Int64(frameRate.denominator), multipliedBy: VideoEncoder.timescale, dividedBy: Int64(frameRate.numerator))
     }
 
     private static func plausible(_ rate: Rational?) -> Rational? {
@@ -59,43 +75,79 @@ final class VideoLane {
 
     /// Encodes a decoded frame that belongs at `ticks` on the output timeline (90 kHz).
     func encode(_ frame: Frame, atTicks ticks: Int64, rotation: Int) throws -> [EncodedSample] {
-        let indexes = converter.outputIndexes(forFrameAt: ticks)
-        guard !indexes.isEmpty else { return [] }
-        let picture = try upright(frame, rotation: rotation)
-        lastPicture = picture
-        var samples: [EncodedSample] = []
-        for index in indexes { samples += try emit(picture, index: index) }
-        return samples
+        switch timing {
+        case .own(let lastTicks):
+            // The encoder needs increasing times: a frame no later than the one before is a duplicate.
+            if let lastTicks, ticks <= lastTicks { return [] }
+            let picture = try upright(frame, rotation: rotation)
+            lastPicture = picture
+            return try emit(picture, atTicks: ticks)
+        case .constant(var converter, let nextIndex):
+            let indexes = converter.outputIndexes(forFrameAt: ticks)
+            timing = .constant(converter, nextIndex: nextIndex)
+            guard !indexes.isEmpty else { return [] }
+            let picture = try upright(frame, rotation: rotation)
+            // Empty slots before the frame's own hold the picture before it: no frame is shown early.
+            let previous = lastPicture ?? picture
+            lastPicture = picture
+            var samples: [EncodedSample] = []
+            for index in indexes.dropLast() { samples += try emit(previous, index: index) }
+            samples += try emit(picture, index: indexes.upperBound - 1)
+            return samples
+        }
     }
 
     /// Holds the last picture (black before any) over the empty frame slots from `startTicks` until `endTicks`.
     func pad(fromTicks startTicks: Int64, untilTicks endTicks: Int64) throws -> [EncodedSample] {
         var samples: [EncodedSample] = []
-        var slotTicks = converter.outputTime(ofIndex: nextIndex) ?? startTicks
+        var slotTicks = nextSlotTicks ?? startTicks
         while slotTicks < endTicks {
             let picture = try lastPicture ?? Frame.black(width: width, height: height)
             lastPicture = picture
-            for index in converter.outputIndexes(forFrameAt: slotTicks) {
-                samples += try emit(picture, index: index)
+            switch timing {
+            case .own:
+                samples += try emit(picture, atTicks: slotTicks)
+            case .constant(var converter, let nextIndex):
+                let indexes = converter.outputIndexes(forFrameAt: slotTicks)
+                timing = .constant(converter, nextIndex: nextIndex)
+                for index in indexes { samples += try emit(picture, index: index) }
             }
-            guard let next = converter.outputTime(ofIndex: nextIndex) else { break }
+            guard let next = nextSlotTicks else { break }
             slotTicks = next
         }
         return samples
     }
 
-    /// Output time of the first frame slot not yet filled; nil before the first frame.
-    var nextSlotTicks: Int64? { converter.outputTime(ofIndex: nextIndex) }
+    /// Whether frames keep their own times (no constant rate was asked for).
+    var keepsFrameTimes: Bool {
+        if case .own = timing { return true }
+        return false
+    }
+
+    /// Output time of the first frame slot not yet filled (one nominal frame after the last frame, when
+    /// frames keep their own times); nil before the first frame.
+    var nextSlotTicks: Int64? {
+        switch timing {
+        case .own(let lastTicks): lastTicks.map { $0 + Self.frameTicks(frameRate) }
+        case .constant(let converter, let nextIndex): converter.outputTime(ofIndex: nextIndex)
+        }
+    }
 
     func flush() throws -> [EncodedSample] {
         try renditions.flush()
     }
 
+    /// Encodes `picture` in constant-rate slot `index`.
     private func emit(_ picture: Frame, index: Int64) throws -> [EncodedSample] {
-        guard let ticks = converter.outputTime(ofIndex: index) else { return [] }
-        let frame = try picture.newReference()
-        nextIndex = index + 1
-        return try renditions.encode(frame, atTicks: ticks)
+        guard case .constant(let converter, _) = timing, let ticks = converter.outputTime(ofIndex: index) else { return [] }
+        timing = .constant(converter, nextIndex: index + 1)
+        return try renditions.encode(try picture.newReference(), atTicks: ticks)
+    }
+
+    /// Encodes `picture` at its own time.
+    private func emit(_ picture: Frame, atTicks ticks: Int64) throws -> [EncodedSample] {
+        timing = .own(lastTicks: ticks)
+        return try renditions.encode(try picture.newReference(), atTicks: ticks)
     }
 
     /// Scaled into the output size (letterboxed) and turned upright.

@@ -58,6 +58,21 @@ extension Parse {
         return Rational(Int32(milliframes), 1000)
     }
 
+    /// Cut points: seconds after the start, separated by commas ("12.5,40"), to microseconds, ascending.
+    static func cutPoints(_ text: String, option: String) throws -> [Int64] {
+        let usage = CommandError.usage(
+            "\(option) takes seconds after the start separated by commas, like 12.5,40 (got \"\(text)\")")
+        let items = text.split(separator: ",", omittingEmptySubsequences: false)
+        var microseconds: [Int64] = []
+        for item in items {
+            let trimmed = item.trimmingCharacters(in: .whitespaces)
+            guard !trimmed.isEmpty, let milliseconds = try? Parse.milliseconds(trimmed, option: option),
+                  milliseconds > 0 else { throw usage }
+            microseconds.append(milliseconds * 1000)
+        }
+        return microseconds.sorted()
+    }
+
     /// A whole number within `range`.
     static func integer(_ text: String, option: String, in range: ClosedRange<Int>) throws -> Int {
         guard let value = Int(text), range.contains(value) else {

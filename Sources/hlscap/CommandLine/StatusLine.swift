@@ -29,7 +29,7 @@ final class StatusLine {
 }
 
 /// SIGINT and SIGTERM delivered on a queue instead of killing the process; the handler learns whether
-/// this is the second one.
+/// this is the second one. With `onMark`, SIGUSR1 calls it (an operator's mark) instead of ending the process.
 ///
 /// Unchecked sendable: `count` is touched only on `queue`, the sources only before `cancel`.
 final class SignalHandling: @unchecked Sendable {
@@ -37,7 +37,14 @@ final class SignalHandling: @unchecked Sendable {
     private var count = 0
     private let queue = DispatchQueue(label: "hlscap.signals")
 
-    init(_ handler: @escaping @Sendable (_ second: Bool) -> Void) {
+    init(onMark: (@Sendable () -> Void)? = nil, _ handler: @escaping @Sendable (_ second: Bool) -> Void) {
+        if let onMark {
+            signal(SIGUSR1, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: SIGUSR1, queue: queue)
+            source.setEventHandler(handler: onMark)
+            source.resume()
+            sources.append(source)
+        }
         for number in [SIGINT, SIGTERM] {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: queue)

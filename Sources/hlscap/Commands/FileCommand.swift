@@ -26,7 +26,8 @@ struct FileCommand: Command {
         Encoding (each implies --transcode):
           --size WxH                picture size; "1280x" or "x720" keeps the aspect ratio
                                     (default: the first input's, made even; other inputs letterboxed)
-          --fps RATE                constant frame rate: 30, 29.97, 30000/1001 (default: the first input's)
+          --fps RATE                convert to a constant frame rate: 30, 29.97, 30000/1001 (default:
+                                    every frame keeps its own time, a variable rate included)
           --video-bitrate RATE      H.264 bit rate with a VBV cap at the same rate (default ~0.1 bit/pixel)
           --preset NAME             x264 preset (default veryfast)
           --audio-bitrate RATE      AAC bit rate (default 128k)
@@ -43,6 +44,9 @@ struct FileCommand: Command {
         Output:
           --out DIR                 directory for the stream (created if missing)
           --segment-duration S      target segment length in seconds (default 2)
+          --cut-at S,S…             also start a segment at these seconds of input time (the joined
+                                    timeline); the inputs' chapters start segments too. Transcoding
+                                    forces a keyframe there; copying cuts at the next keyframe
           --overwrite               replace a stream already in DIR
         \(PublishOptions.help)
           --quiet                   no progress line
@@ -57,6 +61,7 @@ struct FileCommand: Command {
     var publish: PublishOptions?
     var mode: FilePackager.Mode
     var transcodeSettings = TranscodeSettings()
+    var cutMicroseconds: [Int64] = []
     var overwrite: Bool
     var quiet: Bool
 
@@ -116,6 +121,9 @@ struct FileCommand: Command {
         guard (500...60_000).contains(transcodeSettings.segmentMilliseconds) else {
             throw CommandError.usage("--segment-duration must be between 0.5 and 60 seconds")
         }
+        if let cuts = try arguments.value("--cut-at") {
+            cutMicroseconds = try Parse.cutPoints(cuts, option: "--cut-at")
+        }
         if transcodeSettings.ladder != nil,
            let conflict = ["--size", "--video-bitrate"].first(where: encodingOptions.contains) {
             throw CommandError.usage("--ladder and \(conflict) exclude each other: each rung has its height and rate")
@@ -144,6 +152,7 @@ struct FileCommand: Command {
         let progress = quiet ? nil : Progress.onTerminal()
         var packager = FilePackager(inputs: inputs, outputDirectory: directory, mode: mode,
                                     transcodeSettings: transcodeSettings, overwrite: overwrite)
+        packager.cutMicroseconds = cutMicroseconds
         packager.onTotalSeconds = { progress?.totalSeconds = $0 }
         packager.onProgress = { progress?.advance(toSeconds: $0) }
         packager.publish = publish.map { options in
@@ -157,6 +166,10 @@ struct FileCommand: Command {
             progress?.clear()
             throw CommandError(error, packaging: inputs)
         }
+        for input in outcome.inputsWithNewInitSection {
+            printError("warning: \(input) starts a new init section after a discontinuity; FFmpeg's HLS reader "
+                + "and older hls.js keep the first one and may fail to play it (without --copy it is transcoded)")
+        }
         if outcome.skippedCorruptPackets > 0 {
             printError("warning: skipped \(outcome.skippedCorruptPackets) corrupt packet(s); the stream is valid "
                 + "but may show a glitch there")
@@ -165,9 +178,14 @@ struct FileCommand: Command {
         let name = outcome.renditions == [""] ? StreamWriter.playlistName : StreamWriter.masterPlaylistName
         let playlist = outputDirectory.map { $0 + "/" + name }
             ?? publish!.origin.appendingPathComponent(name).absoluteString
-        print(String(format: "%@: %d segments, %.3f s, %d kb/s, mode %@ (%@)",
+        // Copying cuts at keyframes: say where each cut point went (transcoding puts them within a frame).
+        let moved = outcome.copied ? outcome.cuts.filter { $0.movedSeconds > 0 } : []
+        let cuts = moved.isEmpty ? "" : "; cuts moved to the next keyframe: " + moved.map {
+            String(format: "%.3f s by %.3f s", $0.askedSeconds, $0.movedSeconds)
+        }.joined(separator: ", ")
+        print(String(format: "%@: %d segments, %.3f s, %d kb/s, mode %@ (%@)%@",
                      playlist, summary.segmentCount, summary.durationSeconds, summary.averageBitrate / 1000,
-                     outcome.copied ? "copy" : "transcode", mode == .copy ? "--copy" : outcome.reason))
+                     outcome.copied ? "copy" : "transcode", mode == .copy ? "--copy" : outcome.reason, cuts))
         if let report = outcome.publishReport, let publish {
             print(report.summaryLine(origin: publish.origin))
             if !report.isComplete { throw report.incompleteError(origin: publish.origin) }

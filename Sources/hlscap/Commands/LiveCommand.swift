@@ -15,7 +15,8 @@ struct LiveCommand: Command {
         DIR/playlist.m3u8 that lists only segments already stored, its I-frame playlist
         DIR/iframes.m3u8, and DIR/master.m3u8. Stop with Ctrl-C (or SIGTERM, or
         --duration): the last segment is written and the playlist gets EXT-X-ENDLIST. A second
-        Ctrl-C exits at once, leaving a consistent playlist.
+        Ctrl-C exits at once, leaving a consistent playlist. SIGUSR1 starts a new segment at the
+        next frame, with a keyframe in every rendition (an operator marking a scene change).
 
         Sources:
           --video DEV               /dev/videoN, "test" (moving pattern with a clock) or "none"
@@ -225,7 +226,7 @@ struct LiveCommand: Command {
                 http.stop()
             }
         }
-        let signals = SignalHandling { second in
+        let signals = SignalHandling(onMark: { engine.startSegmentAtNextFrame() }) { second in
             if second {
                 engine.endAtOnce()
                 exit(ExitCode.interrupted.rawValue)
