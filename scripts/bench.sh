@@ -280,10 +280,11 @@ case_serve_requests() {
     input=$(input_1080p30)
     "$HLSCAP" file "$input" --copy --out "$OUT/hs" --overwrite --quiet > /dev/null
     rm -f "$OUT/results-serve-hlscap.txt" "$OUT/results-serve-nginx.txt"
-    "$HLSCAP" serve "$OUT/hs" --listen 127.0.0.1:0 2> "$OUT/serve.log" &
+    "$HLSCAP" serve "$OUT/hs" --listen 127.0.0.1:0 > /dev/null 2> "$OUT/serve.log" &
     local hlscap_pid=$!
     python3 Tests/Tools/origin_server.py "$OUT/hs" --logs "$OUT/serve-nginx" > "$OUT/serve-nginx.log" 2>&1 &
     local origin_pid=$! hlscap_url="" nginx_url=""
+    trap 'kill "$hlscap_pid" "$origin_pid" 2>/dev/null' RETURN
     for _ in $(seq 100); do
         hlscap_url=$(sed -n 's|.* at \(http://[^ ]*/\)[a-z]*\.m3u8.*|\1|p' "$OUT/serve.log")
         nginx_url=$(awk '/^origin / { print $2 }' "$OUT/serve-nginx.log")
@@ -296,7 +297,7 @@ case_serve_requests() {
         return 1
     fi
     local nginx_pid
-    nginx_pid=$(pgrep -f "nginx -p $OUT/serve-nginx" | head -n 1)
+    nginx_pid=$(pgrep -P "$origin_pid" nginx | head -n 1)
     for run in $(seq "$RUNS"); do
         echo "bench: serve $requests requests run $run/$RUNS" >&2
         python3 Tests/Tools/request_bench.py "$hlscap_url" --pid "$hlscap_pid" --requests "$requests" \
