@@ -50,9 +50,10 @@ public struct StreamServer: Sendable {
         if let lowLatency {
             if let rendition = lowLatency.rendition(playlistPath: path) {
                 let blocking = request.query["_HLS_msn"] != nil
-                return count(blocking ? .blockingPlaylist : .playlist,
-                             lowLatency.playlistReply(rendition: rendition, query: request.query,
-                                                      acceptsGzip: ServerHeaders.acceptsGzip(request.header("Accept-Encoding"))))
+                let reply = lowLatency.playlistReply(rendition: rendition, query: request.query,
+                                                     acceptsGzip: ServerHeaders.acceptsGzip(request.header("Accept-Encoding")))
+                return count(blocking ? .blockingPlaylist : .playlist, reply,
+                             tags: request.header("If-None-Match"))
             }
             if let (rendition, position) = lowLatency.part(path: path) {
                 return count(.part, lowLatency.partReply(rendition: rendition, position: position))
@@ -67,15 +68,23 @@ public struct StreamServer: Sendable {
         return .now(response)
     }
 
-    private func count(_ kind: ServerMetrics.RequestKind, _ reply: HTTPReply) -> HTTPReply {
+    /// Counts the answer; with `tags` (If-None-Match), an answer with one of those ETags becomes 304.
+    private func count(_ kind: ServerMetrics.RequestKind, _ reply: HTTPReply, tags: String? = nil) -> HTTPReply {
+        let revalidated: @Sendable (HTTPResponse) -> HTTPResponse = { response in
+            guard let tags, let tag = response.header("ETag"), response.status == 200,
+                  tags.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == tag })
+            else { return response }
+            return HTTPResponse(status: 304, headers: response.headers.filter { $0.name != "Content-Encoding" })
+        }
         switch reply {
         case .now(let response):
-            return answer(kind, response)
+            return answer(kind, revalidated(response))
         case .later(let register):
             return .later { [metrics] respond in
                 register { response in
-                    metrics.count(kind, status: response.status)
-                    respond(response)
+                    let final = revalidated(response)
+                    metrics.count(kind, status: final.status)
+                    respond(final)
                 }
             }
         }

@@ -118,4 +118,19 @@ import Testing
         let response = Self.answer(reply)
         #expect(response?.status == 200 && response?.header("Content-Encoding") == "gzip")
     }
+
+    @Test func aPlaylistHeldInMemoryAnswers304ToItsOwnTag() throws {
+        let stream = Self.stream()
+        let server = StreamServer(root: "/nonexistent", lowLatency: stream, metrics: ServerMetrics())
+        let first = try #require(Self.answer(server.handle(HTTPRequest(method: "GET", path: "/playlist.m3u8"))))
+        let tag = try #require(first.header("ETag"))
+        let again = Self.answer(server.handle(HTTPRequest(method: "GET", path: "/playlist.m3u8",
+                                                          headers: ["if-none-match": tag])))
+        #expect(again?.status == 304 && again?.body == .bytes([]))
+        stream.addPart(rendition: 0, position: .init(sequenceNumber: 1, part: 0), durationSeconds: 0.333,
+                       independent: true, bytes: [1])
+        let changed = Self.answer(server.handle(HTTPRequest(method: "GET", path: "/playlist.m3u8",
+                                                            headers: ["if-none-match": tag])))
+        #expect(changed?.status == 200)
+    }
 }

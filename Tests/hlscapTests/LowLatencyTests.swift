@@ -71,6 +71,9 @@ import Testing
         let served = try ServedStream.start(["live"] + Self.source + (lowLatency ? ["--low-latency"] : []) + [
             "--duration", "90", "--out", directory.appendingPathComponent("stream").path, "--quiet"])
         defer { served.process.send(SIGKILL) }
+        // Without parts the playlist exists once the first segment does; a player starts then.
+        let deadline = Date(timeIntervalSinceNow: 20)
+        while Date() < deadline, (try? served.get("playlist.m3u8").status) != 200 { Thread.sleep(forTimeInterval: 0.2) }
         let probe = try ServedStream.tool("latency_probe.py", [served.entry.absoluteString, "--hlsjs", HLSJS.path,
                                                                 "--seconds", "60"], timeoutSeconds: 150)
         #expect(probe.ok, "\(probe.text)")
