@@ -37,6 +37,9 @@ import Testing
         // The served playlist is valid LL-HLS, and ffmpeg and GStreamer (which ignore parts) play it.
         let validation = try ExternalTools.validateStream(playlist, ["--sample", "2"])
         #expect(validation.succeeded, "\(validation.stdout)\(validation.stderr)")
+        // Followed live: every update keeps the live rules, and blocking reloads answer in time.
+        let followed = try ExternalTools.validateStream(playlist, ["--live", "8", "--sample", "1"])
+        #expect(followed.succeeded, "\(followed.stdout)\(followed.stderr)")
         let ffmpeg = try ExternalTools.run("ffmpeg", ["-v", "error", "-i", playlist, "-t", "4", "-f", "null", "-"],
                                            timeoutSeconds: 60)
         #expect(ffmpeg.succeeded && ffmpeg.stderr.isEmpty, "\(ffmpeg.stderr)")
