@@ -12,7 +12,7 @@ RUNS="${BENCH_RUNS:-3}"
 SECONDS_OF_MEDIA="${BENCH_SECONDS:-600}"
 OUT=bench-out
 CASES=(${BENCH_CASES:-case_copy_1080p30 case_validate_1080p30 case_transcode_720p30 case_live_720p30 case_live_ladder_720p30
-    case_file_ladder_1080p30 case_publish_720p30 case_serve_requests case_live_hour})
+    case_file_ladder_1080p30 case_publish_720p30 case_live_record_720p30 case_serve_requests case_live_hour})
 
 mkdir -p "$OUT"
 
@@ -270,6 +270,42 @@ case_publish_720p30() {
     kill "$origin_pid"; wait "$origin_pid" 2>/dev/null || true
     compare "live 720p30 ${seconds}s, --publish against --out only" publish local
     grep -h "published to" "$OUT/publish.log" | sed 's/^/  /'
+}
+
+# --record's cost: live 720p30 H.264 HLS with and without a full-quality HEVC recording of the same
+# capture (720p, 4 Mb/s, x265 veryfast), against ffmpeg writing the same two outputs from one input
+# (HLS and a fragmented MP4; ffmpeg encodes the audio once per output, hlscap once for both).
+case_live_record_720p30() {
+    local seconds="${BENCH_LIVE_SECONDS:-60}"
+    local source_video="testsrc2=size=1280x720:rate=30,drawbox=color=white:thickness=fill:enable='eq(mod(n\,30)\,0)'"
+    local source_audio="aevalsrc='if(lt(mod(t\,1)\,0.05)\,0.5*sin(2*PI*1000*t)\,0.1*sin(2*PI*440*t))':sample_rate=48000:channel_layout=stereo"
+    local hls=(-c:v libx264 -preset veryfast -tune zerolatency -profile:v high -b:v 2700k -maxrate 2700k
+        -bufsize 2700k -g 60 -keyint_min 60 -sc_threshold 0 -force_key_frames "expr:gte(t,n_forced*2)"
+        -c:a aac -b:a 128k -ac 2 -f hls -hls_segment_type fmp4 -hls_time 2 -hls_list_size 6)
+    rm -f "$OUT"/results-record-*.txt
+    for run in $(seq "$RUNS"); do
+        echo "bench: live 720p30 with --record run $run/$RUNS" >&2
+        rm -rf "$OUT/hr" "$OUT/hr.mp4"
+        measure record-hlscap "$HLSCAP" live --video test --audio test --size 1280x720 --fps 30 \
+            --video-bitrate 2700k --duration "$seconds" --out "$OUT/hr" --quiet \
+            --record "$OUT/hr.mp4" --record-codec hevc --record-bitrate 4000k
+        rm -rf "$OUT/hr"
+        measure record-hlscap-alone "$HLSCAP" live --video test --audio test --size 1280x720 --fps 30 \
+            --video-bitrate 2700k --duration "$seconds" --out "$OUT/hr" --quiet
+        rm -rf "$OUT/fr" "$OUT/fr.mp4" && mkdir -p "$OUT/fr"
+        measure record-ffmpeg ffmpeg -v error -y -re -f lavfi -i "$source_video" -re -f lavfi -i "$source_audio" \
+            -t "$seconds" -map 0:v -map 1:a "${hls[@]}" "$OUT/fr/playlist.m3u8" \
+            -map 0:v -map 1:a -c:v libx265 -preset veryfast -x265-params log-level=error -b:v 4000k -tag:v hvc1 \
+            -c:a aac -b:a 128k -movflags frag_keyframe+empty_moov+default_base_moof "$OUT/fr.mp4"
+        rm -rf "$OUT/fr" && mkdir -p "$OUT/fr"
+        measure record-ffmpeg-alone ffmpeg -v error -y -re -f lavfi -i "$source_video" -re -f lavfi -i "$source_audio" \
+            -t "$seconds" -map 0:v -map 1:a "${hls[@]}" "$OUT/fr/playlist.m3u8"
+    done
+    compare "live 720p30 ${seconds}s with a 720p HEVC recording" record-hlscap record-ffmpeg
+    compare "  the same without the recording" record-hlscap-alone record-ffmpeg-alone
+    awk -v a="$(median "$OUT/results-record-hlscap.txt.cpu" 3)" -v b="$(median "$OUT/results-record-hlscap-alone.txt.cpu" 3)" \
+        -v c="$(median "$OUT/results-record-ffmpeg.txt.cpu" 3)" -v d="$(median "$OUT/results-record-ffmpeg-alone.txt.cpu" 3)" \
+        'BEGIN { printf "  the recording costs hlscap %.2f s of cpu, ffmpeg %.2f s (ratio %.2f)\n", a - b, c - d, (a - b) / (c - d) }'
 }
 
 # The built-in server against nginx serving the same stream directory: the server's CPU per 1,000

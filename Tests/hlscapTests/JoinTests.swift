@@ -91,6 +91,13 @@ import Testing
         #expect(abs(decoded.audioSeconds - audioSeconds) <= 0.002, "\(decoded.report)")
         let sync = try ExternalTools.avSync(path: path, maxOffsetMilliseconds: 10, minimumPairs: 11)
         #expect(sync.ok, "\(sync.report)")
+        // hls.js in Chromium plays it through (Chromium's native player is checked with the transcodes).
+        let served = try ServedStream.start(["serve", stream.directory.path, "--listen", "127.0.0.1:0"])
+        defer { served.process.send(SIGTERM) }
+        let hlsjs = try ServedStream.tool("latency_probe.py", [served.base.absoluteString + "playlist.m3u8",
+                                                                "--hlsjs", HLSJS.path, "--vod", "--seconds", "11.5"],
+                                          timeoutSeconds: 120)
+        #expect(hlsjs.ok, "\(hlsjs.text)")
     }
 
     /// Where an audio packet does not start within a millisecond of the previous one's end.
