@@ -295,7 +295,7 @@ case_live_record_720p30() {
         rm -rf "$OUT/fr" "$OUT/fr.mp4" && mkdir -p "$OUT/fr"
         measure record-ffmpeg ffmpeg -v error -y -re -f lavfi -i "$source_video" -re -f lavfi -i "$source_audio" \
             -t "$seconds" -map 0:v -map 1:a "${hls[@]}" "$OUT/fr/playlist.m3u8" \
-            -map 0:v -map 1:a -c:v libx265 -preset veryfast -x265-params log-level=error -b:v 4000k -tag:v hvc1 \
+            -t "$seconds" -map 0:v -map 1:a -c:v libx265 -preset veryfast -x265-params log-level=error -b:v 4000k -tag:v hvc1 \
             -c:a aac -b:a 128k -movflags frag_keyframe+empty_moov+default_base_moof "$OUT/fr.mp4"
         rm -rf "$OUT/fr" && mkdir -p "$OUT/fr"
         measure record-ffmpeg-alone ffmpeg -v error -y -re -f lavfi -i "$source_video" -re -f lavfi -i "$source_audio" \
