@@ -219,10 +219,12 @@ struct LiveCommand: Command {
         }
         let engine = LiveEngine(configuration: configuration)
         metrics.add { [statistics = engine.statistics] in EngineMetrics.families(statistics) }
+        // A stream that ran is served three target durations more, so that viewers fetch the last
+        // playlist, parts and segments before the server goes; one that did not start, not at all.
+        var lingerSeconds = 0.0
         defer {
-            // Viewers fetch the last playlist, parts and segments before the server goes.
             if let http {
-                Thread.sleep(forTimeInterval: Double(configuration.segmentMilliseconds) * 3 / 1000)
+                Thread.sleep(forTimeInterval: lingerSeconds)
                 http.stop()
             }
         }
@@ -244,6 +246,7 @@ struct LiveCommand: Command {
             throw CommandError(error)
         }
         status?.stop()
+        lingerSeconds = Double(configuration.segmentMilliseconds) * 3 / 1000
         let name = configuration.ladder == nil ? StreamWriter.playlistName : StreamWriter.masterPlaylistName
         let location = spooled ? publish!.origin.appendingPathComponent(name).absoluteString
             : configuration.outputDirectory + "/" + name
