@@ -130,7 +130,7 @@ extension ValidationRule {
     public static let frameRate = ValidationRule(
         "apple-frame-rate", "\(apple), Multivariant Playlist", .warning, "every video variant has FRAME-RATE")
     public static let measuredBandwidth = ValidationRule(
-        "apple-measured-bandwidth", "\(apple), Appendix: declared versus measured bit rates", .warning,
+        "apple-measured-bandwidth", "\(apple) Appendices, Declared versus measured values of bandwidths", .warning,
         "measured peak at most 125 % of BANDWIDTH, average at most 110 % of AVERAGE-BANDWIDTH")
     public static let liveProgramDateTime = ValidationRule(
         "apple-program-date-time", "\(apple), Media Playlists (live)", .warning, "live playlists carry EXT-X-PROGRAM-DATE-TIME")
@@ -142,7 +142,7 @@ extension ValidationRule {
     public static let stereoAudio = ValidationRule(
         "apple-stereo-aac", "\(apple), Audio", .warning, "stereo AAC audio is available")
     public static let keyframeInterval = ValidationRule(
-        "apple-idr-interval", "\(apple) 1.9, Video", .warning, "an IDR at least every two seconds")
+        "apple-idr-interval", "\(apple), Video", .warning, "an IDR at least every two seconds")
 
     // Live, over successive reloads.
     public static let liveMediaSequence = ValidationRule(
