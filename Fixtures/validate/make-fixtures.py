@@ -112,11 +112,12 @@ def write(directory, name, content):
 
 
 def media_playlist(segments, header=None, version=6, target=1, sequence=1, kind="VOD", map_uri="../base/init.mp4",
-                   independent=True, end=True, durations=None, extra_segment_lines=None):
+                   independent=True, end=True, durations=None, extra_segment_lines=None, defines=()):
     """A media playlist text; header lines replace the default header when given."""
     lines = ["#EXTM3U"]
     if header is None:
-        header = [f"#EXT-X-VERSION:{version}", f"#EXT-X-TARGETDURATION:{target}", f"#EXT-X-MEDIA-SEQUENCE:{sequence}"]
+        header = [f"#EXT-X-VERSION:{version}", *defines, f"#EXT-X-TARGETDURATION:{target}",
+                  f"#EXT-X-MEDIA-SEQUENCE:{sequence}"]
         if kind:
             header.append(f"#EXT-X-PLAYLIST-TYPE:{kind}")
         if independent:
@@ -235,6 +236,19 @@ def main():
     write("preload-hint", "playlist.m3u8", media_playlist(BASE_SEGMENTS) + "#EXT-X-PRELOAD-HINT:TYPE=PART\n")
     write("skip", "playlist.m3u8", media_playlist(BASE_SEGMENTS, version=9, extra_segment_lines={0: ["#EXT-X-SKIP:SKIPPED-SEGMENTS=0"]}))
     write("uri", "playlist.m3u8", media_playlist(BASE_SEGMENTS[:2] + ["../base/seg/000009.m4s"]))
+
+    # Variables (EXT-X-DEFINE): the segment URIs are written {$seg}/000001.m4s … so that they
+    # resolve only when substitution works.
+    by_variable = [uri.replace("../base/seg", "{$seg}") for uri in BASE_SEGMENTS]
+    define_seg = '#EXT-X-DEFINE:NAME="seg",VALUE="../base/seg"'
+    write("define-name", "playlist.m3u8", media_playlist(
+        BASE_SEGMENTS, version=8, defines=['#EXT-X-DEFINE:NAME="seg.dir",VALUE="../base/seg"']))
+    write("define-duplicate", "playlist.m3u8", media_playlist(by_variable, version=8, defines=[define_seg, define_seg]))
+    write("variable-undefined", "master.m3u8", master(
+        extra=[define_seg, '#EXT-X-SESSION-DATA:DATA-ID="com.example.title",VALUE="{$title}"'])
+          .replace("#EXT-X-VERSION:6", "#EXT-X-VERSION:8").replace("../base/playlist.m3u8", "playlist.m3u8"))
+    write("variable-undefined", "playlist.m3u8", media_playlist(
+        by_variable, version=8, defines=['#EXT-X-DEFINE:IMPORT="seg"']))
 
     # Media.
     no_mvex = init.replace(b"mvex", b"free", 1)

@@ -61,6 +61,13 @@ extension ValidationRule {
         "syntax", "\(rfc) 4.2", .error, "tags, attribute lists and attribute values have their syntax and type")
     public static let playlistKind = ValidationRule(
         "playlist-kind", "\(rfc) 4.1", .error, "a playlist is either a media or a multivariant playlist, not both")
+    public static let defineName = ValidationRule(
+        "define-name", "\(rfc) 4.4.2.3", .error, "an EXT-X-DEFINE names its variable with only a-z, A-Z, 0-9, '-' and '_'")
+    public static let defineDuplicate = ValidationRule(
+        "define-duplicate", "\(rfc) 4.4.2.3", .error, "no two EXT-X-DEFINE tags define the same name")
+    public static let variableReference = ValidationRule(
+        "variable-undefined", "\(rfc) 4.3", .error,
+        "every {$name} in a URI or quoted string, every IMPORT and every QUERYPARAM has a value to take")
     public static let version = ValidationRule(
         "version", "\(rfc) 4.4.1.2, 8", .error, "one EXT-X-VERSION, at least what the tags and attributes used need")
     public static let targetDuration = ValidationRule(
@@ -130,7 +137,7 @@ extension ValidationRule {
     public static let frameRate = ValidationRule(
         "apple-frame-rate", "\(apple), Multivariant Playlist", .warning, "every video variant has FRAME-RATE")
     public static let measuredBandwidth = ValidationRule(
-        "apple-measured-bandwidth", "\(apple), Appendix: declared versus measured bit rates", .warning,
+        "apple-measured-bandwidth", "\(apple) Appendices, Declared versus measured values of bandwidths", .warning,
         "measured peak at most 125 % of BANDWIDTH, average at most 110 % of AVERAGE-BANDWIDTH")
     public static let liveProgramDateTime = ValidationRule(
         "apple-program-date-time", "\(apple), Media Playlists (live)", .warning, "live playlists carry EXT-X-PROGRAM-DATE-TIME")
@@ -142,7 +149,7 @@ extension ValidationRule {
     public static let stereoAudio = ValidationRule(
         "apple-stereo-aac", "\(apple), Audio", .warning, "stereo AAC audio is available")
     public static let keyframeInterval = ValidationRule(
-        "apple-idr-interval", "\(apple) 1.9, Video", .warning, "an IDR at least every two seconds")
+        "apple-idr-interval", "\(apple), Video", .warning, "an IDR at least every two seconds")
 
     // Live, over successive reloads.
     public static let liveMediaSequence = ValidationRule(
@@ -165,7 +172,7 @@ extension ValidationRule {
 
     /// Every rule, in the order the README lists them.
     public static let all: [ValidationRule] = [
-        header, syntax, playlistKind, version, targetDuration, mediaSequence, discontinuitySequence, map, byteRange,
+        header, syntax, playlistKind, defineName, defineDuplicate, variableReference, version, targetDuration, mediaSequence, discontinuitySequence, map, byteRange,
         playlistType, endList, programDateTime, bandwidth, variantAttributes, renditionGroups, partInformation,
         partDuration, serverControl, preloadHint, skip, uri,
         initSection, codecs, segmentBoxes, decodeTimeContinuity, independentSegments, segmentDuration,

@@ -31,6 +31,19 @@ enum PlaylistRules {
         issues.map { Finding(ValidationRule.forSection($0.section), file: file, line: $0.line, message: $0.message) }
     }
 
+    /// EXT-X-DEFINE and variable references (RFC 8216bis 4.3, 4.4.2.3).
+    static func variables(_ variables: PlaylistVariables, file: String) -> [Finding] {
+        variables.issues.map { issue in
+            let rule: ValidationRule = switch issue.problem {
+            case .undefinedReference: .variableReference
+            case .duplicateName: .defineDuplicate
+            case .invalidName: .defineName
+            case .syntax: .syntax
+            }
+            return Finding(rule, file: file, line: issue.line, message: issue.message)
+        }
+    }
+
     static func versionTags(_ versions: [MediaPlaylistDocument.Located<Int>], file: String) -> [Finding] {
         versions.dropFirst().map {
             Finding(.version, file: file, line: $0.line, message: "a second EXT-X-VERSION; a playlist has at most one")

@@ -74,6 +74,9 @@ private struct Run {
     var variantSummaries: [ValidationReport.Variant] = []
     var initSections: [URL: InitSectionInfo?] = [:]
     var audioChannelCounts: [(codec: String, channels: Int)] = []
+    /// The multivariant playlist's variables, for a media playlist's EXT-X-DEFINE:IMPORT; nil
+    /// while no multivariant playlist has been read.
+    var multivariantVariables: [String: String]?
     /// Playlists already checked, with what was measured.
     var measured: [URL: Measurement] = [:]
 
@@ -122,8 +125,12 @@ private struct Run {
         let (text, textFindings) = PlaylistRules.checkText(bytes, file: name(url))
         findings += textFindings
         guard let text else { return nil }
-        let document = PlaylistDocument(text: text)
-        findings += PlaylistRules.checkHeader(document, file: name(url))
+        let written = PlaylistDocument(text: text)
+        findings += PlaylistRules.checkHeader(written, file: name(url))
+        let (document, variables) = written.substitutingVariables(
+            imports: written.isMultivariant ? nil : multivariantVariables, query: url.query)
+        findings += PlaylistRules.variables(variables, file: name(url))
+        if written.isMultivariant { multivariantVariables = variables.values }
         return document
     }
 
