@@ -129,27 +129,27 @@ extension ValidationRule {
 
     // Apple's authoring specification.
     public static let iFramePlaylists = ValidationRule(
-        "apple-iframe-playlists", "\(apple), Trick Play", .warning,
+        "apple-iframe-playlists", "\(apple) 6.1, Trick Play", .warning,
         "a multivariant playlist with video offers I-frame playlists")
     public static let averageBandwidth = ValidationRule(
-        "apple-average-bandwidth", "\(apple), Multivariant Playlist", .warning,
+        "apple-average-bandwidth", "\(apple) 9.14, Multivariant Playlist", .warning,
         "every variant has AVERAGE-BANDWIDTH")
     public static let frameRate = ValidationRule(
-        "apple-frame-rate", "\(apple), Multivariant Playlist", .warning, "every video variant has FRAME-RATE")
+        "apple-frame-rate", "\(apple) 9.15, Multivariant Playlist", .warning, "every video variant has FRAME-RATE")
     public static let measuredBandwidth = ValidationRule(
-        "apple-measured-bandwidth", "\(apple) Appendices, Declared versus measured values of bandwidths", .warning,
+        "apple-measured-bandwidth", "\(apple) 1.28 and 1.29, Video", .warning,
         "measured peak at most 125 % of BANDWIDTH, average at most 110 % of AVERAGE-BANDWIDTH")
     public static let liveProgramDateTime = ValidationRule(
-        "apple-program-date-time", "\(apple), Media Playlists (live)", .warning, "live playlists carry EXT-X-PROGRAM-DATE-TIME")
+        "apple-program-date-time", "\(apple) 8.4, Media Playlists", .warning, "live playlists carry EXT-X-PROGRAM-DATE-TIME")
     public static let liveWindow = ValidationRule(
-        "apple-live-window", "\(apple), Media Playlists (live)", .warning, "a live playlist lists at least 6 segments")
+        "apple-live-window", "\(apple) 8.11, Media Playlists", .warning, "a live playlist lists at least 6 segments")
     public static let discontinuitySequencePresent = ValidationRule(
-        "apple-discontinuity-sequence", "\(apple), Media Playlists", .warning,
+        "apple-discontinuity-sequence", "\(apple) 8.17, Media Playlists", .warning,
         "a playlist with discontinuities has EXT-X-DISCONTINUITY-SEQUENCE")
     public static let stereoAudio = ValidationRule(
-        "apple-stereo-aac", "\(apple), Audio", .warning, "stereo AAC audio is available")
+        "apple-stereo-aac", "\(apple) 2.3, Audio", .warning, "stereo AAC audio is available")
     public static let keyframeInterval = ValidationRule(
-        "apple-idr-interval", "\(apple), Video", .warning, "an IDR at least every two seconds")
+        "apple-idr-interval", "\(apple) 1.13, Video", .warning, "an IDR at least every two seconds")
 
     // Live, over successive reloads.
     public static let liveMediaSequence = ValidationRule(
