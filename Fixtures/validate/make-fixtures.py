@@ -231,6 +231,9 @@ def main():
     write("part-inf", "playlist.m3u8", media_playlist(BASE_SEGMENTS, extra_segment_lines={0: [part]}))
     low_latency = ["#EXT-X-PART-INF:PART-TARGET=0.5", "#EXT-X-SERVER-CONTROL:PART-HOLD-BACK=1.5"]
     write("part-duration", "playlist.m3u8", media_playlist(BASE_SEGMENTS, extra_segment_lines={0: low_latency + [part]}))
+    # gohlslib's hold-back: 2.5 part targets, enough for the RFC, under Apple's three.
+    write("apple-part-hold-back", "playlist.m3u8", media_playlist(BASE_SEGMENTS, extra_segment_lines={0: [
+        "#EXT-X-PART-INF:PART-TARGET=1.0", "#EXT-X-SERVER-CONTROL:PART-HOLD-BACK=2.5", part]}))
     write("server-control", "playlist.m3u8", media_playlist(
         BASE_SEGMENTS, extra_segment_lines={0: ["#EXT-X-SERVER-CONTROL:HOLD-BACK=1.0"]}))
     write("preload-hint", "playlist.m3u8", media_playlist(BASE_SEGMENTS) + "#EXT-X-PRELOAD-HINT:TYPE=PART\n")

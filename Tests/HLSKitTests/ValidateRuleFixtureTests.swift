@@ -55,6 +55,7 @@ import Testing
         Case(rule: "apple-discontinuity-sequence", location: "playlist.m3u8:16"),
         Case(rule: "apple-stereo-aac", location: "playlist.m3u8"),
         Case(rule: "apple-idr-interval", location: "playlist.m3u8"),
+        Case(rule: "apple-part-hold-back", location: "playlist.m3u8:9"),
     ]
 
     static func validate(_ name: String) throws -> ValidationReport {

@@ -148,6 +148,9 @@ extension ValidationRule {
         "a playlist with discontinuities has EXT-X-DISCONTINUITY-SEQUENCE")
     public static let stereoAudio = ValidationRule(
         "apple-stereo-aac", "\(apple) 2.3, Audio", .warning, "stereo AAC audio is available")
+    public static let partHoldBack = ValidationRule(
+        "apple-part-hold-back", "\(apple) 14.3, Low-Latency HLS", .warning,
+        "PART-HOLD-BACK is at least three part targets")
     public static let keyframeInterval = ValidationRule(
         "apple-idr-interval", "\(apple) 1.13, Video", .warning, "an IDR at least every two seconds")
 
@@ -177,7 +180,7 @@ extension ValidationRule {
         partDuration, serverControl, preloadHint, skip, uri,
         initSection, codecs, segmentBoxes, decodeTimeContinuity, independentSegments, segmentDuration,
         iFramePlaylists, averageBandwidth, frameRate, measuredBandwidth, liveProgramDateTime, liveWindow,
-        discontinuitySequencePresent, stereoAudio, keyframeInterval,
+        discontinuitySequencePresent, stereoAudio, partHoldBack, keyframeInterval,
         liveMediaSequence, liveTargetDuration, livePlaylistType, liveStale, liveRetention, blockingReload,
     ]
 

@@ -171,6 +171,9 @@ enum PlaylistRules {
                     if partHoldBack < 2 * info.partTargetSeconds {
                         findings.append(Finding(.serverControl, file: file, line: control.line,
                                                 message: "PART-HOLD-BACK=\(partHoldBack) is under twice PART-TARGET=\(info.partTargetSeconds)"))
+                    } else if partHoldBack < 3 * info.partTargetSeconds - 0.0005 {
+                        findings.append(Finding(.partHoldBack, file: file, line: control.line,
+                                                message: "PART-HOLD-BACK=\(partHoldBack) is under three times PART-TARGET=\(info.partTargetSeconds)"))
                     }
                 } else {
                     findings.append(Finding(.serverControl, file: file, line: control.line,
