@@ -26,6 +26,19 @@ import Testing
         #expect(playlist.segments.first?.map?.uri == "https://cdn.example/init.mp4?t=x+y")
     }
 
+    @Test func eXTXDefineNeedsVersionEight() {
+        let (playlist, _) = Self.substitute("""
+            #EXTM3U
+            #EXT-X-VERSION:6
+            #EXT-X-DEFINE:NAME="dir",VALUE="seg"
+            #EXT-X-TARGETDURATION:2
+            #EXTINF:2.000,
+            {$dir}/000001.m4s
+            """)
+        let need = PlaylistRules.requiredVersion(playlist)
+        #expect(need?.version == 8 && need?.line == 3)
+    }
+
     @Test func onlyQuotedStringsAreSubstitutedAndADefinedValueIsTakenAsWritten() {
         let (document, variables) = PlaylistDocument(text: """
             #EXTM3U

@@ -115,6 +115,8 @@ public struct MediaPlaylistDocument: Sendable {
     /// Lines with an EXTINF written with a fraction (version 3, RFC 8216bis 8).
     public var decimalDurationLines: [Int] = []
     public var byteRangeLines: [Int] = []
+    /// Lines of EXT-X-DEFINE tags (their variables are substituted before the document is read).
+    public var defineLines: [Int] = []
     public var mapLines: [Int] = []
     /// Tags that appear at most once but appear again, and tags out of place.
     public var issues: [PlaylistDocument.Issue] = []
@@ -324,6 +326,8 @@ private struct Builder {
                     playlist.preloadHints.append(.init(type: type, uri: uri, line: tag.line))
                 }
             }
+        case "EXT-X-DEFINE":
+            playlist.defineLines.append(tag.line)
         case "EXT-X-SKIP":
             once(playlist.skip, "4.4.5.2")
             attributes { reader in

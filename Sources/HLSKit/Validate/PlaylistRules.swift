@@ -81,6 +81,7 @@ enum PlaylistRules {
             needs.append(playlist.iFramesOnly ? (5, "EXT-X-MAP in an I-frame playlist", line)
                                               : (6, "EXT-X-MAP outside an I-frame playlist", line))
         }
+        if let line = playlist.defineLines.first { needs.append((8, "EXT-X-DEFINE", line)) }
         if let skip = playlist.skip { needs.append((9, "EXT-X-SKIP", skip.line)) }
         return needs.max { $0.version < $1.version }
     }
