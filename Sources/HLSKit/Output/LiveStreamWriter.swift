@@ -18,6 +18,9 @@ public struct LiveStreamWriter {
     private var renditions: [LiveRendition]
     private let declared: [RenditionMeasure]?
     private var wroteMaster = false
+    /// A resumed stream whose tracks changed lists the earlier formats too: CODECS of the master
+    /// playlist's variants and I-frame streams before the resume, by URI (RFC 8216bis 4.4.6.2).
+    private var earlierCodecs: [String: [String]] = [:]
 
     /// A new stream in an empty directory. The master playlist is written from the `declared` rates
     /// once the first playlists exist (a rate below the first segment's is raised to it); nil writes none.
@@ -94,8 +97,18 @@ public struct LiveStreamWriter {
         }
         self.renditions = renditions
         nextSequenceNumber = highest + 1
-        // The master playlist names the same renditions; it is written again only if missing.
+        // The master playlist names the same renditions; it is written again only if missing, or if
+        // the tracks changed, since its CODECS must then list the formats from before and after.
         wroteMaster = store.exists(StreamWriter.masterPlaylistName)
+        if wroteMaster, zip(renditions, layout.renditions).contains(where: { rendition, _ in
+            rendition.initName != (rendition.live.playlist.segments.last?.mapURI ?? StreamWriter.initName)
+        }), let text = try? store.read(StreamWriter.masterPlaylistName) {
+            let previous = MasterPlaylistDocument(text: String(decoding: text, as: UTF8.self))
+            for variant in previous.variants + previous.iFrameVariants {
+                earlierCodecs[variant.uri] = variant.codecs ?? []
+            }
+            wroteMaster = false
+        }
     }
 
     /// 1 for `init.mp4`, N for `init-N.mp4`, nil for other names.
@@ -198,14 +211,33 @@ public struct LiveStreamWriter {
                 measures[index].peakBitrate = max(measures[index].peakBitrate, bitrate)
                 measures[index].iFramePeakBitrate = max(measures[index].iFramePeakBitrate, renditions[index].iFrames.peakBitrate)
             }
-            let master = MasterPlaylistBuilder(layout: layout, allTracks: tracks, measured: measures)
+            var master = MasterPlaylistBuilder(layout: layout, allTracks: tracks, measured: measures)
                 .make(version: renditions[0].live.playlist.version)
+            if !earlierCodecs.isEmpty {
+                for index in master.variants.indices {
+                    master.variants[index].codecs = Self.joined(earlierCodecs[master.variants[index].uri],
+                                                                master.variants[index].codecs)
+                }
+                for index in master.iFrameStreams.indices {
+                    master.iFrameStreams[index].codecs = Self.joined(earlierCodecs[master.iFrameStreams[index].uri],
+                                                                     master.iFrameStreams[index].codecs)
+                }
+            }
             try store.write(Array(master.render().utf8), to: StreamWriter.masterPlaylistName)
             wroteMaster = true
             written.wroteMaster = true
             written.paths.append(StreamWriter.masterPlaylistName)
         }
         return written
+    }
+
+    /// Both lists of formats, each once, video before audio.
+    private static func joined(_ earlier: [String]?, _ current: [String]?) -> [String]? {
+        guard let earlier, !earlier.isEmpty else { return current }
+        var all: [String] = []
+        for codec in earlier + (current ?? []) where !all.contains(codec) { all.append(codec) }
+        let isAudio = { (codec: String) in codec.hasPrefix("mp4a") || codec.hasPrefix("ac-3") || codec.hasPrefix("ec-3") }
+        return all.filter { !isAudio($0) } + all.filter(isAudio)
     }
 
     /// One rendition's piece of a part (LL-HLS), as a client fetches it.
