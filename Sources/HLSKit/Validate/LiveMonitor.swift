@@ -103,7 +103,9 @@ public struct LiveMonitor: Sendable {
         do {
             let bytes = try loader.load(url ?? self.url)
             let text = String(decoding: bytes, as: UTF8.self)
-            return Version(playlist: MediaPlaylistDocument(text: text), text: text, loadedAt: loadedAt)
+            // Variables are substituted as on the first read; IMPORTed ones stay as written.
+            let (document, _) = PlaylistDocument(text: text).substitutingVariables(imports: nil, query: (url ?? self.url).query)
+            return Version(playlist: MediaPlaylistDocument(document), text: text, loadedAt: loadedAt)
         } catch {
             findings.append(Finding(.liveStale, file: file, message: "a reload failed: \(error)"))
             return nil
