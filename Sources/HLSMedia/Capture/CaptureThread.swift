@@ -25,7 +25,10 @@ final class CaptureThread: @unchecked Sendable {
     /// `body` captured (the open device) is released before `stop()` returns.
     func start(name: String, body: @escaping () -> Void) {
         self.body = body
-        let thread = Thread { [self] in
+        // Weak: Foundation's Thread keeps its block after it ends, so a strong capture would keep this
+        // object, its handler and every frame the handler holds alive for good.
+        let thread = Thread { [weak self] in
+            guard let self else { return }
             self.body?()
             self.body = nil
             finished.signal()
