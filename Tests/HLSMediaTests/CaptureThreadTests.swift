@@ -15,4 +15,22 @@ import Testing
         }
         #expect(released == nil)
     }
+
+    /// A handler that holds what owns the thread (a source stopping itself from an event) is let go
+    /// when the loop ends, so neither keeps the other alive.
+    @Test func aHandlerHoldingItsOwnerIsReleasedWhenTheLoopEnds() {
+        final class Owner: @unchecked Sendable {
+            var thread: CaptureThread?
+        }
+        weak var released: Owner?
+        do {
+            let owner = Owner()
+            released = owner
+            let thread = CaptureThread(handler: { _ in _ = owner })
+            owner.thread = thread
+            thread.start(name: "capture-thread-test") { thread.emit(.ended) }
+            thread.stop()
+        }
+        #expect(released == nil)
+    }
 }

@@ -6,10 +6,12 @@ import Synchronization
 ///
 /// `emit` delivers an event unless a stop was requested, so once `stop()` has returned the
 /// handler is never called again. The thread can also abort FFmpeg's blocking calls through
-/// `interruptCallback`. Unchecked sendable: `body` is set before the thread starts and touched
-/// only by it afterwards; the rest is an atomic and a semaphore.
+/// `interruptCallback`. Unchecked sendable: `body` and `handler` are set before the thread starts
+/// and touched only by it afterwards; the rest is an atomic and a semaphore.
 final class CaptureThread: @unchecked Sendable {
-    private let handler: (CaptureEvent) -> Void
+    /// Released when the loop ends: a handler that holds its source (to stop it from an event) would
+    /// otherwise keep both alive through the source's reference to this thread.
+    private var handler: ((CaptureEvent) -> Void)?
     private let stopRequested = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
     private var thread: Thread?
@@ -31,6 +33,7 @@ final class CaptureThread: @unchecked Sendable {
             guard let self else { return }
             self.body?()
             self.body = nil
+            self.handler = nil
             finished.signal()
         }
         thread.name = name
@@ -52,7 +55,7 @@ final class CaptureThread: @unchecked Sendable {
     @discardableResult
     func emit(_ event: CaptureEvent) -> Bool {
         guard !isStopRequested else { return false }
-        handler(event)
+        handler?(event)
         switch event {
         case .video, .audio: return !isStopRequested
         case .failed, .ended: return false
