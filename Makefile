@@ -21,7 +21,7 @@ DEPS_PACKAGES := libavcodec-dev libavformat-dev libavdevice-dev libavutil-dev li
 # v4l-utils and alsa-utils for the tools that probe the drivers inside it.
 VM_PACKAGES := qemu-system-x86 linux-image-amd64 busybox-static cpio kmod v4l-utils alsa-utils
 
-.PHONY: deps build release test test-tools test-devices soak-publish golden demo bench fixtures clean
+.PHONY: deps build release test test-tools test-devices soak-publish crash-campaign fuzz golden demo bench fixtures clean
 
 deps:
 	scripts/install-deps.sh $(DEPS_PACKAGES)
@@ -62,6 +62,23 @@ soak-publish: build
 	HLSCAP_SOAK_PUBLISH_RUNS=$(SOAK_PUBLISH_RUNS) HLSCAP_SOAK_PUBLISH_SECONDS=$(SOAK_PUBLISH_SECONDS) \
 		$(SWIFT) test --filter 'PublishWindowFaultTests/failedRequestsNeverMakeTheOriginListAMissingFile' 2>&1 \
 		| tee .build/soak-publish.log
+
+# kill -9 at seeded random instants of live runs (plain, --publish to nginx, --ladder, --record) and
+# `hlscap file` runs: every listed file decodes, the stream validates, a file run leaves no playlist,
+# --resume continues with the right DISCONTINUITY-SEQUENCE. `make test` runs one run of each kind.
+CRASH_RUNS ?= 50
+CRASH_SEED ?= 1
+crash-campaign: build
+	HLSCAP_CRASH_RUNS=$(CRASH_RUNS) HLSCAP_CRASH_SEED=$(CRASH_SEED) \
+		$(SWIFT) test --filter 'CrashConsistencyTests' 2>&1 | tee .build/crash-campaign.log
+
+# Seeded mutations of every media fixture through `hlscap file` (automatic, --copy, --transcode): exit
+# 0 or 65 only, within 30 s, and every exit-0 stream validates. `make test` runs 200 cases.
+FUZZ_CASES ?= 2000
+FUZZ_SEED ?= 1
+fuzz: build
+	HLSCAP_FUZZ_CASES=$(FUZZ_CASES) HLSCAP_FUZZ_SEED=$(FUZZ_SEED) \
+		$(SWIFT) test --filter 'HostileFileTests' 2>&1 | tee .build/fuzz.log
 
 # Rewrites Fixtures/golden/ from the committed inputs; review the diff before committing it.
 golden: build
