@@ -28,17 +28,22 @@ final class CaptureThread: @unchecked Sendable {
     func start(name: String, body: @escaping () -> Void) {
         self.body = body
         // Weak: Foundation's Thread keeps its block after it ends, so a strong capture would keep this
-        // object, its handler and every frame the handler holds alive for good.
+        // object, its handler and every frame the handler holds alive for good. The loop's own
+        // reference ends before the signal, so the owner's release after `stop()` is the last one.
+        let finished = finished
         let thread = Thread { [weak self] in
-            guard let self else { return }
-            self.body?()
-            self.body = nil
-            self.handler = nil
+            self?.runLoop()
             finished.signal()
         }
         thread.name = name
         self.thread = thread
         thread.start()
+    }
+
+    private func runLoop() {
+        body?()
+        body = nil
+        handler = nil
     }
 
     /// Asks the loop to end and waits until it has, unless called from the loop itself.
