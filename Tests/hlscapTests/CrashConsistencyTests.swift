@@ -14,8 +14,6 @@ import Testing
     /// The killed run dies between its start and this many seconds: before its first segment, mid-way
     /// through one, or after several have left the window.
     static let latestLiveKillSeconds = 9.0
-    /// `hlscap file --transcode` on the fixture takes about this long here.
-    static let latestFileKillSeconds = 3.0
     static let window = "3"
     /// A cleanly stopped run before the crash, so the crashed run's resume adds a discontinuity.
     static let firstRunSeconds = "2"
@@ -32,13 +30,15 @@ import Testing
         var failures: [String] = []
         for run in 0..<Self.runs {
             let scenario = Scenario.allCases[run % Scenario.allCases.count]
-            let killSeconds = Double.random(in: 0.2...(scenario == .file ? Self.latestFileKillSeconds
-                                                       : Self.latestLiveKillSeconds), using: &random)
-            let label = "run \(run) \(scenario.rawValue), kill after \(String(format: "%.2f", killSeconds)) s"
+            // A file run is killed at a share of the time a clean run of it takes.
+            let killAt = scenario == .file ? Double.random(in: 0.02...0.98, using: &random)
+                : Double.random(in: 0.2...Self.latestLiveKillSeconds, using: &random)
+            let label = "run \(run) \(scenario.rawValue), kill after \(String(format: "%.2f", killAt))"
+                + (scenario == .file ? " of a clean run" : " s")
             let issuesBefore = failures.count
             do {
-                let problems = try scenario == .file ? Self.crashFileRun(killSeconds: killSeconds)
-                    : Self.crashLiveRun(scenario, killSeconds: killSeconds)
+                let problems = try scenario == .file ? Self.crashFileRun(killShare: killAt)
+                    : Self.crashLiveRun(scenario, killSeconds: killAt)
                 failures += problems.map { "\(label): \($0)" }
             } catch {
                 failures.append("\(label): \(error)")
@@ -242,19 +242,27 @@ import Testing
 
     // MARK: file
 
-    /// `hlscap file --transcode` killed after `killSeconds`: no playlist, whatever else is left.
-    static func crashFileRun(killSeconds: Double) throws -> [String] {
+    /// A ladder from a file (two rungs and the audio rendition, about 2 s here), killed after
+    /// `killShare` of the time a clean run of it took: no playlist, whatever else is left.
+    static func crashFileRun(killShare: Double) throws -> [String] {
         let directory = try PackagedStream.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
+        let input = ExternalTools.fixturesDirectory.appendingPathComponent("h264-bframes-aac.mp4").path
+        let arguments = ["file", input, "--ladder", "720p,360p", "--quiet", "--out"]
+        let started = Date()
+        let clean = try ExternalTools.runHlscap(arguments + [directory.appendingPathComponent("clean").path])
+        guard clean.succeeded else { return ["the clean run failed (\(clean.exitStatus)): \(clean.stderr)"] }
+        let cleanSeconds = Date().timeIntervalSince(started)
+
         let stream = directory.appendingPathComponent("stream")
-        let input = ExternalTools.fixturesDirectory.appendingPathComponent("h264-aac.mp4").path
-        let hlscap = try ExternalTools.startHlscap(["file", input, "--transcode", "--out", stream.path, "--quiet"])
-        Thread.sleep(forTimeInterval: killSeconds)
+        let hlscap = try ExternalTools.startHlscap(arguments + [stream.path])
+        Thread.sleep(forTimeInterval: killShare * cleanSeconds)
         let finished = !hlscap.isRunning
         hlscap.send(SIGKILL)
         let result = hlscap.finish(timeoutSeconds: LiveStream.stopSeconds)
         if finished {
             // Too late to kill: the run must have finished cleanly, with a stream that validates.
+            print("  the file run had finished before the kill")
             guard result.succeeded else { return ["exited \(result.exitStatus) before the kill: \(result.stderr)"] }
             return try consistencyProblems(stream)
         }
