@@ -11,6 +11,8 @@ import Testing
     /// `make crash-campaign` sets 50 runs; the test suite runs one of each scenario.
     static let runs = Int(ProcessInfo.processInfo.environment["HLSCAP_CRASH_RUNS"] ?? "") ?? Scenario.allCases.count
     static let seed = UInt64(ProcessInfo.processInfo.environment["HLSCAP_CRASH_SEED"] ?? "") ?? 1
+    /// Replays one run by its number, with the same kill instant.
+    static let onlyRun = Int(ProcessInfo.processInfo.environment["HLSCAP_CRASH_RUN"] ?? "")
     /// The killed run dies between its start and this many seconds: before its first segment, mid-way
     /// through one, or after several have left the window.
     static let latestLiveKillSeconds = 9.0
@@ -35,6 +37,7 @@ import Testing
                 : Double.random(in: 0.2...Self.latestLiveKillSeconds, using: &random)
             let label = "run \(run) \(scenario.rawValue), kill after \(String(format: "%.2f", killAt))"
                 + (scenario == .file ? " of a clean run" : " s")
+            if let only = Self.onlyRun, only != run { continue }
             let issuesBefore = failures.count
             do {
                 let problems = try scenario == .file ? Self.crashFileRun(killShare: killAt)
@@ -47,7 +50,7 @@ import Testing
             print("\(label): \(failures.count == issuesBefore ? "ok" : "FAILED")")
         }
         let total = passed.values.reduce(0, +)
-        print("crash consistency: \(total) of \(Self.runs) runs consistent ("
+        print("crash consistency: \(total) of \(Self.onlyRun == nil ? Self.runs : 1) runs consistent ("
               + Scenario.allCases.map { "\($0.rawValue) \(passed[$0, default: 0])" }.joined(separator: ", ") + ")")
         #expect(failures.isEmpty, "\(failures.joined(separator: "\n"))")
     }
@@ -267,6 +270,20 @@ import Testing
             return try consistencyProblems(stream)
         }
         let left = PackagedStream.files(below: stream).filter { $0.hasSuffix(".m3u8") }
-        return left.isEmpty ? [] : ["a killed file run left \(left)"]
+        guard !left.isEmpty else { return [] }
+        // Killed after its last playlist went in place (while it still exited): then every playlist
+        // must be there, listing what a clean run lists, with ENDLIST, and the stream must validate.
+        let cleanStream = directory.appendingPathComponent("clean")
+        let cleanPlaylists = PackagedStream.files(below: cleanStream).filter { $0.hasSuffix(".m3u8") }
+        let killed = try mediaPlaylists(in: stream)
+        let expected = try mediaPlaylists(in: cleanStream)
+        let unlike = expected.keys.sorted().filter {
+            killed[$0]?.segments.map(\.uri) != expected[$0]?.segments.map(\.uri) || killed[$0]?.endList != true
+        }
+        guard left == cleanPlaylists, unlike.isEmpty else {
+            return ["a killed file run left \(left), unlike a clean run in \(unlike)"]
+        }
+        print("  the file run was killed after its last playlist")
+        return try consistencyProblems(stream)
     }
 }
