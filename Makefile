@@ -24,7 +24,7 @@ DEPS_PACKAGES := libavcodec-dev libavformat-dev libavdevice-dev libavutil-dev li
 # v4l-utils and alsa-utils for the tools that probe the drivers inside it.
 VM_PACKAGES := qemu-system-x86 linux-image-amd64 busybox-static cpio kmod v4l-utils alsa-utils
 
-.PHONY: deps build release test test-tools test-devices soak-publish golden demo bench fixtures clean
+.PHONY: deps build release test test-tools test-devices soak-publish crash-campaign fuzz test-sanitizers golden demo bench fixtures clean
 
 deps:
 	scripts/install-deps.sh $(DEPS_PACKAGES)
@@ -66,6 +66,43 @@ soak-publish: build
 	HLSCAP_SOAK_PUBLISH_RUNS=$(SOAK_PUBLISH_RUNS) HLSCAP_SOAK_PUBLISH_SECONDS=$(SOAK_PUBLISH_SECONDS) \
 		$(SWIFT) test --filter 'PublishWindowFaultTests/failedRequestsNeverMakeTheOriginListAMissingFile' 2>&1 \
 		| tee .build/soak-publish.log
+
+# kill -9 at seeded random instants of live runs (plain, --publish to nginx, --ladder, --record) and
+# `hlscap file` runs: every listed file decodes, the stream validates, a file run leaves no playlist,
+# --resume continues with the right DISCONTINUITY-SEQUENCE. `make test` runs one run of each kind.
+CRASH_RUNS ?= 50
+CRASH_SEED ?= 1
+crash-campaign: build
+	HLSCAP_CRASH_RUNS=$(CRASH_RUNS) HLSCAP_CRASH_SEED=$(CRASH_SEED) \
+		$(SWIFT) test --filter 'CrashConsistencyTests' 2>&1 | tee .build/crash-campaign.log
+
+# Seeded mutations of every media fixture through `hlscap file` (automatic, --copy, --transcode): exit
+# 0 or 65 only, within 30 s, and every exit-0 stream validates. `make test` runs 200 cases.
+FUZZ_CASES ?= 2000
+FUZZ_SEED ?= 1
+fuzz: build
+	HLSCAP_FUZZ_CASES=$(FUZZ_CASES) HLSCAP_FUZZ_SEED=$(FUZZ_SEED) \
+		$(SWIFT) test --filter 'HostileFileTests' 2>&1 | tee .build/fuzz.log
+
+# The unit tests under AddressSanitizer (leaks included; scripts/lsan-suppressions.txt names the ones
+# inside Foundation), and the threaded code under ThreadSanitizer: the publisher and the capture
+# threads in process, and live and published runs of an hlscap built with it. Each sanitizer builds
+# into its own directory, so the debug build stays as it is.
+SANITIZER_ASAN := --sanitize=address --build-path .build/asan
+SANITIZER_TSAN := --sanitize=thread --build-path .build/tsan
+TSAN_UNIT_TESTS := PublishStreamPublisherTests|CaptureThreadTests|CaptureTestSourceTests|CaptureMicrophoneTests|CodecPictureTests
+TSAN_END_TO_END_TESTS := LiveStopTests|PublishLiveFaultTests|CrashConsistencyTests
+test-sanitizers: deps
+	$(SWIFT) build --build-tests $(SANITIZER_ASAN)
+	LSAN_OPTIONS=suppressions=$(CURDIR)/scripts/lsan-suppressions.txt \
+		$(SWIFT) test --skip-build $(SANITIZER_ASAN) --disable-xctest --filter 'HLSKitTests|HLSMediaTests' 2>&1 \
+		| tee .build/asan-test.log
+	$(SWIFT) build --build-tests $(SANITIZER_TSAN)
+	TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --skip-build $(SANITIZER_TSAN) --disable-xctest \
+		--filter '$(TSAN_UNIT_TESTS)' 2>&1 | tee .build/tsan-test.log
+	HLSCAP_BIN=$(CURDIR)/.build/tsan/debug/hlscap TSAN_OPTIONS=halt_on_error=1 \
+		$(SWIFT) test --skip-build $(SANITIZER_TSAN) --disable-xctest --filter '$(TSAN_END_TO_END_TESTS)' 2>&1 \
+		| tee -a .build/tsan-test.log
 
 # Rewrites Fixtures/golden/ from the committed inputs; review the diff before committing it.
 golden: build

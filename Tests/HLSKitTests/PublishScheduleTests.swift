@@ -126,6 +126,28 @@ struct PublishScheduleTests {
         #expect(try Self.listedSegments(playlistJob) == [Self.segmentPath(1), Self.segmentPath(2)])
     }
 
+    /// `live --resume --publish` after a kill: the first playlist lists segments of the killed run, which
+    /// this run never handed over; they go up again, or the origin's playlist could never list them.
+    @Test func aResumedStreamUploadsTheSegmentsOfTheEarlierRunAgain() throws {
+        var schedule = PublishSchedule(limits: .init())
+        schedule.addFile("init.mp4", now: 0)
+        _ = schedule.addSegment(Self.segmentPath(3), durationSeconds: 2, now: 0)
+        var resumed = Self.playlist(segments: 3)
+        resumed.playlistType = nil
+        resumed.endList = false
+        resumed.segments[2].discontinuity = true
+        schedule.updatePlaylist(resumed)
+        var jobs: [PublishSchedule.Job] = []
+        for _ in 0..<3 {
+            let started = schedule.startJobs(now: 0)
+            for job in started { schedule.complete(job.id, response: .status(201), now: 0) }
+            jobs += started
+        }
+        #expect(jobs.map(\.operation).prefix(4) == [.upload(path: Self.segmentPath(1)), .upload(path: Self.segmentPath(2)),
+                                                    .upload(path: "init.mp4"), .upload(path: Self.segmentPath(3))])
+        #expect(try Self.listedSegments(jobs.last) == (1...3).map(Self.segmentPath))
+    }
+
     @Test func theRemotePlaylistAdvancesOnlyWhenItsUploadSucceeded() throws {
         var schedule = Self.schedule(segments: 1)
         for job in schedule.startJobs(now: 0) { schedule.complete(job.id, response: .status(201), now: 0) }

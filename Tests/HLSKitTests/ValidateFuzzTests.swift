@@ -6,18 +6,6 @@ import Testing
 /// The validator on many seeded mutations of a valid stream (Fixtures/validate/base): it must
 /// finish every one without crashing, and report damaged segments as errors.
 @Suite struct ValidateFuzzTests {
-    /// SplitMix64: the same mutations on every run, so a failure can be replayed by its seed.
-    struct SeededGenerator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     /// The base stream in memory, one file replaceable.
     struct MemoryLoader: ResourceLoader {
         var files: [String: [UInt8]]

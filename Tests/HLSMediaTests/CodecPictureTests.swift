@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import HLSKit
 @testable import HLSMedia
 
 /// Plane contents as rows of bytes, for comparing small pictures.
@@ -96,6 +97,22 @@ func fill(_ frame: Frame, plane index: Int, with rows: [[UInt8]]) {
         #expect(Self.runs(column) == [Scaler.blackLuma, Self.gray.luma, Scaler.blackLuma])
         #expect(column.firstIndex(of: Self.gray.luma) == 70)
         #expect(column.lastIndex(of: Self.gray.luma) == 249)
+    }
+
+    /// The rungs of a ladder scale one captured frame on several threads at once; under
+    /// ThreadSanitizer (`make test-sanitizers`) reading its planes must not count as a write.
+    @Test func severalScalersReadOneFrameAtOnce() throws {
+        let picture = try Self.flatPicture(width: 320, height: 240)
+        let sizes = [(640, 360), (480, 270), (320, 180), (160, 90)]
+        let work = SharedPicture(picture: picture, scalers: sizes.map { Scaler(width: $0.0, height: $0.1) })
+        let widths = concurrentMap(sizes.count) { index in (try? work.scalers[index].scale(work.picture))?.width ?? 0 }
+        #expect(widths == sizes.map(\.0))
+    }
+
+    /// Unchecked sendable: each thread uses its own scaler and only reads the picture.
+    struct SharedPicture: @unchecked Sendable {
+        let picture: Frame
+        let scalers: [Scaler]
     }
 
     @Test func stretchingFillsTheWholeFrame() throws {

@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """Stamps one PES packet of an MPEG-TS file with another time, as a damaged PES header would.
 
-Usage: ts_restamp.py INPUT.ts OUTPUT.ts --stream video|audio --index N --seconds S
+Usage: ts_restamp.py INPUT.ts OUTPUT.ts --stream video|audio --index N --seconds S [--keep-dts]
 
 The N-th PES packet (from 0) of the first video (stream_id 0xE0-0xEF) or audio (0xC0-0xDF)
 elementary stream gets PTS = S seconds on the 90 kHz clock, and its DTS, when present, the same
-shift. Nothing else changes: the file keeps its size and every other byte.
+shift (with --keep-dts, only the PTS changes: a damaged composition time). Nothing else changes:
+the file keeps its size and every other byte.
 """
 import argparse
 import sys
@@ -28,7 +29,7 @@ def write_timestamp(data, offset, value):
     data[offset + 4] = ((value << 1) & 0xFE) | 1
 
 
-def restamp(data, kind, index, seconds):
+def restamp(data, kind, index, seconds, keep_dts=False):
     """Returns (old PTS, new PTS) in 90 kHz ticks after changing `data` in place."""
     wanted = range(0xE0, 0xF0) if kind == "video" else range(0xC0, 0xE0)
     seen = 0
@@ -51,7 +52,7 @@ def restamp(data, kind, index, seconds):
         old = read_timestamp(data, pes + 9)
         new = round(seconds * CLOCK)
         write_timestamp(data, pes + 9, new)
-        if flags == 0x3:
+        if flags == 0x3 and not keep_dts:
             dts = read_timestamp(data, pes + 14)
             write_timestamp(data, pes + 14, dts + new - old)
         return old, new
@@ -65,10 +66,11 @@ def main(argv):
     parser.add_argument("--stream", choices=["video", "audio"], required=True)
     parser.add_argument("--index", type=int, required=True)
     parser.add_argument("--seconds", type=float, required=True)
+    parser.add_argument("--keep-dts", action="store_true", help="change only the PTS")
     args = parser.parse_args(argv)
     with open(args.input, "rb") as file:
         data = bytearray(file.read())
-    old, new = restamp(data, args.stream, args.index, args.seconds)
+    old, new = restamp(data, args.stream, args.index, args.seconds, args.keep_dts)
     with open(args.output, "wb") as file:
         file.write(data)
     print(f"PTS {old / CLOCK:.3f} s -> {new / CLOCK:.3f} s")

@@ -157,12 +157,30 @@ public struct PublishSchedule: Sendable {
             historyFirstSequence = playlist.mediaSequence
             historyDiscontinuitySequence = playlist.discontinuitySequence
             confirmedEndSequence = playlist.mediaSequence
+            queueEarlierRunFiles(listedBy: playlist)
         }
         latestPlaylist = playlist
         let historyEnd = historyFirstSequence + history.count
         for (offset, segment) in playlist.segments.enumerated() where playlist.mediaSequence + offset >= historyEnd {
             history.append(segment)
         }
+    }
+
+    /// A resumed stream's first playlist lists segments an earlier run wrote, which was perhaps killed
+    /// before it uploaded them: they go up again, ahead of this run's files, or the origin's playlist
+    /// could never list them.
+    private mutating func queueEarlierRunFiles(listedBy playlist: MediaPlaylist) {
+        var known = Set(pending.map(\.path)).union(uploaded).union(givenUp)
+        var earlier: [Upload] = []
+        for segment in playlist.segments {
+            if let map = segment.mapURI, known.insert(map).inserted {
+                earlier.append(Upload(path: map, notBefore: 0))
+            }
+            if known.insert(segment.uri).inserted {
+                earlier.append(Upload(path: segment.uri, durationSeconds: segment.durationSeconds, notBefore: 0))
+            }
+        }
+        pending.insert(contentsOf: earlier, at: 0)
     }
 
     /// The local playlist no longer lists `path`: its local copy may be deleted at `due`, once it is

@@ -6,10 +6,12 @@ import Synchronization
 ///
 /// `emit` delivers an event unless a stop was requested, so once `stop()` has returned the
 /// handler is never called again. The thread can also abort FFmpeg's blocking calls through
-/// `interruptCallback`. Unchecked sendable: `body` is set before the thread starts and touched
-/// only by it afterwards; the rest is an atomic and a semaphore.
+/// `interruptCallback`. Unchecked sendable: `body` and `handler` are set before the thread starts
+/// and touched only by it afterwards; the rest is an atomic and a semaphore.
 final class CaptureThread: @unchecked Sendable {
-    private let handler: (CaptureEvent) -> Void
+    /// Released when the loop ends: a handler that holds its source (to stop it from an event) would
+    /// otherwise keep both alive through the source's reference to this thread.
+    private var handler: ((CaptureEvent) -> Void)?
     private let stopRequested = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
     private var thread: Thread?
@@ -25,14 +27,23 @@ final class CaptureThread: @unchecked Sendable {
     /// `body` captured (the open device) is released before `stop()` returns.
     func start(name: String, body: @escaping () -> Void) {
         self.body = body
-        let thread = Thread { [self] in
-            self.body?()
-            self.body = nil
+        // Weak: Foundation's Thread keeps its block after it ends, so a strong capture would keep this
+        // object, its handler and every frame the handler holds alive for good. The loop's own
+        // reference ends before the signal, so the owner's release after `stop()` is the last one.
+        let finished = finished
+        let thread = Thread { [weak self] in
+            self?.runLoop()
             finished.signal()
         }
         thread.name = name
         self.thread = thread
         thread.start()
+    }
+
+    private func runLoop() {
+        body?()
+        body = nil
+        handler = nil
     }
 
     /// Asks the loop to end and waits until it has, unless called from the loop itself.
@@ -49,7 +60,7 @@ final class CaptureThread: @unchecked Sendable {
     @discardableResult
     func emit(_ event: CaptureEvent) -> Bool {
         guard !isStopRequested else { return false }
-        handler(event)
+        handler?(event)
         switch event {
         case .video, .audio: return !isStopRequested
         case .failed, .ended: return false

@@ -55,9 +55,11 @@ public final class Scaler {
             destinations.append(plane.base + (layout.y >> shift) * plane.bytesPerRow + (layout.x >> shift))
             destinationStrides.append(Int32(plane.bytesPerRow))
         }
-        let source = frame.pointer
-        let scaled = withUnsafePointer(to: &source.pointee.data) { data in
-            withUnsafePointer(to: &source.pointee.linesize) { lineSizes in
+        // Copies of the plane pointers and strides, read without an inout access: the rungs of a
+        // ladder scale one captured frame on several threads at once.
+        let source = frame.pointer.pointee
+        let scaled = withUnsafePointer(to: source.data) { data in
+            withUnsafePointer(to: source.linesize) { lineSizes in
                 data.withMemoryRebound(to: UnsafePointer<UInt8>?.self, capacity: Int(AV_NUM_DATA_POINTERS)) { planes in
                     lineSizes.withMemoryRebound(to: Int32.self, capacity: Int(AV_NUM_DATA_POINTERS)) { strides in
                         sws_scale(context, planes, strides, 0, Int32(frame.height), destinations, destinationStrides)

@@ -124,6 +124,13 @@ public final class FileDemuxer {
                 restampedPacketCount += 1
             }
         }
+        // A composition time that far from the decode time is damage as well (a flipped PTS bit, a
+        // broken ctts entry): without it the decoder guesses the time, and copying presents at the
+        // decode time, instead of the transcoder filling the gap or failing.
+        if let pts = packet.pts, let dts = packet.dts, abs(pts - dts) > TimestampJump.limit(in: streams[position].timeBase) {
+            packet.pts = nil
+            restampedPacketCount += 1
+        }
         if let decodeTime = packet.dts ?? packet.pts { lastDecodeTimes[position] = decodeTime }
         return packet
     }
