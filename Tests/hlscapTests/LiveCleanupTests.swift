@@ -28,6 +28,7 @@ import Testing
         let started = Date()
         #expect(try live(stream, ["--duration", "12"]).exitStatus == 0)
         #expect(Set(PackagedStream.files(below: stream)) == (try listedFiles(in: stream)))
+        try ExternalTools.validateStream(stream)
         #expect(Date().timeIntervalSince(started) < 12 + 8 + 10, "the wait is the retention time, no longer")
 
         // A crash leaves what left the window on disk; --resume deletes it, and a new init section
@@ -39,6 +40,7 @@ import Testing
         #expect(resumed.exitStatus == 0, "\(resumed.stderr)")
         let files = Set(PackagedStream.files(below: stream))
         #expect(files == (try listedFiles(in: stream)))
+        try ExternalTools.validateStream(stream)
         #expect(!files.contains("init.mp4"), "the first init section left with the last segment using it")
         #expect(!files.contains("seg/000099.m4s"))
     }

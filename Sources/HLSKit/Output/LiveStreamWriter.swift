@@ -205,6 +205,14 @@ public struct LiveStreamWriter {
                                                          iFrameSource: iFrameSource)
             written.paths += try writePlaylists(of: index)
         }
+        // Once the formats from before a resume have left every window, the master lists only the
+        // current ones again: CODECS names formats that are present (RFC 8216bis 4.4.6.2).
+        if !earlierCodecs.isEmpty, renditions.allSatisfy({ rendition in
+            rendition.live.playlist.segments.allSatisfy { $0.mapURI == rendition.initName }
+        }) {
+            earlierCodecs = [:]
+            wroteMaster = false
+        }
         if !wroteMaster, var measures = declared {
             for (index, part, size, _) in stored where part.durationTicks > 0 {
                 let bitrate = Int(Int64(size) * 8 * Int64(part.timescale) / part.durationTicks)
