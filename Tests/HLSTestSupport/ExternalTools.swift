@@ -244,14 +244,21 @@ public enum ExternalTools {
 
     public static func gstreamerDecode(directory: URL, timeoutSeconds: Double = 60) throws -> GStreamerDecode {
         _ = try locate("gst-launch-1.0")
-        let script = toolsDirectory.appendingPathComponent("gst_decode.py")
-        let result = try run("python3", [script.path, directory.path, "--timeout", String(timeoutSeconds)],
-                             timeoutSeconds: timeoutSeconds + terminationGraceSeconds)
-        let report = result.stdout.split(separator: "\n").last.map(String.init) ?? ""
-        let fields = (try? JSONSerialization.jsonObject(with: Data(report.utf8))) as? [String: Any] ?? [:]
-        return GStreamerDecode(ok: result.succeeded, videoFrames: fields["video_frames"] as? Int ?? 0,
-                               audioSeconds: fields["audio_seconds"] as? Double ?? 0,
-                               report: report + result.stderr)
+        let decoded = try runJSONTool("gst_decode.py", [directory.path, "--timeout", String(timeoutSeconds)],
+                                      timeoutSeconds: timeoutSeconds + terminationGraceSeconds)
+        return GStreamerDecode(ok: decoded.ok, videoFrames: decoded.report["video_frames"] as? Int ?? 0,
+                               audioSeconds: decoded.report["audio_seconds"] as? Double ?? 0, report: decoded.text)
+    }
+
+    /// Runs a Tests/Tools script whose last line of output is a JSON object: `ok` when it exits 0,
+    /// `report` that object (empty when there is none), `text` its line and stderr, for messages.
+    public static func runJSONTool(_ script: String, _ arguments: [String], timeoutSeconds: Double = 120)
+        throws -> (ok: Bool, report: [String: Any], text: String) {
+        let result = try run("python3", [toolsDirectory.appendingPathComponent(script).path] + arguments,
+                             timeoutSeconds: timeoutSeconds)
+        let line = result.stdout.split(separator: "\n").last.map(String.init) ?? ""
+        let report = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] ?? [:]
+        return (result.succeeded, report, line + result.stderr)
     }
 
     /// Plays `directory`/playlist.m3u8 in headless Chromium (native HLS) through
@@ -321,7 +328,9 @@ public enum ExternalTools {
         if let live {
             arguments += ["--live"] + live
         }
-        let result = try run("python3", arguments, timeoutSeconds: timeoutSeconds + chromiumStartupSeconds)
+        // A throttled run may take a second attempt (chromium_play.py says why).
+        let attempts = source.contains("--throttle-kbps") ? 2.0 : 1.0
+        let result = try run("python3", arguments, timeoutSeconds: (timeoutSeconds + chromiumStartupSeconds) * attempts)
         let report = (result.stdout + result.stderr).trimmingCharacters(in: .whitespacesAndNewlines)
         return (result.succeeded, result.timedOut ? "timed out: \(report)" : report)
     }

@@ -10,41 +10,15 @@ changed. Prints "edge http://127.0.0.1:PORT/ logs DIR" once nginx accepts connec
 import argparse
 import os
 import shutil
-import signal
-import socket
-import subprocess
 import sys
 import tempfile
-import time
 
 sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import nginx_process  # noqa: E402
 
 REPOSITORY = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SHIPPED = os.path.join(REPOSITORY, "contrib", "nginx", "hlscap-cache.conf")
-
-MAIN = """\
-daemon off;
-master_process off;
-worker_processes 1;
-pid {logs}/nginx.pid;
-error_log {logs}/error.log warn;
-events {{ worker_connections 4096; }}
-http {{
-    access_log {logs}/access.log;
-    proxy_temp_path {logs}/proxy;
-    client_body_temp_path {logs}/body;
-    fastcgi_temp_path {logs}/fastcgi;
-    uwsgi_temp_path {logs}/uwsgi;
-    scgi_temp_path {logs}/scgi;
-    include {logs}/hlscap-cache.conf;
-}}
-"""
-
-
-def free_port():
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def main(argv):
@@ -54,7 +28,7 @@ def main(argv):
     parser.add_argument("--logs")
     parser.add_argument("--nginx", default=shutil.which("nginx") or "/usr/sbin/nginx")
     args = parser.parse_args(argv)
-    port = args.port or free_port()
+    port = args.port or nginx_process.free_port()
     logs = os.path.abspath(args.logs) if args.logs else tempfile.mkdtemp(prefix="cdn-edge-")
     os.makedirs(logs, exist_ok=True)
     with open(SHIPPED) as file:
@@ -67,26 +41,9 @@ def main(argv):
         shipped = shipped.replace(old, new)
     with open(os.path.join(logs, "hlscap-cache.conf"), "w") as file:
         file.write(shipped)
-    config = os.path.join(logs, "nginx.conf")
-    with open(config, "w") as file:
-        file.write(MAIN.format(logs=logs))
-    process = subprocess.Popen([args.nginx, "-p", logs, "-e", os.path.join(logs, "error.log"), "-c", config])
-    signal.signal(signal.SIGTERM, lambda *_: process.terminate())
-    signal.signal(signal.SIGINT, lambda *_: process.terminate())
-    deadline = time.monotonic() + 10
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            break
-        except OSError:
-            if process.poll() is not None or time.monotonic() > deadline:
-                with open(os.path.join(logs, "error.log")) as log:
-                    print(f"nginx did not start:\n{log.read()}", file=sys.stderr)
-                process.kill()
-                return 2
-            time.sleep(0.05)
-    print(f"edge http://127.0.0.1:{port}/ logs {logs}", flush=True)
-    return process.wait()
+    http = f"    access_log {logs}/access.log;\n    include {logs}/hlscap-cache.conf;"
+    config = nginx_process.configuration(logs, http, connections=4096)
+    return nginx_process.run(args.nginx, logs, config, port, f"edge http://127.0.0.1:{port}/ logs {logs}")
 
 
 if __name__ == "__main__":

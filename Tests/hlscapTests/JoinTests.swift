@@ -94,7 +94,7 @@ import Testing
         // hls.js in Chromium plays it through (Chromium's native player is checked with the transcodes).
         let served = try ServedStream.start(["serve", stream.directory.path, "--listen", "127.0.0.1:0"])
         defer { served.process.send(SIGTERM) }
-        let hlsjs = try ServedStream.tool("latency_probe.py", [served.base.absoluteString + "playlist.m3u8",
+        let hlsjs = try ExternalTools.runJSONTool("latency_probe.py", [served.base.absoluteString + "playlist.m3u8",
                                                                 "--hlsjs", HLSJS.path, "--vod", "--seconds", "11.5"],
                                           timeoutSeconds: 120)
         #expect(hlsjs.ok, "\(hlsjs.text)")

@@ -29,7 +29,7 @@ import Testing
         defer { served.process.send(SIGKILL) }
         let playlist = served.entry.absoluteString
 
-        let flows = try ServedStream.tool("llhls_client.py", [playlist, "--parts", "20"])
+        let flows = try ExternalTools.runJSONTool("llhls_client.py", [playlist, "--parts", "20"])
         #expect(flows.ok, "\(flows.text)")
         let blocking = try #require(flows.report["blocking"] as? [String: Any])
         print("LL-HLS: a blocking reload answered \(blocking["reloadAfterPartMs"] ?? "?") ms at most after its part")
@@ -43,7 +43,7 @@ import Testing
         let ffmpeg = try ExternalTools.run("ffmpeg", ["-v", "error", "-i", playlist, "-t", "4", "-f", "null", "-"],
                                            timeoutSeconds: 60)
         #expect(ffmpeg.succeeded && ffmpeg.stderr.isEmpty, "\(ffmpeg.stderr)")
-        let gstreamer = try ServedStream.tool("gst_decode.py", ["--url", playlist, "--timeout", "60"], timeoutSeconds: 70)
+        let gstreamer = try ExternalTools.runJSONTool("gst_decode.py", ["--url", playlist, "--timeout", "60"], timeoutSeconds: 70)
         #expect(gstreamer.ok, "\(gstreamer.text)")
         #expect((gstreamer.report["video_frames"] as? Int ?? 0) > 60, "\(gstreamer.text)")
 
@@ -77,7 +77,7 @@ import Testing
         // Without parts the playlist exists once the first segment does; a player starts then.
         let deadline = Date(timeIntervalSinceNow: 20)
         while Date() < deadline, (try? served.get("playlist.m3u8").status) != 200 { Thread.sleep(forTimeInterval: 0.2) }
-        let probe = try ServedStream.tool("latency_probe.py", [served.entry.absoluteString, "--hlsjs", HLSJS.path,
+        let probe = try ExternalTools.runJSONTool("latency_probe.py", [served.entry.absoluteString, "--hlsjs", HLSJS.path,
                                                                 "--seconds", "60"], timeoutSeconds: 150)
         #expect(probe.ok, "\(probe.text)")
         let median = try #require(probe.report["medianSeconds"] as? Double, "\(probe.text)")
@@ -149,7 +149,7 @@ import Testing
         }
         let base = try #require(edgeURL, "\(edge.stderr)")
         let before = try served.metrics()
-        let load = try ServedStream.tool("load_clients.py", [base + "playlist.m3u8", "--clients", "100", "--seconds", "20"],
+        let load = try ExternalTools.runJSONTool("load_clients.py", [base + "playlist.m3u8", "--clients", "100", "--seconds", "20"],
                                          timeoutSeconds: 60)
         #expect(load.ok, "\(load.text)")
         let after = try served.metrics()

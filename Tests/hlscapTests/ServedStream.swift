@@ -81,16 +81,6 @@ struct ServedStream {
         return samples
     }
 
-    /// Runs a Tests/Tools script and decodes its JSON line.
-    static func tool(_ script: String, _ arguments: [String], timeoutSeconds: Double = 120)
-        throws -> (ok: Bool, report: [String: Any], text: String) {
-        let result = try ExternalTools.run("python3", [ExternalTools.toolsDirectory.appendingPathComponent(script).path]
-                                           + arguments, timeoutSeconds: timeoutSeconds)
-        let line = result.stdout.split(separator: "\n").last.map(String.init) ?? ""
-        let report = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] ?? [:]
-        return (result.succeeded, report, line + result.stderr)
-    }
-
     /// Resident memory (kB) and open file descriptors of the serving process.
     func footprint() -> (residentKilobytes: Int, descriptors: Int) {
         let pid = process.processIdentifier
