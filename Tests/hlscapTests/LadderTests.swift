@@ -58,18 +58,9 @@ enum Ladder {
                                                            liveSeconds: Self.chromiumLiveSeconds,
                                                            timeoutSeconds: Self.chromiumLiveSeconds * 2)
         #expect(playback.ok, "Chromium did not play the growing ladder: \(playback.report)")
-        let throttledPlayback = {
-            try ExternalTools.chromiumPlaysLive(
-                directory: stream, playlist: "master.m3u8", liveSeconds: Self.chromiumLiveSeconds,
-                throttleKilobitsPerSecond: Ladder.throttleKilobitsPerSecond, timeoutSeconds: Self.chromiumLiveSeconds * 2)
-        }
-        var throttled = try throttledPlayback()
-        // Chromium's native player under network emulation once reported a segment it could not parse
-        // (PipelineStatus::DEMUXER_ERROR_COULD_NOT_PARSE) that played in every other run and decodes in
-        // ffmpeg and GStreamer below; it gets a second try, which a broken stream fails as well.
-        if !throttled.ok, throttled.report.contains("DEMUXER_ERROR_COULD_NOT_PARSE") {
-            throttled = try throttledPlayback()
-        }
+        let throttled = try ExternalTools.chromiumPlaysLive(
+            directory: stream, playlist: "master.m3u8", liveSeconds: Self.chromiumLiveSeconds,
+            throttleKilobitsPerSecond: Ladder.throttleKilobitsPerSecond, timeoutSeconds: Self.chromiumLiveSeconds * 2)
         #expect(throttled.ok && Ladder.switchedDown(throttled.report),
                 "at \(Ladder.throttleKilobitsPerSecond) kb/s Chromium did not settle on a lower rung: \(throttled.report)")
 
