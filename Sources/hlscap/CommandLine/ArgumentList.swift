@@ -65,4 +65,15 @@ struct ArgumentList {
         positionalOnlyFrom = nil
         return result
     }
+
+    /// The one positional argument of a command that takes exactly one, such as `serve DIR` and
+    /// `validate TARGET`: `what` names it in the usage errors ("the stream directory to serve").
+    mutating func onePositional(_ command: String, what: String) throws -> String {
+        let positionals = try positionals()
+        guard positionals.count == 1 else {
+            throw CommandError.usage(positionals.isEmpty ? "\(command) needs \(what)"
+                : "\(command) takes one argument, \(what); got \(positionals.count)")
+        }
+        return positionals[0]
+    }
 }

@@ -35,12 +35,7 @@ struct ServeCommand: Command {
             throw CommandError.usage("--listen ADDR:PORT is required: where to serve, such as 127.0.0.1:8080")
         }
         self.server = server
-        let positionals = try arguments.positionals()
-        guard positionals.count == 1 else {
-            throw CommandError.usage(positionals.isEmpty ? "give the stream directory to serve"
-                : "serve takes one directory, got \(positionals.count) arguments")
-        }
-        directory = positionals[0]
+        directory = try arguments.onePositional("serve", what: "the stream directory to serve")
     }
 
     func run() throws {

@@ -47,12 +47,7 @@ struct ValidateCommand: Command {
             Double(try Parse.milliseconds($0, option: "--live")) / 1000
         }
         bandwidth = try arguments.value("--bandwidth").map { try Parse.bitrate($0, option: "--bandwidth") }
-        let positionals = try arguments.positionals()
-        guard positionals.count == 1 else {
-            throw CommandError.usage(positionals.isEmpty ? "no TARGET given: a stream directory, playlist or URL"
-                : "validate takes one TARGET (got \(positionals.count))")
-        }
-        target = positionals[0]
+        target = try arguments.onePositional("validate", what: "a TARGET: a stream directory, playlist or URL")
     }
 
     func run() throws {
