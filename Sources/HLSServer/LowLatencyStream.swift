@@ -43,19 +43,18 @@ public final class LowLatencyStream: Sendable {
         var nextWaiter = 0
     }
 
-    public let partTargetSeconds: Double
     public let metrics: ServerMetrics
     private let state: Mutex<State>
 
     /// A stream whose renditions are not known yet: until `begin`, requests go to the files on disk.
-    public init(partTargetSeconds: Double, metrics: ServerMetrics) {
-        self.partTargetSeconds = partTargetSeconds
+    public init(metrics: ServerMetrics) {
         self.metrics = metrics
         state = Mutex(State(renditions: []))
     }
 
-    /// The stream's renditions, in the order the engine numbers them, with their first playlists.
-    public func begin(_ renditions: [Rendition]) {
+    /// The stream's renditions, in the order the engine numbers them, with their first playlists, and
+    /// the PART-TARGET they all declare.
+    public func begin(_ renditions: [Rendition], partTargetSeconds: Double) {
         wake { state in
             state.renditions = renditions.map {
                 RenditionState(directory: $0.directory,

@@ -44,6 +44,41 @@ import Testing
         #expect(parts.joined().allSatisfy { $0.durationTicks <= 334 * 90 })
     }
 
+    /// Audio that starts before the first video frame (as captured audio often does) would give the first
+    /// audio parts a frame more than the part duration holds; the audio's pieces stay within
+    /// `longestPartSeconds`, which an audio rendition of its own declares as its PART-TARGET.
+    @Test func audioPiecesNeverOutlastTheLongestPartEvenWhenAudioStartsFirst() throws {
+        let configuration = Segmenter.Configuration(tracks: [Self.video, Self.audio], partMilliseconds: 334)
+        var segmenter = Segmenter(configuration: configuration)
+        let videoStart: Int64 = 1024 * 90_000 / 48_000  // one AAC frame later
+        var samples: [EncodedSample] = (0..<200).map { index in
+            EncodedSample(track: 0, decodeTime: videoStart + Int64(index) * 3000, durationHint: 3000,
+                          isSync: index % 60 == 0, data: [UInt8(index & 0xFF)])
+        }
+        // Audio until the video's end (6.688 s).
+        samples += (0..<313).map { index in
+            EncodedSample(track: 1, decodeTime: Int64(index) * 1024, durationHint: 1024, isSync: true, data: [0xA0])
+        }
+        samples.sort { lhs, rhs in
+            lhs.decodeTime * (rhs.track == 0 ? 90_000 : 48_000) < rhs.decodeTime * (lhs.track == 0 ? 90_000 : 48_000)
+        }
+        var parts: [Segment] = []
+        for sample in samples {
+            _ = segmenter.append(sample)
+            parts += segmenter.takeParts()
+        }
+        _ = segmenter.finish()
+        parts += segmenter.takeParts()
+
+        let longest = try #require(configuration.longestPartSeconds(track: 1, sampleTicks: 1024))
+        #expect(abs(longest - 16.0 * 1024 / 48_000) < 1e-9, "16 AAC frames fill 334 ms")
+        #expect(configuration.longestPartSeconds(track: 0, sampleTicks: 0) == 0.334)
+        let audioPieces = parts.compactMap { part in part.tracks.first { $0.trackID == 2 } }
+        #expect(audioPieces.count == 20)
+        let ticks = audioPieces.map { $0.samples.reduce(0) { $0 + Int($1.durationTicks) } }
+        #expect(ticks.allSatisfy { Double($0) / 48_000 <= longest }, "\(ticks.map { $0 / 1024 })")
+    }
+
     @Test func everySegmentListsExactlyThePartsHandedOutBeforeIt() {
         var segmenter = Segmenter(configuration: .init(tracks: [Self.video, Self.audio], partMilliseconds: 334))
         var handed: [Segment] = []

@@ -46,8 +46,9 @@ import Testing
     }
 
     static func stream(targetSeconds: Int = 2) -> LowLatencyStream {
-        let stream = LowLatencyStream(partTargetSeconds: 0.334, metrics: ServerMetrics())
-        stream.begin([.init(directory: "", base: MediaPlaylist(targetDurationSeconds: targetSeconds, mediaSequence: 1))])
+        let stream = LowLatencyStream(metrics: ServerMetrics())
+        stream.begin([.init(directory: "", base: MediaPlaylist(targetDurationSeconds: targetSeconds, mediaSequence: 1))],
+                     partTargetSeconds: 0.334)
         return stream
     }
 

@@ -83,6 +83,7 @@ import Testing
         let median = try #require(probe.report["medianSeconds"] as? Double, "\(probe.text)")
         let p95 = try #require(probe.report["p95Seconds"] as? Double, "\(probe.text)")
         print("glass-to-glass \(lowLatency ? "with" : "without") --low-latency: median \(median) s, p95 \(p95) s")
+        try ExternalTools.validateStream(served.entry, ["--sample", "1"])
         if lowLatency {
             #expect(median <= 1.5 && p95 <= 2.5, "\(probe.text)")
         } else {
@@ -127,6 +128,7 @@ import Testing
         #expect(result.exitStatus == 0, "\(result.stderr)")
         let summary = try #require(Self.summaryFigures(result.stdout), "\(result.stdout)")
         #expect(summary.dropped == 0, "\(result.stdout)")
+        try ExternalTools.validateStream(directory.appendingPathComponent("stream"))
     }
 
     /// nginx with the shipped configuration in front: 100 clients through it, and hlscap sees about
@@ -162,6 +164,8 @@ import Testing
             + "reloads and \(Int(upstream("part"))) parts for \(Int(parts)) parts")
         #expect(parts > 30 && clientRequests > 100 * parts, "\(load.text)")
         #expect(upstream("part") <= parts * 1.2 && upstream("blocking_playlist") <= parts * 1.2, "\(after)")
+        // What the edge hands out is as valid as what the origin does.
+        try ExternalTools.validateStream(base + "playlist.m3u8", ["--sample", "1"])
     }
 
     /// Requests outside the stream, oversized headers and idle connections past the limit are refused
@@ -208,6 +212,7 @@ import Testing
         #expect(result.exitStatus == 0, "\(result.stderr)")
         let summary = try #require(Self.summaryFigures(result.stdout), "\(result.stdout)")
         #expect(summary.dropped == 0, "\(result.stdout)")
+        try ExternalTools.validateStream(directory.appendingPathComponent("stream"))
     }
 
     /// With a ladder every media playlist reports every other rendition, and the audio rendition has parts.
@@ -230,6 +235,7 @@ import Testing
                 #expect(text.contains("#EXT-X-RENDITION-REPORT:URI=\"\(report)\",LAST-MSN="), "\(path): \(text)")
             }
         }
+        try ExternalTools.validateStream(served.base.appendingPathComponent("master.m3u8"), ["--sample", "1"])
         let result = served.process.finish(timeoutSeconds: LiveStream.stopSeconds)
         #expect(result.exitStatus == 0, "\(result.stderr)")
     }
@@ -252,5 +258,6 @@ import Testing
         #expect(answer.status == 200 && String(decoding: answer.body, as: UTF8.self).contains("#EXT-X-PART-INF"))
         let result = served.process.finish(timeoutSeconds: LiveStream.stopSeconds)
         #expect(result.exitStatus == 0, "\(result.stderr)")
+        try ExternalTools.validateStream(directory.appendingPathComponent("stream"))
     }
 }

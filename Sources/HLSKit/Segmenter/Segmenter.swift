@@ -53,6 +53,21 @@ public struct Segmenter: Sendable {
             self.firstSequenceNumber = firstSequenceNumber
             self.cutTicks = cutTicks
         }
+
+        /// The track that leads the cuts: the video, or else the first.
+        public var leadTrack: Int { tracks.firstIndex(where: \.isVideo) ?? 0 }
+
+        /// The longest piece of a part a playlist timed by `track` lists: the part duration on the lead
+        /// track; on another, whole samples of `sampleTicks` until they last the part duration, so its
+        /// last sample may end past it (16 AAC frames at 48 kHz, 0.341 s, for a 0.334 s part). Nil
+        /// without parts.
+        public func longestPartSeconds(track: Int, sampleTicks: Int64) -> Double? {
+            guard let partMilliseconds else { return nil }
+            guard track != leadTrack, sampleTicks > 0 else { return Double(partMilliseconds) / 1000 }
+            let timescale = Int64(tracks[track].timescale)
+            let samples = (partMilliseconds * timescale / 1000 + sampleTicks - 1) / sampleTicks
+            return max(Double(partMilliseconds) / 1000, Double(samples * sampleTicks) / Double(timescale))
+        }
     }
 
     /// Samples the segmenter had to leave out, for the caller's summary.
@@ -106,7 +121,7 @@ public struct Segmenter: Sendable {
         precondition(!configuration.tracks.isEmpty, "a stream needs at least one track")
         precondition(configuration.segmentMilliseconds > 0, "segments need a positive duration")
         self.configuration = configuration
-        leadTrack = configuration.tracks.firstIndex(where: \.isVideo) ?? 0
+        leadTrack = configuration.leadTrack
         let count = configuration.tracks.count
         held = Array(repeating: nil, count: count)
         lastDurations = Array(repeating: nil, count: count)
@@ -361,7 +376,10 @@ public struct Segmenter: Sendable {
     }
 
     /// The sample counts of the next full part within `limits`: lead samples that end within the part
-    /// duration of the first (at least one), and the other tracks' samples that start before it ends.
+    /// duration of the first (at least one), and the other tracks' samples that start before it ends,
+    /// as long as they have not filled the part duration yet (`longestPartSeconds`): an audio track
+    /// that starts before the video would otherwise make the first audio parts a frame longer than
+    /// any PART-TARGET, and one that is its own rendition lists its parts against that target.
     /// A part is full once a lead sample within the limits is known not to fit; with `needsFollower`,
     /// also only once every other track has a sample past its end. Nil when no full part is ready.
     private func nextPart(limits: [Int], needsFollower: Bool = false) -> [Int]? {
@@ -386,9 +404,23 @@ public struct Segmenter: Sendable {
                     || held[track].map { !isBefore($0.decodeTime, track: track, leadTime: partEnd) } ?? false
                 guard later else { return nil }
             }
-            counts[track] = max(partCounts[track], min(before, limits[track]))
+            counts[track] = max(partCounts[track], min(before, limits[track], fittingEnd(track)))
         }
         return counts.indices.map { counts[$0] - partCounts[$0] }
+    }
+
+    /// Where the next part of `track` ends at the latest: once its unhanded samples last the part
+    /// duration (an index into `finished[track]`).
+    private func fittingEnd(_ track: Int) -> Int {
+        guard let partMilliseconds = configuration.partMilliseconds else { return finished[track].count }
+        let partTicks = partMilliseconds * Int64(configuration.tracks[track].timescale) / 1000
+        var end = partCounts[track]
+        var ticks: Int64 = 0
+        while end < finished[track].count, ticks < partTicks {
+            ticks += Int64(finished[track][end].durationTicks)
+            end += 1
+        }
+        return end
     }
 
     /// A part of the open segment: the next `counts` unhanded samples of each track.

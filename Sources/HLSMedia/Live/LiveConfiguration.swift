@@ -84,8 +84,10 @@ public struct LiveConfiguration: Sendable {
     /// Cut segments into parts of at most this long (LL-HLS); nil cuts none.
     public var partMilliseconds: Int64?
     /// Called on the output queue once the stream's renditions and first playlists are known, before
-    /// any part or segment: the directories, in layout order, and their playlists.
-    public var onStart: (@Sendable (_ directories: [String], _ playlists: [MediaPlaylist]) -> Void)?
+    /// any part or segment: the directories, in layout order, their playlists, and the PART-TARGET of
+    /// them all (the longest part any of them lists; 0 without parts).
+    public var onStart: (@Sendable (_ directories: [String], _ playlists: [MediaPlaylist],
+                                    _ partTargetSeconds: Double) -> Void)?
     /// Called on the output queue for every rendition's piece of each part, before the segment that
     /// holds it is stored.
     public var onPart: (@Sendable (LiveStreamWriter.RenditionPart) -> Void)?

@@ -153,11 +153,27 @@ final class LiveEncoder {
         bitrate + bitrate / 50 + framesPerSecond * 16 * 8
     }
 
+    private var segmenting: Segmenter.Configuration {
+        .init(tracks: tracks.map { Segmenter.Track(timescale: $0.timescale, isVideo: $0.isVideo) },
+              segmentMilliseconds: configuration.segmentMilliseconds, firstSequenceNumber: firstSequenceNumber,
+              partMilliseconds: configuration.partMilliseconds)
+    }
+
     private func makeSegmenter() -> Segmenter {
-        Segmenter(configuration: .init(
-            tracks: tracks.map { Segmenter.Track(timescale: $0.timescale, isVideo: $0.isVideo) },
-            segmentMilliseconds: configuration.segmentMilliseconds, firstSequenceNumber: firstSequenceNumber,
-            partMilliseconds: configuration.partMilliseconds))
+        Segmenter(configuration: segmenting)
+    }
+
+    /// PART-TARGET of every playlist (LL-HLS): the longest part any rendition lists, whether timed by
+    /// its video or, for an audio rendition of its own, by whole AAC frames; up to the millisecond, so
+    /// the three decimals of the playlist never round it below a part. Nil without parts.
+    var partTargetSeconds: Double? {
+        let segmenting = segmenting
+        let longest = layout.renditions.compactMap { rendition -> Double? in
+            guard let timing = rendition.trackIndexes.first(where: { tracks[$0].isVideo }) ?? rendition.trackIndexes.first
+            else { return nil }
+            return segmenting.longestPartSeconds(track: timing, sampleTicks: tracks[timing].isVideo ? 0 : 1024)
+        }.max()
+        return longest.map { ($0 * 1000).rounded(.up) / 1000 }
     }
 
     private func anchor(_ captureMicroseconds: Int64) -> Int64 {

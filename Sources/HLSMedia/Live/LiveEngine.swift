@@ -104,7 +104,8 @@ public final class LiveEngine: @unchecked Sendable {
             throw .store(error)
         }
         self.writer = writer
-        configuration.onStart?(encoder.layout.renditions.map(\.directory), writer.mediaPlaylists)
+        configuration.onStart?(encoder.layout.renditions.map(\.directory), writer.mediaPlaylists,
+                               encoder.partTargetSeconds ?? 0)
         var publisher: LayoutPublisher?
         if let make = configuration.makePublisher {
             do {

@@ -195,12 +195,11 @@ struct LiveCommand: Command {
             }
         }
         let metrics = ServerMetrics()
-        let lowLatency = configuration.partMilliseconds.map {
-            LowLatencyStream(partTargetSeconds: Double($0) / 1000, metrics: metrics)
-        }
+        let lowLatency = configuration.partMilliseconds.map { _ in LowLatencyStream(metrics: metrics) }
         if let lowLatency {
-            configuration.onStart = { directories, playlists in
-                lowLatency.begin(zip(directories, playlists).map { LowLatencyStream.Rendition(directory: $0, base: $1) })
+            configuration.onStart = { directories, playlists, partTargetSeconds in
+                lowLatency.begin(zip(directories, playlists).map { LowLatencyStream.Rendition(directory: $0, base: $1) },
+                                 partTargetSeconds: partTargetSeconds)
             }
             configuration.onPart = { part in
                 lowLatency.addPart(rendition: part.rendition,
