@@ -161,6 +161,7 @@ import Testing
         let playlist = try first.playlist()
         #expect(first.files() == ["iframes.m3u8", "init.mp4", "master.m3u8", "playlist.m3u8"] + playlist.segments.map(\.uri))
         #expect(try ExternalTools.ffmpegDecodeErrors(path: first.playlistURL.path) == "")
+        try ExternalTools.validateStream(first.directory)
     }
 
     @Test(arguments: [

@@ -59,6 +59,7 @@ import Testing
         #expect(copied.result.exitStatus == 0, "\(copied.result.stderr)")
         #expect(try ExternalTools.ffprobeFrameCount(path: copied.playlistURL.path) == decodable)
         #expect(try ExternalTools.ffmpegDecodeErrors(path: copied.playlistURL.path) == "")
+        try ExternalTools.validateStream(copied.directory)
     }
 
     /// Video PES packets hold one frame, audio ones about eleven AAC frames: one far frame, or a run.
@@ -84,5 +85,6 @@ import Testing
         #expect(playlist.targetDurationSeconds == 2, "no segment stretched to the far time")
         #expect(abs(playlist.segments.reduce(0) { $0 + $1.durationSeconds } - 4) < 0.1)
         #expect(try ExternalTools.ffprobeFrameCount(path: copied.playlistURL.path) == 100)
+        try ExternalTools.validateStream(copied.directory)
     }
 }

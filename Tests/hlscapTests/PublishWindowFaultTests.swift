@@ -40,6 +40,7 @@ import Testing
         let segmentCount = seconds / segmentSeconds
         #expect(polled["segmentsSeen"] as? Int == segmentCount, "every segment was listed on the origin: \(polled)")
         let playlist = try rig.origin.storedPlaylist("live/playlist.m3u8")
+        try ExternalTools.validateStream(rig.origin.url + "live/playlist.m3u8")
         #expect(playlist.endList)
         #expect(playlist.segments.count == 6)
         #expect(playlist.segments.last?.uri == StreamWriter.segmentPath(segmentCount))
@@ -78,6 +79,7 @@ import Testing
         let (polled, counts) = try rig.expectSafeListingUnderFaults(minimumVersions: 3, faults: ["503", "stall", "reset"])
         print("stale playlist: \(polled["versions"] ?? 0) versions, \(polled["segmentsSeen"] ?? 0) segments seen, \(counts)")
         let playlist = try rig.origin.storedPlaylist("live/playlist.m3u8")
+        try ExternalTools.validateStream(rig.origin.url + "live/playlist.m3u8")
         #expect(playlist.endList)
         #expect(playlist.segments.last?.uri == StreamWriter.segmentPath(20))
     }

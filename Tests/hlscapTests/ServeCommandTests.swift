@@ -21,7 +21,9 @@ import Testing
         let stream = try Self.packaged(arguments, in: directory)
         let served = try ServedStream.start(["serve", stream.path, "--listen", "127.0.0.1:0"])
         defer { served.process.send(SIGTERM) }
-        let probe = try ServedStream.tool("latency_probe.py", [served.base.absoluteString, "--preview", "--vod",
+        // What the server hands out is the stream on disk: valid through HTTP too.
+        try ExternalTools.validateStream(served.base.appendingPathComponent("master.m3u8"))
+        let probe = try ExternalTools.runJSONTool("latency_probe.py", [served.base.absoluteString, "--preview", "--vod",
                                                                 "--seconds", "3"], timeoutSeconds: 90)
         #expect(probe.ok, "\(probe.text)")
         served.process.send(SIGTERM)

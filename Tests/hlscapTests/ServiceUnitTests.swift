@@ -41,5 +41,6 @@ import Testing
         }
         let playlist = try String(contentsOf: directory.appendingPathComponent("live/playlist.m3u8"), encoding: .utf8)
         #expect(playlist.contains("#EXT-X-DISCONTINUITY"), "the restart resumed the stream: \(playlist)")
+        try ExternalTools.validateStream(directory.appendingPathComponent("live"))
     }
 }
