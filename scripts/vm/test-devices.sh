@@ -253,6 +253,7 @@ check_hlscap() {
     check "hlscap live from /dev/video0 and $LOOPBACK_CAPTURE exits 0" expect_status "$out/live.status"
     check "the live playlist ends with EXT-X-ENDLIST" contains "$stream/playlist.m3u8" '#EXT-X-ENDLIST'
     check "ffmpeg decodes the live playlist without errors" expect_clean_decode "$stream/playlist.m3u8"
+    check "hlscap validate finds no error in the stream" "$HLSCAP" validate "$stream"
     check "the listed segments join into one fMP4" concatenate "$stream" "$joined"
     check "hlscap captured $LIVE_SECONDS s of $VIDEO_SIZE video at $VIDEO_FPS fps; the stream holds every frame it encoded" \
         expect_live_frames "$joined" "$out/live.log" "$VIDEO_SIZE" "$MIN_LIVE_FRAMES" "$MAX_LIVE_FRAMES"
