@@ -53,7 +53,7 @@ import Testing
             events.append(event)
             switch event {
             case .failed, .ended: finished.signal()
-            case .video, .audio: break
+            case .video, .audio, .audioClock: break
             }
         }
 
@@ -89,7 +89,13 @@ import Testing
         #expect(source.sampleRate == 48_000)
         #expect(source.channelCount == 2)
         let events = recorder.events.withLock { $0 }
-        #expect(events.allSatisfy { if case .audio = $0 { true } else { false } }, "\(events.last.map { "\($0)" } ?? "")")
+        // Audio, and the measurements of the device's clock once two seconds are in.
+        #expect(events.allSatisfy {
+            switch $0 {
+            case .audio, .audioClock: true
+            default: false
+            }
+        }, "\(events.last.map { "\($0)" } ?? "")")
         let frames = recorder.audioFrames
         #expect(frames.reduce(0) { $0 + $1.sampleCount } >= samplesWanted)
         #expect(frames.allSatisfy { $0.sampleCount == MicrophoneSource.blockSamples })
@@ -107,22 +113,18 @@ import Testing
         }
         #expect(counterMismatches == 0)
 
-        // Each block's time is the previous block's plus its samples' duration, unless the clock
-        // disagreed by more than the re-anchoring threshold.
+        // Each block's time is the previous block's plus its samples' duration at the rate the clock
+        // measured, which stays within the resampler's reach of the nominal one; or, where the clock
+        // disagreed by more than the re-anchoring threshold, a jump past it.
         let first = try #require(frames.first?.pts)
         let now = MonotonicClock.nowMicroseconds()
         #expect(first < now && first > now - 60_000_000, "first pts \(first) is not on the monotonic clock (now \(now))")
-        var anchor = (sample: Int64(0), pts: first)
-        var sampleIndex: Int64 = 0
-        for frame in frames {
-            let pts = try #require(frame.pts)
-            let predicted = anchor.pts + (sampleIndex - anchor.sample) * 1_000_000 / 48_000
-            if pts != predicted {
-                #expect(abs(pts - predicted) > SampleClock.defaultResyncThresholdMicroseconds,
-                        "block at sample \(sampleIndex) moved by only \(pts - predicted) µs")
-                anchor = (sampleIndex, pts)
-            }
-            sampleIndex += Int64(frame.sampleCount)
+        let nominal = Double(MicrophoneSource.blockSamples) * 1_000_000 / 48_000
+        for (previous, next) in zip(frames, frames.dropFirst()) {
+            let spacing = Double(try #require(next.pts) - (try #require(previous.pts)))
+            #expect(abs(spacing - nominal) <= nominal * SampleClock.maximumDeviation
+                    || abs(spacing - nominal) > Double(SampleClock.defaultResyncThresholdMicroseconds),
+                    "blocks \(spacing) µs apart")
         }
     }
 

@@ -5,6 +5,9 @@ public enum CaptureEvent {
     /// A block of samples in the format the device delivered; `pts` in microseconds on
     /// `MonotonicClock`, derived from the count of samples received.
     case audio(Frame)
+    /// A new measurement of the audio device's sample clock against the system clock: parts per
+    /// million above its nominal rate, and how often samples were lost so far (see `SampleClock`).
+    case audioClock(partsPerMillion: Double, resyncs: Int)
     /// The device failed or disappeared; no event follows.
     case failed(CaptureError)
     /// The source has nothing more to give (a test source's duration is over, an input pipe

@@ -62,7 +62,7 @@ final class CaptureThread: @unchecked Sendable {
         guard !isStopRequested else { return false }
         handler?(event)
         switch event {
-        case .video, .audio: return !isStopRequested
+        case .video, .audio, .audioClock: return !isStopRequested
         case .failed, .ended: return false
         }
     }

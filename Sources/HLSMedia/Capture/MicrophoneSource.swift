@@ -97,7 +97,10 @@ public final class MicrophoneSource: CaptureSource {
             let clockMicroseconds = input.packet.pts.map(MonotonicClock.fromWallClock)
                 ?? MonotonicClock.nowMicroseconds() - Int64(samples) * 1_000_000 / Int64(sampleRate)
             let firstSample = clock.sampleCount
-            clock.receive(samples: samples, clockMicroseconds: clockMicroseconds)
+            if clock.receive(samples: samples, clockMicroseconds: clockMicroseconds) {
+                guard thread.emit(.audioClock(partsPerMillion: clock.partsPerMillion, resyncs: clock.resyncCount))
+                else { return false }
+            }
             var copied = 0
             while copied < samples {
                 let current: Frame

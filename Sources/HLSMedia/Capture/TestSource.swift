@@ -14,6 +14,10 @@ public final class TestSource: CaptureSource {
         public var realtime = true
         /// Stream time after which the source sends `.ended`; nil runs until stopped.
         public var durationMicroseconds: Int64?
+        /// Makes the sound like a microphone whose sample clock runs this many parts per million fast
+        /// (negative: slow): it plays that many more samples a second than the 48 kHz it claims, and
+        /// they are timed the way a microphone's are, by their count (`SampleClock`). 0: exact timing.
+        public var audioClockPartsPerMillion = 0
 
         public init() {}
     }
@@ -49,6 +53,10 @@ public final class TestSource: CaptureSource {
                                   framesPerSecond: configuration.framesPerSecond,
                                   sampleRate: Self.sampleRate, channelCount: Self.channelCount)
         let configuration = configuration
+        guard abs(configuration.audioClockPartsPerMillion) <= 10_000 else {
+            throw CaptureError(device: Self.deviceName,
+                               message: "an audio clock off by more than 10000 ppm (1 %) is not a microphone's")
+        }
         let startMicroseconds = MonotonicClock.nowMicroseconds()
         thread.start(name: "hlscap test source") {
             Self.run(pattern, configuration, startMicroseconds: startMicroseconds, on: thread)
@@ -67,16 +75,24 @@ public final class TestSource: CaptureSource {
         let pictures = PicturePool(width: pattern.width, height: pattern.height, capacity: 4)
         var frameIndex: Int64 = 0
         var sampleIndex: Int64 = 0
+        // A drifting microphone: its sound, beeps included, happens in real time at the rate it really
+        // plays; its samples are counted at the rate it claims.
+        let drifting = configuration.audioClockPartsPerMillion != 0
+        let sound = drifting ? TestPattern(width: pattern.width, height: pattern.height,
+                                           framesPerSecond: pattern.framesPerSecond,
+                                           sampleRate: sampleRate + sampleRate * configuration.audioClockPartsPerMillion / 1_000_000,
+                                           channelCount: pattern.channelCount) : pattern
+        var clock = SampleClock(sampleRate: sampleRate)
         while !thread.isStopRequested {
             let videoStart = pattern.frameTimeMicroseconds(frameIndex)
-            let audioStart = pattern.sampleTimeMicroseconds(sampleIndex)
+            let audioStart = sound.sampleTimeMicroseconds(sampleIndex)
             let videoPending = configuration.video && videoStart < end
             let audioPending = configuration.audio && audioStart < end
             guard videoPending || audioPending else {
                 thread.emit(.ended)
                 return
             }
-            let audioReady = pattern.sampleTimeMicroseconds(sampleIndex + Int64(audioBlockSamples))
+            let audioReady = sound.sampleTimeMicroseconds(sampleIndex + Int64(audioBlockSamples))
             let nextIsVideo = videoPending && (!audioPending || videoStart <= audioReady)
             if configuration.realtime {
                 MonotonicClock.sleep(until: startMicroseconds + (nextIsVideo ? videoStart : audioReady))
@@ -92,9 +108,16 @@ public final class TestSource: CaptureSource {
                 } else {
                     let frame = try Frame.captured(samples: audioBlockSamples, sampleRate: sampleRate,
                                                         channels: channelCount, format: AV_SAMPLE_FMT_S16)
-                    pattern.fillAudio(from: sampleIndex, count: audioBlockSamples,
-                                      into: UnsafeMutableRawPointer(frame.plane(0).base).assumingMemoryBound(to: Int16.self))
+                    sound.fillAudio(from: sampleIndex, count: audioBlockSamples,
+                                    into: UnsafeMutableRawPointer(frame.plane(0).base).assumingMemoryBound(to: Int16.self))
                     frame.pts = startMicroseconds + audioStart
+                    if drifting {
+                        if clock.receive(samples: audioBlockSamples, clockMicroseconds: startMicroseconds + audioStart) {
+                            guard thread.emit(.audioClock(partsPerMillion: clock.partsPerMillion, resyncs: clock.resyncCount))
+                            else { return }
+                        }
+                        frame.pts = clock.time(ofSample: sampleIndex)
+                    }
                     event = .audio(frame)
                     sampleIndex += Int64(audioBlockSamples)
                 }

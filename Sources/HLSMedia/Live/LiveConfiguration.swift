@@ -16,14 +16,27 @@ public struct LiveConfiguration: Sendable {
     }
 
     public enum AudioInput: Sendable, Equatable {
-        case device(String), test, none
+        /// `test`, or `test:+5000ppm`: the tone as a microphone whose sample clock runs that fast
+        /// (`TestSource.Configuration.audioClockPartsPerMillion`).
+        case device(String), test(clockPartsPerMillion: Int), none
 
         public init(_ text: String) {
             switch text {
-            case "test": self = .test
+            case "test": self = .test(clockPartsPerMillion: 0)
             case "none": self = .none
-            default: self = .device(text)
+            default:
+                if text.hasPrefix("test:"), text.hasSuffix("ppm"),
+                   let partsPerMillion = Int(text.dropFirst("test:".count).dropLast("ppm".count)) {
+                    self = .test(clockPartsPerMillion: partsPerMillion)
+                } else {
+                    self = .device(text)
+                }
             }
+        }
+
+        var isTest: Bool {
+            if case .test = self { return true }
+            return false
         }
     }
 

@@ -93,7 +93,8 @@ final class LiveEncoder {
         }
         if hasAudio {
             let audioSettings = AudioEncoderSettings(bitrate: configuration.audioBitrate)
-            let lane = try AudioLane(settings: audioSettings, trackIndex: tracks.count)
+            // A microphone's clock drifts from the camera's: the audio keeps to its capture times.
+            let lane = try AudioLane(settings: audioSettings, trackIndex: tracks.count, followsTimestamps: true)
             lane.measuresLevel = true
             let track = TrackDescription(trackID: UInt32(tracks.count + 1), timescale: UInt32(audioSettings.sampleRate),
                                          format: .aac(AACFormat(audioSpecificConfig: lane.encoder.audioSpecificConfig,

@@ -178,6 +178,8 @@ public final class LiveEngine: @unchecked Sendable {
         case .audio(let frame):
             let handoff = FrameHandoff(frame)
             writingQueue.async { [self] in encode(audio: handoff.frame) }
+        case .audioClock(let partsPerMillion, let resyncs):
+            statistics.measureAudioClock(partsPerMillion: partsPerMillion, resyncs: resyncs)
         case .failed(let error):
             stop(failure: .deviceFailed(error))
         case .ended:
@@ -429,13 +431,14 @@ public final class LiveEngine: @unchecked Sendable {
 
     private func makeSources() throws(LiveError) -> [CaptureSource] {
         var sources: [CaptureSource] = []
-        if configuration.video == .test || configuration.audio == .test {
+        if configuration.video == .test || configuration.audio.isTest {
             var test = TestSource.Configuration()
             test.width = configuration.size.width
             test.height = configuration.size.height
             test.framesPerSecond = configuration.framesPerSecond
             test.video = configuration.video == .test
-            test.audio = configuration.audio == .test
+            test.audio = configuration.audio.isTest
+            if case .test(let partsPerMillion) = configuration.audio { test.audioClockPartsPerMillion = partsPerMillion }
             test.realtime = configuration.realtime
             if !configuration.realtime, let milliseconds = configuration.durationMilliseconds {
                 test.durationMicroseconds = milliseconds * 1000

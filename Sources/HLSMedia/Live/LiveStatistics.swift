@@ -15,6 +15,8 @@ public final class LiveStatistics: @unchecked Sendable {
     private var mediaSeconds = 0.0
     private var lastSegment = "-"
     private var audioPeak: Float = 0
+    /// The audio device's sample clock against the system clock, once measured.
+    private var audioClock: (partsPerMillion: Double, resyncs: Int)?
     private var renditionNames: [String] = []
     private var renditionBytes: [Int] = []
     public private(set) var latenciesMicroseconds: [Int64] = []
@@ -45,6 +47,10 @@ public final class LiveStatistics: @unchecked Sendable {
 
     func measureAudio(peak: Float) {
         lock.withLock { audioPeak = max(audioPeak * 0.9, peak) }
+    }
+
+    func measureAudioClock(partsPerMillion: Double, resyncs: Int) {
+        lock.withLock { audioClock = (partsPerMillion, resyncs) }
     }
 
     func countSegment(_ segment: Segment, bytes: Int, renditionBytes perRendition: [Int], latencyMicroseconds: Int64?,
@@ -101,6 +107,11 @@ public final class LiveStatistics: @unchecked Sendable {
             var line = String(format: "live %02d:%02d:%02d  %.1f fps  dropped %d  %d kb/s  %d segments, last %@  audio %@",
                               uptime / 3600, uptime / 60 % 60, uptime % 60, fps, droppedFrames, kilobits, segments,
                               lastSegment, level)
+            if let audioClock {
+                // What the resampler makes up for: the microphone's clock against the camera's.
+                line += String(format: " (clock %+.0f ppm%@)", audioClock.partsPerMillion,
+                               audioClock.resyncs > 0 ? ", \(audioClock.resyncs) resyncs" : "")
+            }
             if renditionNames.count > 1, mediaSeconds > 0 {
                 let rates = zip(renditionNames, renditionBytes).map { name, bytes in
                     "\(name) \(Int(Double(bytes) * 8 / mediaSeconds / 1000))k"
@@ -118,8 +129,13 @@ public final class LiveStatistics: @unchecked Sendable {
     public func summary() -> String {
         lock.withLock {
             let kilobits = mediaSeconds > 0 ? Int(Double(mediaBytes) * 8 / mediaSeconds / 1000) : 0
-            return String(format: "%d segments, %.3f s, %d kb/s, %d frames, %d dropped, mode live",
-                          segments, mediaSeconds, kilobits, frames, droppedFrames)
+            var summary = String(format: "%d segments, %.3f s, %d kb/s, %d frames, %d dropped, mode live",
+                                 segments, mediaSeconds, kilobits, frames, droppedFrames)
+            if let audioClock {
+                summary += String(format: ", audio clock %+.0f ppm, %d resyncs", audioClock.partsPerMillion,
+                                  audioClock.resyncs)
+            }
+            return summary
         }
     }
 }

@@ -22,11 +22,12 @@ final class AudioLane {
     /// 20 ms: timestamps of compressed audio jitter by less; real gaps are longer.
     private static let realignmentToleranceSeconds = (numerator: Int64(1), denominator: Int64(50))
 
-    init(settings: AudioEncoderSettings, trackIndex: Int) throws {
+    /// `followsTimestamps`: the input is captured audio whose device clock drifts (`Resampler`).
+    init(settings: AudioEncoderSettings, trackIndex: Int, followsTimestamps: Bool = false) throws {
         encoder = try AudioEncoder(settings: settings, trackIndex: trackIndex)
         self.trackIndex = trackIndex
         sampleRate = settings.sampleRate
-        resampler = Resampler(for: settings)
+        resampler = Resampler(for: settings, followsTimestamps: followsTimestamps)
         fifo = try AudioFIFO(for: settings)
     }
 

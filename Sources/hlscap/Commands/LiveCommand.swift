@@ -21,8 +21,9 @@ struct LiveCommand: Command {
         Sources:
           --video DEV               /dev/videoN, "test" (moving pattern with a clock) or "none"
                                     (default: the first V4L2 capture device)
-          --audio PCM               an ALSA capture PCM ("default", "hw:1,0", a name), "test" (a tone)
-                                    or "none" (default: "default")
+          --audio PCM               an ALSA capture PCM ("default", "hw:1,0", a name), "test" (a tone),
+                                    "test:+5000ppm" (the tone from a sample clock that fast) or
+                                    "none" (default: "default")
           --size WxH                picture size (default 1280x720)
           --fps N                   frames per second (default 30)
           --no-realtime             with the test source: generate as fast as possible
