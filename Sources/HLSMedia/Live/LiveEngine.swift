@@ -40,7 +40,7 @@ public final class LiveEngine: @unchecked Sendable {
         var stopping = false
         var accepting = false
         var failure: LiveError?
-        /// The stream's output failed while a recording goes on: segments are no longer written.
+        /// The stream's output failed: segments are no longer written (a recording goes on).
         var streamStopped = false
     }
 
@@ -228,7 +228,8 @@ public final class LiveEngine: @unchecked Sendable {
         guard !segments.isEmpty || !parts.isEmpty, let timing = encoder?.timing,
               !state.withLock({ $0.streamStopped }) else { return }
         outputQueue.async { [self] in
-            guard var writer else { return }
+            // After a failed write, a later segment would leave a gap in the playlist that looks valid.
+            guard var writer, !state.withLock({ $0.streamStopped }) else { return }
             defer { self.writer = writer }
             if let onPart = configuration.onPart {
                 let lastParts = Set(segments.compactMap { segment in segment.parts.last.map { [$0.sequenceNumber, $0.partIndex ?? 0] } })
@@ -261,13 +262,13 @@ public final class LiveEngine: @unchecked Sendable {
                     }
                     configuration.onPlaylists?(writer.mediaPlaylists)
                 } catch {
+                    state.withLock { $0.streamStopped = true }
                     guard encoder?.recorder != nil else {
                         stop(failure: .store(error))
                         return
                     }
                     // The recording goes on: only the stream ends, reported at the stop.
                     record(.store(error))
-                    state.withLock { $0.streamStopped = true }
                     FileHandle.standardError.write(Data(
                         "hlscap: warning: \(error); the stream stopped, the recording goes on\n".utf8))
                     return
