@@ -350,8 +350,9 @@ public final class LiveEngine: @unchecked Sendable {
         }
         if let writer { configuration.onPlaylists?(writer.mediaPlaylists) }
         // A viewer holding an earlier playlist may still fetch what left the window: wait out the
-        // retention time (RFC 8216bis 6.2.2), then delete it.
-        if let last = retired.lastRemovableAt {
+        // retention time (RFC 8216bis 6.2.2), then delete it. A stream whose writing failed ends at
+        // once instead, and leaves those files to the run that resumes it.
+        if let last = retired.lastRemovableAt, !state.withLock({ $0.streamStopped }) {
             Thread.sleep(forTimeInterval: max(0, last - Self.uptimeSeconds()))
             removeRetiredFiles(now: last)
         }
