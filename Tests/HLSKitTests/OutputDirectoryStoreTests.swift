@@ -33,6 +33,36 @@ struct OutputDirectoryStoreTests {
         }
     }
 
+    /// A stream whose directory is deleted under it must not go on in a new, empty one.
+    @Test(arguments: [false, true])
+    func aRootRemovedAfterItExistedIsNotMadeAgain(existedAtStart: Bool) throws {
+        try withScratchDirectory { root in
+            if existedAtStart {
+                try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+            }
+            let store = try DirectoryStore(root: root)
+            try store.write(Array("x".utf8), to: "seg/000001.m4s")
+            try FileManager.default.removeItem(atPath: root)
+
+            let error = #expect(throws: StoreError.self) { try store.write(Array("y".utf8), to: "seg/000002.m4s") }
+
+            #expect(error == StoreError(operation: .writeInDirectory, path: root, errno: ENOENT))
+            #expect(!FileManager.default.fileExists(atPath: root))
+        }
+    }
+
+    @Test func aRootReplacedByAnotherDirectoryIsNotWrittenTo() throws {
+        try withScratchDirectory { root in
+            let store = try DirectoryStore(root: root)
+            try store.write(Array("x".utf8), to: "playlist.m3u8")
+            try FileManager.default.removeItem(atPath: root)
+            try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+
+            #expect(throws: StoreError.self) { try store.write(Array("y".utf8), to: "playlist.m3u8") }
+            #expect(try rawEntries(root) == [])
+        }
+    }
+
     @Test func emptyDirectoriesGoOnlyWhereTheStoreCreatedThem() throws {
         try withScratchDirectory { root in
             let parent = (root as NSString).deletingLastPathComponent
@@ -41,6 +71,10 @@ struct OutputDirectoryStoreTests {
             try created.remove("seg/000001.m4s")
             created.removeEmptyDirectories()
             #expect(!FileManager.default.fileExists(atPath: parent), "every directory it made is gone")
+            try created.write(Array("x".utf8), to: "seg/000001.m4s")
+            #expect(FileManager.default.fileExists(atPath: root + "/live/seg/000001.m4s"),
+                    "a root it removed itself is made again: a file run retried as a transcode writes there")
+            try FileManager.default.removeItem(atPath: parent)
 
             try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
             let existing = try DirectoryStore(root: root)

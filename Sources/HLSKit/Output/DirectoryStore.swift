@@ -1,4 +1,5 @@
 import Glibc
+import Synchronization
 
 /// Files under one directory, published atomically: a reader sees either the previous complete
 /// file or the new complete file, never a partial one, even across a crash or power loss.
@@ -17,6 +18,8 @@ public struct DirectoryStore: Sendable {
     /// The topmost directory on the way to `root` (`root` itself, or a parent) that did not exist
     /// when the store was made; nil when `root` existed.
     private let firstMissingDirectory: String?
+    /// The root directory, once it exists.
+    private let rootDirectory = RootDirectory()
 
     /// Checks that `root` can be made and files created in it. A missing `root` and its missing
     /// parents are created by the first write, so a run that fails before it has something to
@@ -25,10 +28,12 @@ public struct DirectoryStore: Sendable {
         self.root = root.count > 1 && root.hasSuffix("/") ? String(root.dropLast()) : root
         firstMissingDirectory = try Self.firstMissingDirectory(on: self.root)
         try Self.checkWritable(Self.nearestExistingDirectory(of: self.root), for: self.root)
+        if firstMissingDirectory == nil { try prepareRoot() }
     }
 
     /// Removes what a failed run leaves once its files are gone: empty sub-directories, and the
-    /// root and parents this store created, as long as they are empty.
+    /// root and parents this store created, as long as they are empty. A root removed here is made
+    /// again by the next write.
     public func removeEmptyDirectories() {
         let names: [String]
         do {
@@ -46,6 +51,7 @@ public struct DirectoryStore: Sendable {
               let slash = directory.lastIndex(of: "/"), slash > directory.startIndex {
             directory = String(directory[..<slash])
         }
+        if !Self.isDirectory(root) { rootDirectory.release() }
     }
 
     /// When a write must be on stable storage.
@@ -64,7 +70,8 @@ public struct DirectoryStore: Sendable {
         let slash = relativePath.lastIndex(of: "/")
         let directory = slash.map { "\(root)/\(relativePath[..<$0])" } ?? root
         let name = slash.map { relativePath[relativePath.index(after: $0)...] } ?? relativePath[...]
-        try Self.makeDirectories(directory)
+        try prepareRoot()
+        try Self.makeDirectories(slash.map { String(relativePath[..<$0]) } ?? "", below: root)
         let temporaryPath = "\(directory)/\(Self.temporaryName(for: name))"
         do {
             let file = try FileDescriptor.open(temporaryPath, flags: O_WRONLY | O_CREAT | O_TRUNC, mode: Self.fileMode)
@@ -238,12 +245,29 @@ public struct DirectoryStore: Sendable {
             && nameAndSuffix.hasSuffix(temporarySuffix) && nameAndSuffix.count > temporarySuffix.count
     }
 
-    /// `mkdir -p`, syncing the parent of each directory it creates so the new entry is durable.
-    private static func makeDirectories(_ path: String) throws(StoreError) {
-        var current = path.hasPrefix("/") ? "/" : ""
+    /// The root, made with its missing parents by the first write. After that the store holds on to
+    /// that directory: one removed or replaced under it is an error rather than made again, so that
+    /// files never go on into a new, empty directory as if the earlier ones were still there.
+    private func prepareRoot() throws(StoreError) {
+        var expected = rootDirectory.identity
+        if expected == nil {
+            if !Self.isDirectory(root) { try Self.makeDirectories(root) }
+            expected = rootDirectory.hold(root)
+        }
+        var status = stat()
+        guard let expected, lstat(root, &status) == 0,
+              RootDirectory.Identity(status) == expected else {
+            throw StoreError(operation: .writeInDirectory, path: root, errno: ENOENT)
+        }
+    }
+
+    /// `mkdir -p` of `path` inside `base`, an existing directory ("" for `path` as it is), syncing the
+    /// parent of each directory it creates so the new entry is durable.
+    private static func makeDirectories(_ path: String, below base: String = "") throws(StoreError) {
+        var current = base.isEmpty && path.hasPrefix("/") ? "/" : base
         for component in path.split(separator: "/") {
             let parent = current.isEmpty ? "." : current
-            current += (current.isEmpty || current == "/" ? "" : "/") + component
+            current += (current.isEmpty || current.hasSuffix("/") ? "" : "/") + component
             if isDirectory(current) {
                 continue
             }
@@ -289,6 +313,50 @@ public struct DirectoryStore: Sendable {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
             if name != "." && name != ".." {
                 names.append(name)
+            }
+        }
+    }
+}
+
+/// Which directory a store's root is, shared by every copy of the store. It stays open, so that no
+/// directory made after the root is removed can have its inode number.
+private final class RootDirectory: Sendable {
+    struct Identity: Equatable {
+        var device: dev_t
+        var inode: ino_t
+
+        init(_ status: stat) {
+            device = status.st_dev
+            inode = status.st_ino
+        }
+    }
+
+    private struct Held: ~Copyable {
+        var identity: Identity
+        var descriptor: FileDescriptor
+    }
+
+    private let held = Mutex<Held?>(nil)
+
+    var identity: Identity? { held.withLock { $0?.identity } }
+
+    /// Lets go of a root the store removed itself.
+    func release() {
+        held.withLock { $0 = nil }
+    }
+
+    /// Opens the directory at `path` as the root, unless a root is already held; the root's identity,
+    /// nil when `path` cannot be opened.
+    func hold(_ path: String) -> Identity? {
+        held.withLock { held in
+            if let identity = held?.identity { return identity }
+            do throws(Errno) {
+                let descriptor = try FileDescriptor.open(path, flags: O_RDONLY | O_DIRECTORY | O_NOFOLLOW)
+                let identity = Identity(try descriptor.status())
+                held = Held(identity: identity, descriptor: descriptor)
+                return identity
+            } catch {
+                return nil
             }
         }
     }

@@ -70,6 +70,13 @@ struct FileDescriptor: ~Copyable {
         }
     }
 
+    /// `fstat`: what the descriptor refers to.
+    func status() throws(Errno) -> stat {
+        var status = stat()
+        try SystemCall.retryingInterrupts { fstat(rawValue, &status) }
+        return status
+    }
+
     func sync() throws(Errno) {
         try SystemCall.retryingInterrupts { fsync(rawValue) }
     }

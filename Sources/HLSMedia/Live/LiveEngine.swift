@@ -40,7 +40,7 @@ public final class LiveEngine: @unchecked Sendable {
         var stopping = false
         var accepting = false
         var failure: LiveError?
-        /// The stream's output failed while a recording goes on: segments are no longer written.
+        /// The stream's output failed: segments are no longer written (a recording goes on).
         var streamStopped = false
     }
 
@@ -231,7 +231,8 @@ public final class LiveEngine: @unchecked Sendable {
         guard !segments.isEmpty || !parts.isEmpty, let timing = encoder?.timing,
               !state.withLock({ $0.streamStopped }) else { return }
         outputQueue.async { [self] in
-            guard var writer else { return }
+            // After a failed write, a later segment would leave a gap in the playlist that looks valid.
+            guard var writer, !state.withLock({ $0.streamStopped }) else { return }
             defer { self.writer = writer }
             if let onPart = configuration.onPart {
                 let lastParts = Set(segments.compactMap { segment in segment.parts.last.map { [$0.sequenceNumber, $0.partIndex ?? 0] } })
@@ -264,13 +265,13 @@ public final class LiveEngine: @unchecked Sendable {
                     }
                     configuration.onPlaylists?(writer.mediaPlaylists)
                 } catch {
+                    state.withLock { $0.streamStopped = true }
                     guard encoder?.recorder != nil else {
                         stop(failure: .store(error))
                         return
                     }
                     // The recording goes on: only the stream ends, reported at the stop.
                     record(.store(error))
-                    state.withLock { $0.streamStopped = true }
                     FileHandle.standardError.write(Data(
                         "hlscap: warning: \(error); the stream stopped, the recording goes on\n".utf8))
                     return
@@ -352,8 +353,9 @@ public final class LiveEngine: @unchecked Sendable {
         }
         if let writer { configuration.onPlaylists?(writer.mediaPlaylists) }
         // A viewer holding an earlier playlist may still fetch what left the window: wait out the
-        // retention time (RFC 8216bis 6.2.2), then delete it.
-        if let last = retired.lastRemovableAt {
+        // retention time (RFC 8216bis 6.2.2), then delete it. A stream whose writing failed ends at
+        // once instead, and leaves those files to the run that resumes it.
+        if let last = retired.lastRemovableAt, !state.withLock({ $0.streamStopped }) {
             Thread.sleep(forTimeInterval: max(0, last - Self.uptimeSeconds()))
             removeRetiredFiles(now: last)
         }

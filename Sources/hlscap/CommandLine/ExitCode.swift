@@ -69,6 +69,28 @@ extension CommandError {
         self.init(error.description, exitCode: error.kind == .cannotCreate ? .cannotCreate : .ioError)
     }
 
+    /// How a live stream that had started ended badly. Writing that fails once the stream runs is an I/O
+    /// failure (74) whatever the reason, even one that would have kept it from starting (73): the disk
+    /// filled, turned read-only, or the directory went. `resumable` says whether `--resume` can continue it.
+    init(streamFailure failure: LiveError, resumable: Bool) {
+        guard case .store(let error) = failure else {
+            self.init(failure)
+            return
+        }
+        let then = resumable ? ", then add --resume to continue it" : ""
+        let advice = switch error.errno {
+        case ENOSPC, EDQUOT:
+            "the disk is full; the stream ends with its last complete segment: free space\(then)"
+        case EROFS:
+            "the file system turned read-only; the stream ends with its last complete segment: make it writable\(then)"
+        case ENOENT where error.operation == .writeInDirectory:
+            "the output directory was removed while the stream ran; the stream stopped"
+        default:
+            "the stream ends with its last complete segment: check the disk\(then)"
+        }
+        self.init("\(error.description); \(advice)", exitCode: .ioError)
+    }
+
     /// A validation target that cannot be read: missing 66, unreachable 69, failing 74.
     init(_ error: LoadError) {
         switch error {

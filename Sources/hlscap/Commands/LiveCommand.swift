@@ -258,6 +258,6 @@ struct LiveCommand: Command {
                 throw report.incompleteError(origin: publish.origin)
             }
         }
-        if let failure = outcome.failure { throw CommandError(failure) }
+        if let failure = outcome.failure { throw CommandError(streamFailure: failure, resumable: !spooled) }
     }
 }
