@@ -92,8 +92,11 @@ import Testing
         for (index, rendition) in layout.renditions.enumerated() {
             for number in numbers {
                 let path = rendition.path(StreamWriter.segmentPath(number))
-                let fromParts = pieces.filter { $0.rendition == index && $0.sequenceNumber == number }.flatMap(\.bytes)
-                #expect(try served.read(path) == fromParts, "\(path)")
+                let own = pieces.filter { $0.rendition == index && $0.sequenceNumber == number }
+                #expect(try served.read(path) == own.flatMap(\.bytes), "\(path)")
+                // Only the pieces of the segment's last part end it; a rendition may have none in that part.
+                let lastPart = pieces.filter { $0.sequenceNumber == number }.map(\.partIndex).max()
+                #expect(own.map(\.endsSegment) == own.map { $0.partIndex == lastPart }, "\(path)")
                 #expect(try served.read(path) == plain.read(path), "\(path)")
             }
         }

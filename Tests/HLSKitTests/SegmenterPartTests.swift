@@ -44,6 +44,13 @@ import Testing
         #expect(parts.joined().allSatisfy { $0.durationTicks <= 334 * 90 })
     }
 
+    @Test func theLastPartOfEverySegmentAndOnlyItEndsTheSegment() {
+        for segmentParts in Self.parts() {
+            #expect(segmentParts.map(\.endsSegment) == segmentParts.indices.map { $0 == segmentParts.count - 1 },
+                    "segment \(segmentParts[0].sequenceNumber)")
+        }
+    }
+
     @Test func everySegmentListsExactlyThePartsHandedOutBeforeIt() {
         var segmenter = Segmenter(configuration: .init(tracks: [Self.video, Self.audio], partMilliseconds: 334))
         var handed: [Segment] = []
@@ -60,10 +67,12 @@ import Testing
             }
             let made = segmenter.append(EncodedSample(track: 0, decodeTime: Int64(frame) * 3000, durationHint: 3000,
                                                       isSync: frame % 60 == 0, data: [UInt8(frame & 0xFF)]))
-            handed += segmenter.takeParts()
+            let taken = segmenter.takeParts()
+            handed += taken
             for segment in made {
-                // Each part came out before its segment.
+                // Each part came out before its segment, the last (which ends it) with it.
                 #expect(segment.parts.allSatisfy { part in handed.contains(part) })
+                #expect(segment.parts.last.map { taken.contains($0) && $0.endsSegment } == true)
             }
             segments += made
             frame += 1

@@ -257,7 +257,7 @@ public struct LiveStreamWriter {
         public var independent: Bool
         public var bytes: [UInt8]
         /// The segment's last part: the next part is the first of the next segment.
-        public var endsSegment = false
+        public var endsSegment: Bool
     }
 
     /// The fragments of a part for every rendition that has samples in it: the same bytes the segment
@@ -269,7 +269,8 @@ public struct LiveStreamWriter {
         return split.indices.compactMap { index in
             guard let own = split[index], let bytes = fragments[index] else { return nil }
             return RenditionPart(rendition: index, sequenceNumber: own.sequenceNumber, partIndex: own.partIndex ?? 0,
-                                 durationSeconds: own.durationSeconds, independent: own.isIndependent, bytes: bytes)
+                                 durationSeconds: own.durationSeconds, independent: own.isIndependent, bytes: bytes,
+                                 endsSegment: own.endsSegment)
         }
     }
 

@@ -18,7 +18,8 @@
 /// - With a part duration (LL-HLS), each segment is also cut into parts as its samples arrive: a part
 ///   holds the lead samples that end within the part duration of its first one, and every other
 ///   track's samples that start before the part ends; `takeParts` hands them out, and the segment
-///   lists them all (its last part is cut when the segment closes), so no part exceeds the duration.
+///   lists them all (its last part, marked as such, is cut when the segment closes), so no part exceeds
+///   the duration.
 public struct Segmenter: Sendable {
     public struct Track: Sendable, Equatable {
         public var timescale: UInt32
@@ -310,7 +311,12 @@ public struct Segmenter: Sendable {
             // Full parts first, then what is left before the cut as the segment's last part.
             while let part = nextPart(limits: counts) { emit(part) }
             let rest = counts.indices.map { max(0, counts[$0] - partCounts[$0]) }
-            if rest.contains(where: { $0 > 0 }) { emit(makePart(counts: rest)) }
+            if rest.contains(where: { $0 > 0 }) {
+                // A part is full only once a later lead sample is known, so the last one is always this rest.
+                var last = makePart(counts: rest)
+                last.endsSegment = true
+                emit(last)
+            }
             parts = openParts
             openParts = []
             partCounts = partCounts.indices.map { _ in 0 }
