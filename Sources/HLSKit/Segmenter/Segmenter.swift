@@ -97,7 +97,8 @@ public struct Segmenter: Sendable {
     /// Explicit cut points in source time that wait for the delta.
     private var sourceCutTicks: [Int64]
     private var nextSequenceNumber: Int
-    /// Samples of each track already handed out in parts of the open segment.
+    /// Samples of each track already handed out in parts of the open segment: searches for the next part's
+    /// samples start there, so they cover about a part's samples however long the segment.
     private var partCounts: [Int]
     /// The open segment's parts so far, and those not yet taken.
     private var openParts: [Segment] = []
@@ -351,8 +352,7 @@ public struct Segmenter: Sendable {
         // Samples past a pending cut belong to the next segment.
         let limits = configuration.tracks.indices.map { track in
             guard let cut = cuts.first else { return finished[track].count }
-            if track == leadTrack { return finished[track].prefix { $0.decodeTime < cut.leadDecodeTime }.count }
-            return finished[track].prefix { isBefore($0.decodeTime, track: track, leadTime: cut.leadDecodeTime) }.count
+            return countStarting(before: cut.leadDecodeTime, track: track)
         }
         while let part = nextPart(limits: limits, needsFollower: true) { emit(part) }
     }
@@ -385,7 +385,7 @@ public struct Segmenter: Sendable {
         var counts = partCounts
         counts[leadTrack] = end
         for track in configuration.tracks.indices where track != leadTrack {
-            let before = finished[track].prefix { isBefore($0.decodeTime, track: track, leadTime: partEnd) }.count
+            let before = countStarting(before: partEnd, track: track)
             if needsFollower, !ended[track] {
                 // Every sample before the part's end is finished once a later one is known.
                 let later = before < finished[track].count
@@ -395,6 +395,15 @@ public struct Segmenter: Sendable {
             counts[track] = max(partCounts[track], min(before, limits[track]))
         }
         return counts.indices.map { counts[$0] - partCounts[$0] }
+    }
+
+    /// How many finished samples of `track` start before `leadTime` (lead ticks), counted on from those
+    /// already in parts: they all start before the last part's end, which no later limit precedes.
+    private func countStarting(before leadTime: Int64, track: Int) -> Int {
+        let samples = finished[track]
+        var count = partCounts[track]
+        while count < samples.count, isBefore(samples[count].decodeTime, track: track, leadTime: leadTime) { count += 1 }
+        return count
     }
 
     /// A part of the open segment: the next `counts` unhanded samples of each track.
