@@ -37,6 +37,37 @@ public final class LowLatencyStream: Sendable {
         var respond: @Sendable (HTTPResponse) -> Void
     }
 
+    /// An answer as the state gives it under the lock: a response, or a playlist to render and gzip
+    /// once the lock is released, so requests and the engine do not wait on that work.
+    private enum Answer {
+        case response(HTTPResponse)
+        case playlist(PlaylistForm)
+
+        var response: HTTPResponse {
+            switch self {
+            case .response(let response): response
+            case .playlist(let form): form.response
+            }
+        }
+    }
+
+    /// A rendition's playlist as it stood, in the form a request asked for.
+    private struct PlaylistForm {
+        var playlist: LowLatencyPlaylist
+        var skip: LowLatencyPlaylist.Skip
+        var reports: [MediaPlaylist.RenditionReport]
+        var blocking: Bool
+        var gzip: Bool
+
+        var response: HTTPResponse {
+            let text = playlist.playlist(skip: skip, renditionReports: reports).render()
+            // A response to a blocking request stays right for whoever asks the same URL later: a cache
+            // may keep it for about a part; the plain URL changes with every part.
+            let caching = blocking ? "public, max-age=1" : "no-cache"
+            return ServerHeaders.playlist(Array(text.utf8), cacheControl: caching, gzip: gzip)
+        }
+    }
+
     private struct State {
         var renditions: [RenditionState]
         var waiters: [Int: Waiter] = [:]
@@ -92,25 +123,27 @@ public final class LowLatencyStream: Sendable {
     static let keptSegments = 5
 
     private func wake(_ change: (inout State) -> Void) {
-        let ready: [(Waiter, HTTPResponse)] = state.withLock { state in
+        let ready: [(answer: Answer, waiters: [Waiter])] = state.withLock { state in
             change(&state)
-            var ready: [(Waiter, HTTPResponse)] = []
-            // Waiters for the same playlist get the same answer, rendered once.
-            var rendered: [String: HTTPResponse?] = [:]
+            // Waiters for the same playlist get the same answer, rendered once (after the lock).
+            var shared: [String: (answer: Answer?, waiters: [Waiter])] = [:]
             for (id, waiter) in state.waiters {
                 let key = Self.sharingKey(waiter)
-                let response = rendered[key] ?? Self.answer(waiter.awaited, rendition: waiter.rendition, in: state)
-                rendered[key] = response
-                if let response {
-                    ready.append((waiter, response))
-                    state.waiters[id] = nil
+                if shared[key] == nil {
+                    shared[key] = (Self.answer(waiter.awaited, rendition: waiter.rendition, in: state), [])
                 }
+                guard shared[key]?.answer != nil else { continue }
+                shared[key]?.waiters.append(waiter)
+                state.waiters[id] = nil
             }
-            return ready
+            return shared.values.compactMap { entry in entry.answer.map { (answer: $0, waiters: entry.waiters) } }
         }
-        for (waiter, response) in ready {
-            metrics.endWait()
-            waiter.respond(response)
+        for (answer, waiters) in ready {
+            let response = answer.response
+            for waiter in waiters {
+                metrics.endWait()
+                waiter.respond(response)
+            }
         }
     }
 
@@ -165,31 +198,31 @@ public final class LowLatencyStream: Sendable {
             return .now(.text(400, error.message, headers: ServerHeaders.noStore))
         }
         let awaited = Awaited.playlist(sequenceNumber: sequenceNumber ?? Int.min, part: part, skip: skip, gzip: acceptsGzip)
-        let immediate: HTTPResponse? = state.withLock { state in
+        let immediate: Answer? = state.withLock { state in
             do throws(LowLatencyPlaylist.RequestError) {
                 try state.renditions[rendition].playlist.check(sequenceNumber: sequenceNumber, part: part)
             } catch .partWithoutSequenceNumber {
-                return .text(400, "_HLS_part needs _HLS_msn", headers: ServerHeaders.noStore)
+                return .response(.text(400, "_HLS_part needs _HLS_msn", headers: ServerHeaders.noStore))
             } catch .tooFarAhead(let last) {
-                return .text(400, "_HLS_msn is more than two segments past the last one (\(last))",
-                             headers: ServerHeaders.noStore)
+                return .response(.text(400, "_HLS_msn is more than two segments past the last one (\(last))",
+                                       headers: ServerHeaders.noStore))
             } catch {}
             return Self.answer(awaited, rendition: rendition, in: state)
         }
-        if let immediate { return .now(immediate) }
+        if let immediate { return .now(immediate.response) }
         return wait(for: awaited, rendition: rendition)
     }
 
     /// A part's bytes; the part the playlist hints at (and the rest of the open segment) is held until
     /// it exists.
     public func partReply(rendition: Int, position: LowLatencyPlaylist.Position) -> HTTPReply {
-        let (immediate, canWait): (HTTPResponse?, Bool) = state.withLock { state in
-            if let response = Self.answer(.part(position), rendition: rendition, in: state) { return (response, false) }
+        let (immediate, canWait): (Answer?, Bool) = state.withLock { state in
+            if let answer = Self.answer(.part(position), rendition: rendition, in: state) { return (answer, false) }
             // The hinted part, and any later part of the segment being written or of the next.
             let next = state.renditions[rendition].playlist.nextPart
             return (nil, position >= next && position.sequenceNumber <= next.sequenceNumber + 1)
         }
-        if let immediate { return .now(immediate) }
+        if let immediate { return .now(immediate.response) }
         guard canWait else { return .now(.text(404, "no such part", headers: ServerHeaders.noStore)) }
         return wait(for: .part(position), rendition: rendition)
     }
@@ -200,18 +233,15 @@ public final class LowLatencyStream: Sendable {
             Double(state.renditions[rendition].playlist.base.targetDurationSeconds) * 3
         }
         return .later { [self] respond in
-            let id: Int = state.withLock { state in
+            let (answer, id): (Answer?, Int) = state.withLock { state in
                 // The part may have come between the first look and now.
-                if let response = Self.answer(awaited, rendition: rendition, in: state) {
-                    respond(response)
-                    return -1
-                }
+                if let answer = Self.answer(awaited, rendition: rendition, in: state) { return (answer, -1) }
                 let id = state.nextWaiter
                 state.nextWaiter += 1
                 state.waiters[id] = Waiter(rendition: rendition, awaited: awaited, respond: respond)
-                return id
+                return (nil, id)
             }
-            guard id >= 0 else { return }
+            if let answer { return respond(answer.response) }
             metrics.beginWait()
             DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { [self] in
                 let expired = state.withLock { $0.waiters.removeValue(forKey: id) }
@@ -224,17 +254,17 @@ public final class LowLatencyStream: Sendable {
     }
 
     /// The answer to an awaited request if it can be given now.
-    private static func answer(_ awaited: Awaited, rendition index: Int, in state: State) -> HTTPResponse? {
+    private static func answer(_ awaited: Awaited, rendition index: Int, in state: State) -> Answer? {
         let rendition = state.renditions[index]
         switch awaited {
         case .part(let position):
             if let bytes = rendition.partBytes[position] {
-                return HTTPResponse(status: 200, headers: ServerHeaders.media(contentType: ServerHeaders.segmentType),
-                                    body: .bytes(bytes))
+                return .response(HTTPResponse(status: 200, headers: ServerHeaders.media(contentType: ServerHeaders.segmentType),
+                                              body: .bytes(bytes)))
             }
             let playlist = rendition.playlist
             if playlist.isEnded || position.sequenceNumber < playlist.openSequenceNumber {
-                return .text(404, "no such part", headers: ServerHeaders.noStore)
+                return .response(.text(404, "no such part", headers: ServerHeaders.noStore))
             }
             return nil
         case .playlist(let sequenceNumber, let part, let skip, let gzip):
@@ -248,11 +278,8 @@ public final class LowLatencyStream: Sendable {
                                                                            StreamWriter.playlistName)),
                     lastSequenceNumber: last?.sequenceNumber ?? playlist.lastSequenceNumber, lastPart: last?.part)
             }
-            let text = rendition.playlist.playlist(skip: skip, renditionReports: reports).render()
-            // A response to a blocking request stays right for whoever asks the same URL later: a cache
-            // may keep it for about a part; the plain URL changes with every part.
-            let caching = blocking ? "public, max-age=1" : "no-cache"
-            return ServerHeaders.playlist(Array(text.utf8), cacheControl: caching, gzip: gzip)
+            return .playlist(PlaylistForm(playlist: rendition.playlist, skip: skip, reports: reports,
+                                          blocking: blocking, gzip: gzip))
         }
     }
 

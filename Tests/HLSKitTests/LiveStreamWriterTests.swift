@@ -42,6 +42,66 @@ import Testing
         #expect(try MediaPlaylist.parse(String(decoding: try store.read("playlist.m3u8"), as: UTF8.self)).endList)
     }
 
+    /// Two audio renditions cut into parts (LL-HLS), 5 s of them, as the engine hands them over: each call's
+    /// parts, then its segments.
+    func partedSegments() -> [(parts: [Segment], segments: [Segment])] {
+        let rates: [Int64] = [48_000, 44_100]
+        var segmenter = Segmenter(configuration: .init(
+            tracks: rates.map { Segmenter.Track(timescale: UInt32($0), isVideo: false) }, partMilliseconds: 334))
+        var samples = rates.indices.flatMap { track in
+            (0..<(5 * rates[track] / 1024)).map { index in
+                EncodedSample(track: track, decodeTime: index * 1024, durationHint: 1024, isSync: true,
+                              data: [UInt8(track), UInt8(index & 0xFF)])
+            }
+        }
+        samples.sort { $0.decodeTime * rates[$1.track] < $1.decodeTime * rates[$0.track] }
+        var calls = samples.map { sample in
+            let segments = segmenter.append(sample)
+            return (parts: segmenter.takeParts(), segments: segments)
+        }
+        let last = segmenter.finish()
+        calls.append((parts: segmenter.takeParts(), segments: last))
+        return calls
+    }
+
+    @Test func aSegmentFileIsThePartsRenderedBeforeIt() throws {
+        let tracks = [audioTrack(), audioTrack(sampleRate: 44_100)]
+        let layout = StreamLayout.make(tracks: tracks, videoNames: nil)
+        let served = try temporaryStore()
+        let plain = try temporaryStore()
+        defer {
+            try? FileManager.default.removeItem(atPath: served.root)
+            try? FileManager.default.removeItem(atPath: plain.root)
+        }
+        var serving = LiveStreamWriter(store: served, layout: layout, tracks: tracks, targetDurationSeconds: 2,
+                                       windowSize: 0)
+        // Nothing renders this one's parts (LL-HLS without a server): it makes their fragments itself.
+        var writing = LiveStreamWriter(store: plain, layout: layout, tracks: tracks, targetDurationSeconds: 2,
+                                       windowSize: 0)
+        var pieces: [LiveStreamWriter.RenditionPart] = []
+        var numbers: [Int] = []
+        for call in partedSegments() {
+            pieces += call.parts.flatMap { serving.render(part: $0) }
+            for segment in call.segments {
+                _ = try serving.write(segment, programDateTime: nil)
+                _ = try writing.write(segment, programDateTime: nil)
+                numbers.append(segment.sequenceNumber)
+            }
+        }
+        #expect(numbers == [1, 2, 3])
+        for (index, rendition) in layout.renditions.enumerated() {
+            for number in numbers {
+                let path = rendition.path(StreamWriter.segmentPath(number))
+                let own = pieces.filter { $0.rendition == index && $0.sequenceNumber == number }
+                #expect(try served.read(path) == own.flatMap(\.bytes), "\(path)")
+                // Only the pieces of the segment's last part end it; a rendition may have none in that part.
+                let lastPart = pieces.filter { $0.sequenceNumber == number }.map(\.partIndex).max()
+                #expect(own.map(\.endsSegment) == own.map { $0.partIndex == lastPart }, "\(path)")
+                #expect(try served.read(path) == plain.read(path), "\(path)")
+            }
+        }
+    }
+
     @Test func resumingContinuesNumberingPastUnlistedSegmentsAfterADiscontinuity() throws {
         let store = try temporaryStore()
         defer { try? FileManager.default.removeItem(atPath: store.root) }

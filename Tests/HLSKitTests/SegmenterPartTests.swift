@@ -79,6 +79,13 @@ import Testing
         #expect(ticks.allSatisfy { Double($0) / 48_000 <= longest }, "\(ticks.map { $0 / 1024 })")
     }
 
+    @Test func theLastPartOfEverySegmentAndOnlyItEndsTheSegment() {
+        for segmentParts in Self.parts() {
+            #expect(segmentParts.map(\.endsSegment) == segmentParts.indices.map { $0 == segmentParts.count - 1 },
+                    "segment \(segmentParts[0].sequenceNumber)")
+        }
+    }
+
     @Test func everySegmentListsExactlyThePartsHandedOutBeforeIt() {
         var segmenter = Segmenter(configuration: .init(tracks: [Self.video, Self.audio], partMilliseconds: 334))
         var handed: [Segment] = []
@@ -95,10 +102,12 @@ import Testing
             }
             let made = segmenter.append(EncodedSample(track: 0, decodeTime: Int64(frame) * 3000, durationHint: 3000,
                                                       isSync: frame % 60 == 0, data: [UInt8(frame & 0xFF)]))
-            handed += segmenter.takeParts()
+            let taken = segmenter.takeParts()
+            handed += taken
             for segment in made {
-                // Each part came out before its segment.
+                // Each part came out before its segment, the last (which ends it) with it.
                 #expect(segment.parts.allSatisfy { part in handed.contains(part) })
+                #expect(segment.parts.last.map { taken.contains($0) && $0.endsSegment } == true)
             }
             segments += made
             frame += 1
@@ -113,6 +122,49 @@ import Testing
                     part.tracks.filter { $0.trackID == track.trackID }.flatMap(\.samples)
                 }
                 #expect(fromParts == track.samples, "track \(track.trackID) of segment \(segment.sequenceNumber)")
+            }
+        }
+    }
+
+    /// A ladder (a second rung with IDRs on the same grid) and audio in 4 s segments of 200 ms parts:
+    /// every other track's samples go to the part during which they start, however long the segment.
+    @Test func everyTrackIsSplitWhereTheLeadTracksPartsEnd() {
+        let scales: [Int64] = [90_000, 90_000, 48_000]
+        var segmenter = Segmenter(configuration: .init(tracks: [Self.video, Self.video, Self.audio],
+                                                       segmentMilliseconds: 4000, partMilliseconds: 200))
+        var samples: [EncodedSample] = (0..<600).map { index in
+            let frame = Int64(index / 2)
+            return EncodedSample(track: index % 2, decodeTime: frame * 3000, durationHint: 3000, isSync: frame % 120 == 0,
+                                 data: [UInt8(index % 2), UInt8(frame & 0xFF)])
+        }
+        samples += (0..<(300 * 1600 / 1024)).map { (index: Int) -> EncodedSample in
+            EncodedSample(track: 2, decodeTime: Int64(index) * 1024, durationHint: 1024, isSync: true, data: [0xA0])
+        }
+        samples.sort { (lhs: EncodedSample, rhs: EncodedSample) -> Bool in
+            lhs.decodeTime * scales[rhs.track] < rhs.decodeTime * scales[lhs.track]
+        }
+        var segments: [Segment] = []
+        for sample in samples { segments += segmenter.append(sample) }
+        segments += segmenter.finish()
+        #expect(segments.count == 3)
+        for segment in segments {
+            for track in segment.tracks {
+                let fromParts = segment.parts.flatMap { part in
+                    part.tracks.filter { $0.trackID == track.trackID }.flatMap(\.samples)
+                }
+                #expect(fromParts == track.samples, "track \(track.trackID) of segment \(segment.sequenceNumber)")
+            }
+            for (part, next) in zip(segment.parts, segment.parts.dropFirst()) {
+                let end = next.tracks[0].samples[0].decodeTime
+                let startsBeforeEnd = { (track: FragmentTrack, sample: TimedSample) in
+                    sample.decodeTime * 90_000 < end * scales[Int(track.trackID) - 1]
+                }
+                for track in part.tracks.dropFirst() {
+                    #expect(track.samples.allSatisfy { startsBeforeEnd(track, $0) }, "part \(part.partIndex ?? -1)")
+                }
+                for track in next.tracks.dropFirst() {
+                    #expect(!startsBeforeEnd(track, track.samples[0]), "part \(next.partIndex ?? -1)")
+                }
             }
         }
     }

@@ -89,6 +89,37 @@ import Testing
         #expect(response?.header("Cache-Control") == "public, max-age=1")
     }
 
+    @Test func waitersForTheSameFormShareOneAnswerAndEachGetsThePlaylistItWaitedFor() throws {
+        let stream = Self.stream()
+        let queries = [["_HLS_msn": "1", "_HLS_part": "0"], ["_HLS_msn": "1", "_HLS_part": "1"]]
+        // Three waiters for each form: two parts, plain and gzipped.
+        let forms = queries.flatMap { query in [false, true].map { (query: query, gzip: $0) } }
+        let answers = Mutex<[Int: [HTTPResponse]]>([:])
+        for (index, form) in forms.enumerated() {
+            for _ in 0..<3 {
+                guard case .later(let register) = stream.playlistReply(rendition: 0, query: form.query,
+                                                                       acceptsGzip: form.gzip) else {
+                    Issue.record("the part does not exist yet: the request must wait")
+                    return
+                }
+                register { response in answers.withLock { $0[index, default: []].append(response) } }
+            }
+        }
+        for part in 0..<2 {
+            stream.addPart(rendition: 0, position: .init(sequenceNumber: 1, part: part), durationSeconds: 0.333,
+                           independent: part == 0, bytes: [UInt8(part)])
+            let answered = answers.withLock { $0 }
+            #expect(answered.keys.sorted() == Array(0..<(2 * part + 2)))
+            let plain = try #require(answered[2 * part]), packed = try #require(answered[2 * part + 1])
+            #expect(plain.count == 3 && plain.allSatisfy { $0 == plain[0] })
+            #expect(packed.count == 3 && packed.allSatisfy { $0 == packed[0] })
+            let text = plain.first.map { if case .bytes(let bytes) = $0.body { String(decoding: bytes, as: UTF8.self) } else { "" } }
+            #expect(text?.contains("part/000001.\(part).m4s") == true, "\(text ?? "")")
+            #expect(packed.first?.header("Content-Encoding") == "gzip")
+            #expect(packed.first?.header("ETag") == plain.first?.header("ETag").map { String($0.dropLast()) + "-gz\"" })
+        }
+    }
+
     @Test func theHintedPartIsSentOnceItExists() {
         let stream = Self.stream()
         let reply = stream.partReply(rendition: 0, position: .init(sequenceNumber: 1, part: 0))

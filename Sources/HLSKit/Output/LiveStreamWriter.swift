@@ -21,6 +21,9 @@ public struct LiveStreamWriter {
     /// A resumed stream whose tracks changed lists the earlier formats too: CODECS of the master
     /// playlist's variants and I-frame streams before the resume, by URI (RFC 8216bis 4.4.6.2).
     private var earlierCodecs: [String: [String]] = [:]
+    /// The fragments `render(part:)` made for segments not written yet, by sequence number and part index,
+    /// one per rendition (nil where the part has no samples): the segment file is them one after the other.
+    private var renderedParts: [Int: [Int: [[UInt8]?]]] = [:]
 
     /// A new stream in an empty directory. The master playlist is written from the `declared` rates
     /// once the first playlists exist (a rate below the first segment's is raised to it); nil writes none.
@@ -166,7 +169,13 @@ public struct LiveStreamWriter {
 
     /// Stores every rendition's part of a segment, then the playlists that list them.
     public mutating func write(_ segment: Segment, programDateTime: Date?) throws(StoreError) -> Written {
-        let parts = layout.split(segment, timescales: tracks.map(\.timescale))
+        let timescales = tracks.map(\.timescale)
+        let parts = layout.split(segment, timescales: timescales)
+        // Each part split once: for the fragments not rendered yet, and the I-frames of the first.
+        let pieces = segment.parts.map { layout.split($0, timescales: timescales) }
+        let rendered = renderedParts[segment.sequenceNumber] ?? [:]
+        // Dropped now, with any of earlier segments that were never written: nothing is held past this write.
+        renderedParts = renderedParts.filter { $0.key > segment.sequenceNumber }
         var written = Written(path: "", paths: [], byteCount: 0, renditionByteCounts: [], removals: [],
                               wroteMaster: false)
         // The I-frames lie in the first fragment: the whole file, or the first part.
@@ -184,9 +193,9 @@ public struct LiveStreamWriter {
                                            descriptions: renditions[index].tracks)
             } else {
                 // The parts' fragments one after the other: the file is exactly what clients got in parts.
-                for piece in segment.parts {
-                    guard let own = layout.split(piece, timescales: tracks.map(\.timescale))[index] else { continue }
-                    let fragment = fragmentBytes(of: own, rendition: index)
+                for (piece, split) in zip(segment.parts, pieces) {
+                    guard let own = split[index] else { continue }
+                    let fragment = rendered[piece.partIndex ?? 0]?[index] ?? fragmentBytes(of: own, rendition: index)
                     bytes += fragment
                     if firstPartSize == nil { firstPartSize = fragment.count }
                 }
@@ -196,11 +205,10 @@ public struct LiveStreamWriter {
             written.paths.append(path)
             written.byteCount += bytes.count
             written.renditionByteCounts.append(bytes.count)
-            stored.append((index, part, firstPartSize ?? bytes.count, segment.parts.first))
+            stored.append((index, part, firstPartSize ?? bytes.count, pieces.first?[index]))
         }
         nextSequenceNumber = max(nextSequenceNumber, segment.sequenceNumber + 1)
-        for (index, part, size, firstPart) in stored {
-            let iFrameSource = firstPart.flatMap { layout.split($0, timescales: tracks.map(\.timescale))[index] }
+        for (index, part, size, iFrameSource) in stored {
             written.removals += renditions[index].append(part, programDateTime: programDateTime, fragmentSize: size,
                                                          iFrameSource: iFrameSource)
             written.paths += try writePlaylists(of: index)
@@ -257,17 +265,20 @@ public struct LiveStreamWriter {
         public var independent: Bool
         public var bytes: [UInt8]
         /// The segment's last part: the next part is the first of the next segment.
-        public var endsSegment = false
+        public var endsSegment: Bool
     }
 
     /// The fragments of a part for every rendition that has samples in it: the same bytes the segment
-    /// file will hold.
-    public func render(part: Segment) -> [RenditionPart] {
-        layout.split(part, timescales: tracks.map(\.timescale)).enumerated().compactMap { index, own in
-            guard let own else { return nil }
+    /// file will hold, kept until `write` stores that segment.
+    public mutating func render(part: Segment) -> [RenditionPart] {
+        let split = layout.split(part, timescales: tracks.map(\.timescale))
+        let fragments = split.indices.map { index in split[index].map { fragmentBytes(of: $0, rendition: index) } }
+        renderedParts[part.sequenceNumber, default: [:]][part.partIndex ?? 0] = fragments
+        return split.indices.compactMap { index in
+            guard let own = split[index], let bytes = fragments[index] else { return nil }
             return RenditionPart(rendition: index, sequenceNumber: own.sequenceNumber, partIndex: own.partIndex ?? 0,
-                                 durationSeconds: own.durationSeconds, independent: own.isIndependent,
-                                 bytes: fragmentBytes(of: own, rendition: index))
+                                 durationSeconds: own.durationSeconds, independent: own.isIndependent, bytes: bytes,
+                                 endsSegment: own.endsSegment)
         }
     }
 

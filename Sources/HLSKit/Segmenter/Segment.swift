@@ -12,6 +12,8 @@ public struct Segment: Sendable, Equatable {
     public var timescale: UInt32
     /// For a partial segment (LL-HLS): its index within the segment `sequenceNumber`, from 0.
     public var partIndex: Int?
+    /// For a part: whether it is its segment's last, which is known once the segment is cut.
+    public var endsSegment = false
     /// When the segmenter cuts parts: every part of this segment, in order. Its file is their fragments
     /// one after the other, so a part a client fetched is byte for byte a piece of the segment.
     public var parts: [Segment] = []

@@ -18,7 +18,8 @@
 /// - With a part duration (LL-HLS), each segment is also cut into parts as its samples arrive: a part
 ///   holds the lead samples that end within the part duration of its first one, and every other
 ///   track's samples that start before the part ends; `takeParts` hands them out, and the segment
-///   lists them all (its last part is cut when the segment closes), so no part exceeds the duration.
+///   lists them all (its last part, marked as such, is cut when the segment closes), so no part exceeds
+///   the duration.
 public struct Segmenter: Sendable {
     public struct Track: Sendable, Equatable {
         public var timescale: UInt32
@@ -111,7 +112,8 @@ public struct Segmenter: Sendable {
     /// Explicit cut points in source time that wait for the delta.
     private var sourceCutTicks: [Int64]
     private var nextSequenceNumber: Int
-    /// Samples of each track already handed out in parts of the open segment.
+    /// Samples of each track already handed out in parts of the open segment: searches for the next part's
+    /// samples start there, so they cover about a part's samples however long the segment.
     private var partCounts: [Int]
     /// The open segment's parts so far, and those not yet taken.
     private var openParts: [Segment] = []
@@ -325,7 +327,12 @@ public struct Segmenter: Sendable {
             // Full parts first, then what is left before the cut as the segment's last part.
             while let part = nextPart(limits: counts) { emit(part) }
             let rest = counts.indices.map { max(0, counts[$0] - partCounts[$0]) }
-            if rest.contains(where: { $0 > 0 }) { emit(makePart(counts: rest)) }
+            if rest.contains(where: { $0 > 0 }) {
+                // A part is full only once a later lead sample is known, so the last one is always this rest.
+                var last = makePart(counts: rest)
+                last.endsSegment = true
+                emit(last)
+            }
             parts = openParts
             openParts = []
             partCounts = partCounts.indices.map { _ in 0 }
@@ -360,8 +367,7 @@ public struct Segmenter: Sendable {
         // Samples past a pending cut belong to the next segment.
         let limits = configuration.tracks.indices.map { track in
             guard let cut = cuts.first else { return finished[track].count }
-            if track == leadTrack { return finished[track].prefix { $0.decodeTime < cut.leadDecodeTime }.count }
-            return finished[track].prefix { isBefore($0.decodeTime, track: track, leadTime: cut.leadDecodeTime) }.count
+            return countStarting(before: cut.leadDecodeTime, track: track)
         }
         while let part = nextPart(limits: limits, needsFollower: true) { emit(part) }
     }
@@ -397,7 +403,7 @@ public struct Segmenter: Sendable {
         var counts = partCounts
         counts[leadTrack] = end
         for track in configuration.tracks.indices where track != leadTrack {
-            let before = finished[track].prefix { isBefore($0.decodeTime, track: track, leadTime: partEnd) }.count
+            let before = countStarting(before: partEnd, track: track)
             if needsFollower, !ended[track] {
                 // Every sample before the part's end is finished once a later one is known.
                 let later = before < finished[track].count
@@ -421,6 +427,15 @@ public struct Segmenter: Sendable {
             end += 1
         }
         return end
+    }
+
+    /// How many finished samples of `track` start before `leadTime` (lead ticks), counted on from those
+    /// already in parts: they all start before the last part's end, which no later limit precedes.
+    private func countStarting(before leadTime: Int64, track: Int) -> Int {
+        let samples = finished[track]
+        var count = partCounts[track]
+        while count < samples.count, isBefore(samples[count].decodeTime, track: track, leadTime: leadTime) { count += 1 }
+        return count
     }
 
     /// A part of the open segment: the next `counts` unhanded samples of each track.

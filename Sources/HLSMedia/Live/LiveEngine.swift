@@ -235,12 +235,8 @@ public final class LiveEngine: @unchecked Sendable {
             guard var writer, !state.withLock({ $0.streamStopped }) else { return }
             defer { self.writer = writer }
             if let onPart = configuration.onPart {
-                let lastParts = Set(segments.compactMap { segment in segment.parts.last.map { [$0.sequenceNumber, $0.partIndex ?? 0] } })
                 for part in parts {
-                    for var piece in writer.render(part: part) {
-                        piece.endsSegment = lastParts.contains([piece.sequenceNumber, piece.partIndex])
-                        onPart(piece)
-                    }
+                    for piece in writer.render(part: part) { onPart(piece) }
                 }
             }
             for segment in segments {
