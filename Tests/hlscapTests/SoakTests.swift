@@ -44,6 +44,8 @@ import Testing
     struct Sample {
         var seconds: Double
         var residentKilobytes: Int
+        /// The part of it that no file backs (heap, stacks): where a leak shows.
+        var anonymousKilobytes: Int
         var descriptors: Int
         var threads: Int
         /// Summed over the live threads (/proc/PID/task/*/schedstat): time on a CPU, and time ready
@@ -61,13 +63,16 @@ import Testing
             status.split(separator: "\n").first { $0.hasPrefix(name + ":") }
                 .flatMap { Int($0.dropFirst(name.count + 1).drop { $0 == " " || $0 == "\t" }.prefix { $0.isNumber }) }
         }
-        guard let resident = field("VmRSS"), let threads = field("Threads") else { return nil }
+        guard let resident = field("VmRSS"), let anonymous = field("RssAnon"), let threads = field("Threads") else {
+            return nil
+        }
         let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
         let scheduling = tasks.compactMap { task in
             (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/schedstat", encoding: .utf8))
                 .map { $0.split(separator: " ").compactMap { Int($0) } }
         }.filter { $0.count >= 2 }
-        return Sample(seconds: seconds, residentKilobytes: resident, descriptors: descriptors.count, threads: threads,
+        return Sample(seconds: seconds, residentKilobytes: resident, anonymousKilobytes: anonymous,
+                      descriptors: descriptors.count, threads: threads,
                       cpuNanoseconds: scheduling.map { $0[0] }.reduce(0, +),
                       waitNanoseconds: scheduling.map { $0[1] }.reduce(0, +))
     }
@@ -213,7 +218,8 @@ import Testing
         }
         print("""
             soak \(seconds) s 1280x720p30, \(Self.failShare) of requests failed: after \(Self.warmUpSeconds) s \
-            (first/last/max) RSS \(figures(\.residentKilobytes, scale: 1024)) MB, fds \(figures(\.descriptors)), \
+            (first/last/max) RSS \(figures(\.residentKilobytes, scale: 1024)) MB \
+            (anonymous \(figures(\.anonymousKilobytes, scale: 1024))), fds \(figures(\.descriptors)), \
             threads \(figures(\.threads)); \(Self.scheduling(steady)); \
             \(summary.segments) segments, \(summary.frames) frames, \
             \(summary.dropped) dropped (\(summary.dropped - droppedInWarmUp) after warm-up); \
@@ -222,7 +228,8 @@ import Testing
             proxy \(counts.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))
             """)
         let tenths = (0...10).compactMap { tenth in samples.last { $0.seconds <= Double(seconds * tenth) / 10 } ?? samples.first }
-        print("soak RSS MB at each tenth of the run: \(tenths.map { String($0.residentKilobytes / 1024) }.joined(separator: " ")); "
+        print("soak RSS MB at each tenth of the run: \(tenths.map { String($0.residentKilobytes / 1024) }.joined(separator: " ")) "
+            + "(anonymous \(tenths.map { String($0.anonymousKilobytes / 1024) }.joined(separator: " "))); "
             + "threads \(tenths.map { String($0.threads) }.joined(separator: " ")); fds \(tenths.map { String($0.descriptors) }.joined(separator: " "))")
     }
 }
