@@ -59,7 +59,7 @@ import Testing
 }
 
 /// An nginx origin behind the fault-injecting proxy, and a poller reading the origin's
-/// `live/playlist.m3u8` every 50 ms the whole time.
+/// `live/playlist.m3u8` every 50 ms (unless told otherwise) the whole time.
 final class FaultyOrigin {
     let origin: OriginFixture
     let proxy: BackgroundTool
@@ -68,13 +68,15 @@ final class FaultyOrigin {
     let proxyURL: String
 
     /// `slidingWindow`: the playlist is a live window, whose head may leave as it slides.
-    init(proxyArguments: [String], slidingWindow: Bool = false, pollerTimeoutSeconds: Int = 120) throws {
+    init(proxyArguments: [String], slidingWindow: Bool = false, pollerTimeoutSeconds: Int = 120,
+         pollerIntervalSeconds: Double = 0.05) throws {
         origin = try OriginFixture()
         do {
             proxy = try BackgroundTool("fault_proxy.py", [origin.url] + proxyArguments, in: origin.directory)
             proxyURL = try proxy.announcedURL(prefix: "proxy")
             poller = try BackgroundTool("origin_poller.py", [
-                origin.url + "live/playlist.m3u8", "--interval", "0.05", "--timeout", String(pollerTimeoutSeconds)]
+                origin.url + "live/playlist.m3u8", "--interval", String(pollerIntervalSeconds),
+                "--timeout", String(pollerTimeoutSeconds)]
                 + (slidingWindow ? ["--sliding"] : []), in: origin.directory)
         } catch {
             origin.stop()

@@ -130,6 +130,8 @@ public struct LiveSegmentReport: Sendable {
     public var byteCount: Int
     /// From the capture of its last frame to the playlist that lists it.
     public var latencyMicroseconds: Int64?
+    /// Video frames dropped since the stream started, as this segment is listed.
+    public var droppedFramesSoFar: Int
 }
 
 /// Why a live stream could not start, or how it ended badly. Carries no exit status: the command

@@ -247,7 +247,8 @@ public final class LiveEngine: @unchecked Sendable {
                     statistics.countSegment(segment, bytes: written.byteCount, renditionBytes: written.renditionByteCounts,
                                             latencyMicroseconds: latency, path: written.path)
                     configuration.onSegment?(LiveSegmentReport(path: written.path, durationSeconds: segment.durationSeconds,
-                                                               byteCount: written.byteCount, latencyMicroseconds: latency))
+                                                               byteCount: written.byteCount, latencyMicroseconds: latency,
+                                                               droppedFramesSoFar: statistics.droppedFrameCount))
                     for removal in written.removals { scheduleRemoval(removal) }
                     if let publisher {
                         for path in written.paths where path.hasSuffix(".m4s") {

@@ -191,8 +191,8 @@ struct LiveCommand: Command {
                     String(format: ", listed %.0f ms after its last frame", Double($0) / 1000)
                 }
                 FileHandle.standardError.write(Data(String(
-                    format: "hlscap: published %@ (%.3f s, %d bytes%@)\n", report.path, report.durationSeconds,
-                    report.byteCount, latency ?? "").utf8))
+                    format: "hlscap: published %@ (%.3f s, %d bytes%@, %d frames dropped so far)\n", report.path,
+                    report.durationSeconds, report.byteCount, latency ?? "", report.droppedFramesSoFar).utf8))
             }
         }
         let metrics = ServerMetrics()
