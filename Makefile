@@ -60,10 +60,12 @@ test-devices: build
 # An hour of live 720p30 published through a proxy that fails 20 % of requests (503, stalls past the
 # timeout, resets): resident memory, descriptors and threads flat after a 2-minute warm-up, no frame
 # dropped after it, A/V within 10 ms in the origin's first and last windows, the origin never lists a
-# file it lacks and gets every segment, the stream validates, and hlscap exits 0. `make test` runs 80 s.
+# file it lacks and gets every segment, the stream validates, and hlscap exits 0. `make test` runs 80 s
+# at 640x360.
 SOAK_SECONDS ?= 3600
 soak: build
-	HLSCAP_SOAK_SECONDS=$(SOAK_SECONDS) $(SWIFT) test --filter 'SoakTests' 2>&1 | tee .build/soak.log
+	HLSCAP_SOAK_SECONDS=$(SOAK_SECONDS) HLSCAP_SOAK_SIZE=1280x720 $(SWIFT) test --filter 'SoakTests' 2>&1 \
+		| tee .build/soak.log
 
 # 10 live runs of 60 s published through a proxy that fails 30 % of requests (503, stalls past
 # the timeout, resets): in every run the origin never lists a file it lacks, gets every segment,
