@@ -10,12 +10,21 @@ import Testing
     /// The parts of 30 fps video with an IDR every 2 s and 48 kHz AAC, interleaved by time, cut at
     /// 334 ms at most; grouped by segment.
     static func parts(frames: Int = 150) -> [[Segment]] {
-        var segmenter = Segmenter(configuration: .init(tracks: [video, audio], partMilliseconds: 334))
+        let parts = cutParts(frames: frames, audioFrames: frames * 1600 / 1024)
+        return Dictionary(grouping: parts, by: \.sequenceNumber).sorted { $0.key < $1.key }.map(\.value)
+    }
+
+    /// Every part handed out for `frames` video frames from `videoStart` (90 kHz) and `audioFrames` AAC
+    /// frames from 0, appended in time order.
+    static func cutParts(frames: Int, videoStart: Int64 = 0, audioFrames: Int,
+                         configuration: Segmenter.Configuration = .init(tracks: [video, audio], partMilliseconds: 334))
+        -> [Segment] {
+        var segmenter = Segmenter(configuration: configuration)
         var samples: [EncodedSample] = (0..<frames).map { index in
-            EncodedSample(track: 0, decodeTime: Int64(index) * 3000, durationHint: 3000, isSync: index % 60 == 0,
-                          data: [UInt8(index & 0xFF)])
+            EncodedSample(track: 0, decodeTime: videoStart + Int64(index) * 3000, durationHint: 3000,
+                          isSync: index % 60 == 0, data: [UInt8(index & 0xFF)])
         }
-        samples += (0..<(frames * 1600 / 1024)).map { index in
+        samples += (0..<audioFrames).map { index in
             EncodedSample(track: 1, decodeTime: Int64(index) * 1024, durationHint: 1024, isSync: true, data: [0xA0])
         }
         samples.sort { lhs, rhs in
@@ -27,8 +36,7 @@ import Testing
             parts += segmenter.takeParts()
         }
         _ = segmenter.finish()
-        parts += segmenter.takeParts()
-        return Dictionary(grouping: parts, by: \.sequenceNumber).sorted { $0.key < $1.key }.map(\.value)
+        return parts + segmenter.takeParts()
     }
 
     @Test func partsAreTenFramesAndStartsOfSegmentsAreIndependent() {
@@ -49,26 +57,9 @@ import Testing
     /// `longestPartSeconds`, which an audio rendition of its own declares as its PART-TARGET.
     @Test func audioPiecesNeverOutlastTheLongestPartEvenWhenAudioStartsFirst() throws {
         let configuration = Segmenter.Configuration(tracks: [Self.video, Self.audio], partMilliseconds: 334)
-        var segmenter = Segmenter(configuration: configuration)
-        let videoStart: Int64 = 1024 * 90_000 / 48_000  // one AAC frame later
-        var samples: [EncodedSample] = (0..<200).map { index in
-            EncodedSample(track: 0, decodeTime: videoStart + Int64(index) * 3000, durationHint: 3000,
-                          isSync: index % 60 == 0, data: [UInt8(index & 0xFF)])
-        }
-        // Audio until the video's end (6.688 s).
-        samples += (0..<313).map { index in
-            EncodedSample(track: 1, decodeTime: Int64(index) * 1024, durationHint: 1024, isSync: true, data: [0xA0])
-        }
-        samples.sort { lhs, rhs in
-            lhs.decodeTime * (rhs.track == 0 ? 90_000 : 48_000) < rhs.decodeTime * (lhs.track == 0 ? 90_000 : 48_000)
-        }
-        var parts: [Segment] = []
-        for sample in samples {
-            _ = segmenter.append(sample)
-            parts += segmenter.takeParts()
-        }
-        _ = segmenter.finish()
-        parts += segmenter.takeParts()
+        // Video one AAC frame later than the audio, audio until the video's end (6.688 s).
+        let parts = Self.cutParts(frames: 200, videoStart: 1024 * 90_000 / 48_000, audioFrames: 313,
+                                  configuration: configuration)
 
         let longest = try #require(configuration.longestPartSeconds(track: 1, sampleTicks: 1024))
         #expect(abs(longest - 16.0 * 1024 / 48_000) < 1e-9, "16 AAC frames fill 334 ms")

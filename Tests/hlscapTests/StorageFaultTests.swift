@@ -28,16 +28,8 @@ import Testing
         let hlscap = try ExternalTools.startHlscap(["live"] + Self.arguments + Self.keepEverything
             + ["--out", stream.path])
         let run = Self.watch(hlscap, stream: stream)
-
-        let result = run.result
-        #expect(result.exitStatus == 74 && !result.timedOut, "\(result.stderr)")
-        let line = Self.errorLine(result)
-        #expect(line.contains(stream.path) && line.contains("No space left on device") && line.contains("free space"),
-                "\(result.stderr)")
-        let secondsToFail = run.exitedAt.timeIntervalSince(run.lastSegmentListedAt)
-        print("full disk: exit \(result.exitStatus) \(String(format: "%.1f", secondsToFail)) s after the last "
-              + "segment listed, \(run.segments) segments: \(line)")
-        #expect(secondsToFail <= Self.segmentSeconds + Self.exitSeconds)
+        Self.expectStopped(run, since: run.lastSegmentListedAt, naming: [stream.path, "No space left on device", "free space"],
+                           case: "full disk", since: "the last segment listed")
         #expect(run.segments >= 2, "the disk filled mid-stream, not at the start")
         let playlist = try LiveStream.playlist(in: stream)
         #expect(playlist.endList, "the failed segment's room lets the stream end as a stopped one does")
@@ -57,15 +49,8 @@ import Testing
         try disk.remountReadOnly()
         let faultAt = Date()
         let run = Self.watch(hlscap, stream: stream)
-
-        let result = run.result
-        #expect(result.exitStatus == 74 && !result.timedOut, "\(result.stderr)")
-        let line = Self.errorLine(result)
-        #expect(line.contains(stream.path) && line.contains("Read-only file system"), "\(result.stderr)")
-        let secondsToFail = run.exitedAt.timeIntervalSince(faultAt)
-        print("read-only: exit \(result.exitStatus) \(String(format: "%.1f", secondsToFail)) s after the remount, "
-              + "\(run.segments) segments: \(line)")
-        #expect(secondsToFail <= Self.segmentSeconds + Self.exitSeconds)
+        Self.expectStopped(run, since: faultAt, naming: [stream.path, "Read-only file system"], case: "read-only",
+                           since: "the remount")
         let streamProblems = try CrashConsistencyTests.consistencyProblems(stream)
         #expect(streamProblems.isEmpty, "\(streamProblems)")
     }
@@ -84,15 +69,7 @@ import Testing
         try #require(!FileManager.default.fileExists(atPath: stream.path), "\(stream.path) cannot be removed")
         let faultAt = Date()
         let run = Self.watch(hlscap, stream: stream)
-
-        let result = run.result
-        #expect(result.exitStatus == 74 && !result.timedOut, "\(result.stderr)")
-        let line = Self.errorLine(result)
-        #expect(line.contains(stream.path) && line.contains("removed"), "\(result.stderr)")
-        let secondsToFail = run.exitedAt.timeIntervalSince(faultAt)
-        print("deleted: exit \(result.exitStatus) \(String(format: "%.1f", secondsToFail)) s after the removal: "
-              + line)
-        #expect(secondsToFail <= Self.segmentSeconds + Self.exitSeconds)
+        Self.expectStopped(run, since: faultAt, naming: [stream.path, "removed"], case: "deleted", since: "the removal")
         #expect(!FileManager.default.fileExists(atPath: stream.path),
                 "no half stream made again: \(PackagedStream.files(below: stream))")
     }
@@ -107,15 +84,8 @@ import Testing
         let hlscap = try ExternalTools.startHlscap(["live"] + Self.arguments + Self.keepEverything + [
             "--out", stream.path, "--publish", origin.url + "live/"])
         let run = Self.watch(hlscap, stream: stream)
-
-        let result = run.result
-        #expect(result.exitStatus == 74 && !result.timedOut, "\(result.stderr)")
-        let line = Self.errorLine(result)
-        #expect(line.contains(stream.path) && line.contains("No space left on device"), "\(result.stderr)")
-        let secondsToFail = run.exitedAt.timeIntervalSince(run.lastSegmentListedAt)
-        print("full disk, publishing: exit \(result.exitStatus) \(String(format: "%.1f", secondsToFail)) s after "
-              + "the last segment listed, \(run.segments) segments: \(line)")
-        #expect(secondsToFail <= Self.segmentSeconds + Self.exitSeconds)
+        Self.expectStopped(run, since: run.lastSegmentListedAt, naming: [stream.path, "No space left on device"],
+                           case: "full disk, publishing", since: "the last segment listed")
         #expect(run.segments >= 2, "the disk filled mid-stream, not at the start")
 
         let local = try LiveStream.playlist(in: stream)
@@ -173,6 +143,19 @@ import Testing
         }
         let result = hlscap.finish(timeoutSeconds: 1)
         return Run(result: result, exitedAt: Date(), lastSegmentListedAt: lastSegmentListedAt, segments: segments)
+    }
+
+    /// The run exited 74 within a segment and `exitSeconds` of `start`, its one error line holding every
+    /// string of `naming`; prints how long it took.
+    static func expectStopped(_ run: Run, since start: Date, naming: [String], case name: String, since event: String) {
+        let result = run.result
+        #expect(result.exitStatus == 74 && !result.timedOut, "\(result.stderr)")
+        let line = errorLine(result)
+        #expect(naming.allSatisfy { line.contains($0) }, "\(result.stderr)")
+        let secondsToFail = run.exitedAt.timeIntervalSince(start)
+        print("\(name): exit \(result.exitStatus) \(String(format: "%.1f", secondsToFail)) s after \(event), "
+              + "\(run.segments) segments: \(line)")
+        #expect(secondsToFail <= segmentSeconds + exitSeconds)
     }
 
     /// hlscap's one error line; empty, and an issue recorded, when there is not exactly one.
