@@ -1,0 +1,19 @@
+import CFuzzerDriver
+import Foundation
+import HLSKit
+
+exit(hlscap_fuzz_run(CommandLine.argc, CommandLine.unsafeArgv, fuzz))
+
+/// An AudioSpecificConfig, and the same bytes as an ADTS frame (header, its config, its payload).
+@_cdecl("LLVMFuzzerTestOneInput")
+func fuzz(_ data: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
+    let bytes = Array(UnsafeBufferPointer(start: data, count: count))
+    if let config = try? AudioSpecificConfig(parsing: bytes) {
+        _ = config.codecsString
+    }
+    if let header = try? ADTSHeader(parsing: bytes) {
+        _ = try? header.audioSpecificConfig()
+    }
+    _ = try? ADTSHeader.payload(ofFrame: bytes)
+    return 0
+}
