@@ -144,6 +144,9 @@ public struct H264SequenceParameterSet: Sendable, Equatable {
     private static let defaultChromaFormat: UInt32 = 1
     private static let chroma444: UInt32 = 3
 
+    /// delta_scale is -128 to 127 (7.4.2.1.1.1); beyond, the running scale's sum overflows.
+    private static let deltaScaleRange: ClosedRange<Int32> = -128...127
+
     /// High and later profiles carry chroma_format_idc, bit depths and scaling lists.
     private static let profilesWithChromaFormat: Set<UInt8> = [
         100, 110, 122, 244, 44, 83, 86, 118, 128, 138, 139, 134, 135,
@@ -168,6 +171,9 @@ public struct H264SequenceParameterSet: Sendable, Equatable {
             var nextScale: Int32 = 8
             for _ in 0..<size where nextScale != 0 {
                 let delta = try reader.readSE()
+                guard deltaScaleRange.contains(delta) else {
+                    throw BitstreamError.invalidField(structure: structure, field: "delta_scale", value: Int(delta))
+                }
                 nextScale = (lastScale + delta + 256) % 256
                 lastScale = nextScale == 0 ? lastScale : nextScale
             }
