@@ -73,6 +73,15 @@ import Testing
         }
     }
 
+    /// An SPS whose bit_depth_chroma_minus8 is beyond 0 to 6 trapped when the record's trailer was
+    /// written (found by fuzz-avcc); the SPS is now rejected.
+    @Test func rejectsAnSPSWithABitDepthOutOfRange() {
+        #expect(throws: BitstreamError.invalidField(structure: "H.264 SPS", field: "bit_depth_chroma_minus8",
+                                                    value: 1663)) {
+            try AVCDecoderConfiguration(annexB: [UInt8](hex: "0000016764000174006801496800000168"))
+        }
+    }
+
     @Test func rejectsBadRecords() {
         #expect(throws: BitstreamError.invalidField(structure: "avcC", field: "configurationVersion", value: 0)) {
             try AVCDecoderConfiguration(parsing: [0x00] + Self.ffmpegHighRecord.dropFirst())
