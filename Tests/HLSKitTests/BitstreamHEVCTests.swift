@@ -253,6 +253,27 @@ struct HEVCFixture: Sendable, CustomTestStringConvertible {
         #expect(trailing.bytes == passedThrough)
     }
 
+    /// bit_depth_luma_minus8 is 0 to 8; a configuration built from an SPS with 14 wrote it in
+    /// hvcC's three bits, and the record read back as another bit depth (found by fuzz-hvcc).
+    @Test func rejectsABitDepthOutOfRange() {
+        let annexB = [UInt8](hex: "000001400000014201011006000000000000000741727220fffe595200000144")
+        #expect(throws: BitstreamError.invalidField(structure: "HEVC SPS", field: "bit_depth_luma_minus8", value: 14)) {
+            try HEVCDecoderConfiguration(annexB: annexB)
+        }
+    }
+
+    /// An SPS may declare 16-bit video, but hvcC's bit depth fields cannot carry it: the record would read
+    /// back as 8-bit. The 320x240 fixture's SPS with both bit depths rewritten to 16.
+    @Test func recordRefusesABitDepthItCannotCarry() throws {
+        let vps = [UInt8](hex: "40010c01ffff01600000030090000003000003003c959809")
+        let sps = [UInt8](hex: "42010101600000030090000003000003003ca00a080f109125959a4932bc05a0200000030020000003032100")
+        let pps = [UInt8](hex: "4401c172b46240")
+        #expect(try HEVCSequenceParameterSet(parsing: sps).bitDepthLuma == 16)
+        #expect(throws: BitstreamError.invalidField(structure: "hvcC", field: "bitDepthLumaMinus8", value: 8)) {
+            try HEVCDecoderConfiguration(videoParameterSets: [vps], sequenceParameterSets: [sps], pictureParameterSets: [pps])
+        }
+    }
+
     @Test func rejectsOtherNALUnitTypesAndTruncation() {
         #expect(throws: BitstreamError.invalidField(structure: "HEVC SPS", field: "nal_unit_type", value: 34)) {
             try HEVCSequenceParameterSet(parsing: HEVCFixture.all[0].pps)

@@ -68,8 +68,9 @@ public struct HEVCSequenceParameterSet: Sendable, Equatable {
             conformanceWindow = .init(left: try reader.readUE(), right: try reader.readUE(),
                                       top: try reader.readUE(), bottom: try reader.readUE())
         }
-        bitDepthLuma = Self.baseBitDepth + Int(try reader.readUE())
-        bitDepthChroma = Self.baseBitDepth + Int(try reader.readUE())
+        bitDepthLuma = Self.baseBitDepth + Int(try Self.readBitDepthMinus8(field: "bit_depth_luma_minus8", &reader))
+        bitDepthChroma = Self.baseBitDepth
+            + Int(try Self.readBitDepthMinus8(field: "bit_depth_chroma_minus8", &reader))
         let pictureOrderCountBits = Int(try reader.readUE()) + Self.pictureOrderCountBitsOffset
         let orderingInfoForEverySubLayer = try reader.readFlag()
         for _ in (orderingInfoForEverySubLayer ? 0 : maxSubLayersMinus1)...maxSubLayersMinus1 {
@@ -122,6 +123,8 @@ public struct HEVCSequenceParameterSet: Sendable, Equatable {
     private static let structure = "HEVC SPS"
     private static let baseBitDepth = 8
     private static let chroma444: UInt32 = 3
+    /// bit_depth_luma_minus8 and bit_depth_chroma_minus8 are 0 to 8 (7.4.3.2.1).
+    private static let bitDepthMinus8Range: ClosedRange<UInt32> = 0...8
     /// log2_max_pic_order_cnt_lsb_minus4 + 4 bits hold a POC LSB.
     private static let pictureOrderCountBitsOffset = 4
     /// scaling_list_data(): four block sizes, six matrices each (two for 32x32, coded every third).
@@ -131,6 +134,14 @@ public struct HEVCSequenceParameterSet: Sendable, Equatable {
     private static let maxScalingListCoefficients = 64
     /// A short_term_ref_pic_set() may predict from an earlier one; at most 64 sets, each of at most 16 pictures.
     private static let maxShortTermReferencePictureSets: UInt32 = 64
+
+    private static func readBitDepthMinus8(field: String, _ reader: inout BitReader) throws -> UInt32 {
+        let value = try reader.readUE()
+        guard bitDepthMinus8Range.contains(value) else {
+            throw BitstreamError.invalidField(structure: structure, field: field, value: Int(value))
+        }
+        return value
+    }
 
     /// SubWidthC and SubHeightC (Table 6-1); 1×1 when chroma has no separate crop grid.
     private static func chromaSubsampling(_ chromaArrayType: UInt32) -> (Int, Int) {
