@@ -274,6 +274,16 @@ struct HEVCFixture: Sendable, CustomTestStringConvertible {
         }
     }
 
+    /// A parameter set longer than the record's 16-bit length trapped when the record was written.
+    @Test func recordRefusesAParameterSetLongerThanItsLengthField() throws {
+        let fixture = try #require(HEVCFixture.all.first)
+        let long = fixture.pps + [UInt8](repeating: 0x80, count: 70_000)
+        #expect(throws: BitstreamError.invalidField(structure: "hvcC", field: "nalUnitLength", value: long.count)) {
+            try HEVCDecoderConfiguration(videoParameterSets: [fixture.vps], sequenceParameterSets: [fixture.sps],
+                                         pictureParameterSets: [long])
+        }
+    }
+
     @Test func rejectsOtherNALUnitTypesAndTruncation() {
         #expect(throws: BitstreamError.invalidField(structure: "HEVC SPS", field: "nal_unit_type", value: 34)) {
             try HEVCSequenceParameterSet(parsing: HEVCFixture.all[0].pps)

@@ -106,6 +106,14 @@ extension HEVCDecoderConfiguration {
         for (field, depth) in depths where depth > Self.maximumRecordBitDepth {
             throw BitstreamError.invalidField(structure: "hvcC", field: field, value: depth - 8)
         }
+        for units in [videoParameterSets, sequenceParameterSets, pictureParameterSets] {
+            if units.count > UInt16.max {
+                throw BitstreamError.invalidField(structure: "hvcC", field: "numNalus", value: units.count)
+            }
+            if let long = units.first(where: { $0.count > UInt16.max }) {
+                throw BitstreamError.invalidField(structure: "hvcC", field: "nalUnitLength", value: long.count)
+            }
+        }
         let arrays: [NALUnitArray] = [
             (HEVCNALUnitType.videoParameterSet, videoParameterSets),
             (.sequenceParameterSet, sequenceParameterSets),
