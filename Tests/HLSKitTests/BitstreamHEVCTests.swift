@@ -284,6 +284,14 @@ struct HEVCFixture: Sendable, CustomTestStringConvertible {
         }
     }
 
+    /// num_negative_pics and num_positive_pics near UInt32.max overflowed their sum (found by fuzz-hevc-sps).
+    @Test func rejectsReferencePictureCountsWhoseSumOverflows() {
+        #expect(throws: BitstreamError.invalidField(structure: "HEVC SPS", field: "num_negative_pics",
+                                                    value: 4_294_967_294)) {
+            try HEVCSequenceParameterSet(parsing: [UInt8](hex: "4200000005000000000000006c6500fffffa0300000000ffffffff69"))
+        }
+    }
+
     @Test func rejectsOtherNALUnitTypesAndTruncation() {
         #expect(throws: BitstreamError.invalidField(structure: "HEVC SPS", field: "nal_unit_type", value: 34)) {
             try HEVCSequenceParameterSet(parsing: HEVCFixture.all[0].pps)

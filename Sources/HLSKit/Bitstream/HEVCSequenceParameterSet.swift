@@ -133,7 +133,7 @@ public struct HEVCSequenceParameterSet: Sendable, Equatable {
     private static let largestScalingListSize = 3
     private static let maxScalingListCoefficients = 64
     /// A short_term_ref_pic_set() may predict from an earlier one; at most 64 sets, each of at most 16 pictures.
-    private static let maxShortTermReferencePictureSets: UInt32 = 64
+    private static let maxShortTermReferencePictureSets = 64
 
     private static func readBitDepthMinus8(field: String, _ reader: inout BitReader) throws -> UInt32 {
         let value = try reader.readUE()
@@ -175,13 +175,13 @@ public struct HEVCSequenceParameterSet: Sendable, Equatable {
     /// num_short_term_ref_pic_sets and each st_ref_pic_set(i) (7.3.7). A set predicted from the one
     /// before it has one flag pair per picture of that set plus one, so the picture counts are tracked.
     private static func skipShortTermReferencePictureSets(in reader: inout BitReader) throws {
-        let count = try reader.readUE()
+        let count = Int(try reader.readUE())
         guard count <= maxShortTermReferencePictureSets else {
             throw BitstreamError.invalidField(structure: structure, field: "num_short_term_ref_pic_sets",
-                                              value: Int(count))
+                                              value: count)
         }
         var pictureCounts: [Int] = []
-        for index in 0..<Int(count) {
+        for index in 0..<count {
             if index > 0, try reader.readFlag() {  // inter_ref_pic_set_prediction_flag
                 try reader.skipBits(1)  // delta_rps_sign
                 _ = try reader.readUE()  // abs_delta_rps_minus1
@@ -193,17 +193,18 @@ public struct HEVCSequenceParameterSet: Sendable, Equatable {
                 }
                 pictureCounts.append(pictures)
             } else {
-                let negative = try reader.readUE()
-                let positive = try reader.readUE()
+                // Summed as Int: two counts near UInt32.max overflowed their sum.
+                let negative = Int(try reader.readUE())
+                let positive = Int(try reader.readUE())
                 guard negative + positive <= maxShortTermReferencePictureSets else {
                     throw BitstreamError.invalidField(structure: structure, field: "num_negative_pics",
-                                                      value: Int(negative))
+                                                      value: negative)
                 }
                 for _ in 0..<(negative + positive) {
                     _ = try reader.readUE()  // delta_poc_s0_minus1 or delta_poc_s1_minus1
                     try reader.skipBits(1)  // used_by_curr_pic_s0_flag or _s1_flag
                 }
-                pictureCounts.append(Int(negative + positive))
+                pictureCounts.append(negative + positive)
             }
         }
     }
