@@ -2,8 +2,6 @@ import CFuzzerDriver
 import Foundation
 import HLSKit
 
-exit(hlscap_fuzz_run(CommandLine.argc, CommandLine.unsafeArgv, fuzz))
-
 /// An AudioSpecificConfig, and the same bytes as an ADTS frame (header, its config, its payload).
 @_cdecl("LLVMFuzzerTestOneInput")
 func fuzz(_ data: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
@@ -17,3 +15,6 @@ func fuzz(_ data: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     _ = try? ADTSHeader.payload(ofFrame: bytes)
     return 0
 }
+
+// Last, after the globals above are initialised: top-level code runs in order.
+exit(hlscap_fuzz_run(CommandLine.argc, CommandLine.unsafeArgv, fuzz))

@@ -2,8 +2,6 @@ import CFuzzerDriver
 import Foundation
 import HLSKit
 
-exit(hlscap_fuzz_run(CommandLine.argc, CommandLine.unsafeArgv, fuzz))
-
 /// An HEVC SPS NAL unit (two header bytes included, emulation prevention bytes in place).
 @_cdecl("LLVMFuzzerTestOneInput")
 func fuzz(_ data: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
@@ -14,3 +12,6 @@ func fuzz(_ data: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     }
     return 0
 }
+
+// Last, after the globals above are initialised: top-level code runs in order.
+exit(hlscap_fuzz_run(CommandLine.argc, CommandLine.unsafeArgv, fuzz))

@@ -2,8 +2,6 @@ import CFuzzerDriver
 import Foundation
 import HLSKit
 
-exit(hlscap_fuzz_run(CommandLine.argc, CommandLine.unsafeArgv, fuzz))
-
 /// An `hvcC` payload, and an Annex-B stream read for its parameter sets. A record that parses is
 /// written again, as copy mode writes it into the init section, and must read back the same.
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -26,3 +24,6 @@ private func check(_ configuration: HEVCDecoderConfiguration) {
         fatalError("hvcC written from \(configuration) does not read back: \(serialized)")
     }
 }
+
+// Last, after the globals above are initialised: top-level code runs in order.
+exit(hlscap_fuzz_run(CommandLine.argc, CommandLine.unsafeArgv, fuzz))

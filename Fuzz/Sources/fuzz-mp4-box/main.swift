@@ -2,8 +2,6 @@ import CFuzzerDriver
 import Foundation
 import HLSKit
 
-exit(hlscap_fuzz_run(CommandLine.argc, CommandLine.unsafeArgv, fuzz))
-
 /// ISO-BMFF bytes through the box reader, then every field decoder on every box it found, and the
 /// codec configurations inside sample entries through their parsers, as the validator reads them.
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -45,3 +43,6 @@ private func decodeFields(_ box: MP4Box) {
         _ = try? AudioSpecificConfig(parsing: config)
     }
 }
+
+// Last, after the globals above are initialised: top-level code runs in order.
+exit(hlscap_fuzz_run(CommandLine.argc, CommandLine.unsafeArgv, fuzz))

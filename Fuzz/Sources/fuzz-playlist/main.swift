@@ -2,8 +2,6 @@ import CFuzzerDriver
 import Foundation
 import HLSKit
 
-exit(hlscap_fuzz_run(CommandLine.argc, CommandLine.unsafeArgv, fuzz))
-
 /// Any text through every playlist reader: the line document, the media and multivariant
 /// readers, variable substitution, and the strict parser of hlscap's own playlists.
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -23,3 +21,6 @@ func fuzz(_ data: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     }
     return 0
 }
+
+// Last, after the globals above are initialised: top-level code runs in order.
+exit(hlscap_fuzz_run(CommandLine.argc, CommandLine.unsafeArgv, fuzz))

@@ -2,8 +2,6 @@ import CFuzzerDriver
 import Foundation
 import HLSKit
 
-exit(hlscap_fuzz_run(CommandLine.argc, CommandLine.unsafeArgv, fuzz))
-
 /// The validator on a one-segment stream whose init section and segment come from the input:
 /// a big-endian 16-bit length, that many bytes of `init.mp4`, and the rest as the segment.
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -41,3 +39,6 @@ private struct MemoryLoader: ResourceLoader {
         return bytes
     }
 }
+
+// Last, after the globals above are initialised: top-level code runs in order.
+exit(hlscap_fuzz_run(CommandLine.argc, CommandLine.unsafeArgv, fuzz))
