@@ -90,13 +90,15 @@ fuzz: build
 # package of its own, built into .build/fuzz, so the flags never reach the main build. lld, because
 # gold stops with an internal error on these links. New inputs collect in .build/fuzz-corpus/,
 # failing ones in .build/fuzz-crashes/. `make test` replays the corpus and fuzzes 15 s per target.
+# FUZZ_PARSER_TARGETS="fuzz-avcc fuzz-hvcc" runs only those.
 FUZZ_PARSER_SECONDS ?= 300
+FUZZ_PARSER_TARGETS ?=
 FUZZ_PARSER_TEST_SECONDS ?= 15
 FUZZ_PARSERS_BUILD := $(SWIFT) build --package-path Fuzz --build-path .build/fuzz -c debug \
 	-Xswiftc -sanitize=fuzzer,address -Xswiftc -use-ld=lld
 fuzz-parsers: deps
 	$(FUZZ_PARSERS_BUILD)
-	scripts/fuzz-parsers.sh $(FUZZ_PARSER_SECONDS) 2>&1 | tee .build/fuzz-parsers.log
+	scripts/fuzz-parsers.sh $(FUZZ_PARSER_SECONDS) $(FUZZ_PARSER_TARGETS) 2>&1 | tee .build/fuzz-parsers.log
 
 test-fuzz-parsers: deps
 	$(FUZZ_PARSERS_BUILD)

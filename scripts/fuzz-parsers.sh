@@ -3,9 +3,11 @@
 # committed input of Fuzz/Corpus/<target>/ once, which must all pass, then SECONDS of fuzzing from
 # them. New inputs go to .build/fuzz-corpus/<target>/, crashes, timeouts and out-of-memory inputs to
 # .build/fuzz-crashes/. Every target runs even after one fails; the exit status is 1 if any did.
+# Targets named after SECONDS run alone.
 set -euo pipefail
 
-seconds=${1:?usage: fuzz-parsers.sh SECONDS}
+seconds=${1:?usage: fuzz-parsers.sh SECONDS [TARGET...]}
+shift
 binaries=.build/fuzz/debug
 crashes=.build/fuzz-crashes
 logs=.build/fuzz-logs
@@ -15,8 +17,12 @@ mkdir -p "$crashes" "$logs"
 export SWIFT_BACKTRACE=enable=no
 
 failed=()
-for corpus in Fuzz/Corpus/*/; do
-    target=$(basename "$corpus")
+targets=("$@")
+if [ ${#targets[@]} -eq 0 ]; then
+    targets=($(ls Fuzz/Corpus))
+fi
+for target in "${targets[@]}"; do
+    corpus=Fuzz/Corpus/$target
     scratch=.build/fuzz-corpus/$target
     mkdir -p "$scratch"
     options=(-timeout=10 -rss_limit_mb=2048 -artifact_prefix="$crashes/$target-" -print_final_stats=1)
