@@ -24,7 +24,7 @@ DEPS_PACKAGES := libavcodec-dev libavformat-dev libavdevice-dev libavutil-dev li
 # v4l-utils and alsa-utils for the tools that probe the drivers inside it.
 VM_PACKAGES := qemu-system-x86 linux-image-amd64 busybox-static cpio kmod v4l-utils alsa-utils
 
-.PHONY: deps build release test test-tools test-devices soak soak-publish crash-campaign clock-drift fuzz test-sanitizers golden demo bench fixtures clean
+.PHONY: deps build release test test-tools test-fuzz-parsers test-devices soak soak-publish crash-campaign clock-drift fuzz fuzz-parsers test-sanitizers golden demo bench fixtures clean
 
 deps:
 	scripts/install-deps.sh $(DEPS_PACKAGES)
@@ -45,7 +45,7 @@ release: deps
 # The checkers' own tests run first: an end-to-end result means nothing if they cannot fail.
 # Tests run one at a time: live runs, ALSA capture and publishing are paced in real time and
 # must not share two cores with Chromium and transcoding.
-test: build test-tools
+test: build test-tools test-fuzz-parsers
 	$(SWIFT) test --no-parallel 2>&1 | tee .build/swift-test.log
 
 test-tools: deps
@@ -100,6 +100,27 @@ FUZZ_SEED ?= 1
 fuzz: build
 	HLSCAP_FUZZ_CASES=$(FUZZ_CASES) HLSCAP_FUZZ_SEED=$(FUZZ_SEED) \
 		$(SWIFT) test --filter 'HostileFileTests' 2>&1 | tee .build/fuzz.log
+
+# libFuzzer targets for HLSKit's parsers (Fuzz/: playlists, H.264 and HEVC SPS, avcC, hvcC,
+# AudioSpecificConfig and ADTS, the box reader, the validator on one segment), each under
+# AddressSanitizer for FUZZ_PARSER_SECONDS after replaying its committed corpus (Fuzz/Corpus/). A
+# package of its own, built into .build/fuzz, so the flags never reach the main build. lld, because
+# gold stops with an internal error on these links. New inputs collect in .build/fuzz-corpus/,
+# failing ones in .build/fuzz-crashes/. `make test` replays the corpus and makes 20,000 runs per target
+# from a fixed seed, the same inputs on every machine.
+# FUZZ_PARSER_TARGETS="fuzz-avcc fuzz-hvcc" runs only those.
+FUZZ_PARSER_SECONDS ?= 300
+FUZZ_PARSER_TARGETS ?=
+FUZZ_PARSER_TEST_RUNS ?= 20000
+FUZZ_PARSERS_BUILD := $(SWIFT) build --package-path Fuzz --build-path .build/fuzz -c debug \
+	-Xswiftc -sanitize=fuzzer,address -Xswiftc -use-ld=lld
+fuzz-parsers: deps
+	$(FUZZ_PARSERS_BUILD)
+	scripts/fuzz-parsers.sh $(FUZZ_PARSER_SECONDS) $(FUZZ_PARSER_TARGETS) 2>&1 | tee .build/fuzz-parsers.log
+
+test-fuzz-parsers: deps
+	$(FUZZ_PARSERS_BUILD)
+	FUZZ_PARSER_RUNS=$(FUZZ_PARSER_TEST_RUNS) scripts/fuzz-parsers.sh 0 2>&1 | tee .build/test-fuzz-parsers.log
 
 # The unit tests under AddressSanitizer (leaks included; scripts/lsan-suppressions.txt names the ones
 # inside Foundation), and the threaded code under ThreadSanitizer: the publisher and the capture

@@ -73,6 +73,36 @@ import Testing
         }
     }
 
+    /// An SPS whose bit_depth_chroma_minus8 is beyond 0 to 6 trapped when the record's trailer was
+    /// written (found by fuzz-avcc); the SPS is now rejected.
+    @Test func rejectsAnSPSWithABitDepthOutOfRange() {
+        #expect(throws: BitstreamError.invalidField(structure: "H.264 SPS", field: "bit_depth_chroma_minus8",
+                                                    value: 1663)) {
+            try AVCDecoderConfiguration(annexB: [UInt8](hex: "0000016764000174006801496800000168"))
+        }
+    }
+
+    /// Parameter sets an Annex-B stream can carry but the record cannot count or measure: they
+    /// trapped or wrote a record with another count. The first is what fuzz-avcc found: 32 SPS.
+    @Test func rejectsParameterSetsTheRecordCannotHold() {
+        let annexB = [UInt8](hex: "00000167ececececb9b9b900000168" + String(repeating: "00000167", count: 31))
+        #expect(throws: BitstreamError.invalidField(structure: "avcC", field: "numOfSequenceParameterSets", value: 32)) {
+            try AVCDecoderConfiguration(annexB: annexB)
+        }
+        #expect(throws: BitstreamError.invalidField(structure: "avcC", field: "numOfSequenceParameterSets", value: 32)) {
+            try AVCDecoderConfiguration(sequenceParameterSets: Array(repeating: Self.baselineSPS, count: 32),
+                                        pictureParameterSets: [Self.baselinePPS])
+        }
+        #expect(throws: BitstreamError.invalidField(structure: "avcC", field: "numOfPictureParameterSets", value: 256)) {
+            try AVCDecoderConfiguration(sequenceParameterSets: [Self.baselineSPS],
+                                        pictureParameterSets: Array(repeating: Self.baselinePPS, count: 256))
+        }
+        let long = Self.baselinePPS + [UInt8](repeating: 0x80, count: 70_000)
+        #expect(throws: BitstreamError.invalidField(structure: "avcC", field: "parameter set length", value: long.count)) {
+            try AVCDecoderConfiguration(sequenceParameterSets: [Self.baselineSPS], pictureParameterSets: [long])
+        }
+    }
+
     @Test func rejectsBadRecords() {
         #expect(throws: BitstreamError.invalidField(structure: "avcC", field: "configurationVersion", value: 0)) {
             try AVCDecoderConfiguration(parsing: [0x00] + Self.ffmpegHighRecord.dropFirst())

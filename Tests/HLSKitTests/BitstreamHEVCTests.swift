@@ -253,6 +253,45 @@ struct HEVCFixture: Sendable, CustomTestStringConvertible {
         #expect(trailing.bytes == passedThrough)
     }
 
+    /// bit_depth_luma_minus8 is 0 to 8; a configuration built from an SPS with 14 wrote it in
+    /// hvcC's three bits, and the record read back as another bit depth (found by fuzz-hvcc).
+    @Test func rejectsABitDepthOutOfRange() {
+        let annexB = [UInt8](hex: "000001400000014201011006000000000000000741727220fffe595200000144")
+        #expect(throws: BitstreamError.invalidField(structure: "HEVC SPS", field: "bit_depth_luma_minus8", value: 14)) {
+            try HEVCDecoderConfiguration(annexB: annexB)
+        }
+    }
+
+    /// An SPS may declare 16-bit video, but hvcC's bit depth fields cannot carry it: the record would read
+    /// back as 8-bit. The 320x240 fixture's SPS with both bit depths rewritten to 16.
+    @Test func recordRefusesABitDepthItCannotCarry() throws {
+        let vps = [UInt8](hex: "40010c01ffff01600000030090000003000003003c959809")
+        let sps = [UInt8](hex: "42010101600000030090000003000003003ca00a080f109125959a4932bc05a0200000030020000003032100")
+        let pps = [UInt8](hex: "4401c172b46240")
+        #expect(try HEVCSequenceParameterSet(parsing: sps).bitDepthLuma == 16)
+        #expect(throws: BitstreamError.invalidField(structure: "hvcC", field: "bitDepthLumaMinus8", value: 8)) {
+            try HEVCDecoderConfiguration(videoParameterSets: [vps], sequenceParameterSets: [sps], pictureParameterSets: [pps])
+        }
+    }
+
+    /// A parameter set longer than the record's 16-bit length trapped when the record was written.
+    @Test func recordRefusesAParameterSetLongerThanItsLengthField() throws {
+        let fixture = try #require(HEVCFixture.all.first)
+        let long = fixture.pps + [UInt8](repeating: 0x80, count: 70_000)
+        #expect(throws: BitstreamError.invalidField(structure: "hvcC", field: "nalUnitLength", value: long.count)) {
+            try HEVCDecoderConfiguration(videoParameterSets: [fixture.vps], sequenceParameterSets: [fixture.sps],
+                                         pictureParameterSets: [long])
+        }
+    }
+
+    /// num_negative_pics and num_positive_pics near UInt32.max overflowed their sum (found by fuzz-hevc-sps).
+    @Test func rejectsReferencePictureCountsWhoseSumOverflows() {
+        #expect(throws: BitstreamError.invalidField(structure: "HEVC SPS", field: "num_negative_pics",
+                                                    value: 4_294_967_294)) {
+            try HEVCSequenceParameterSet(parsing: [UInt8](hex: "4200000005000000000000006c6500fffffa0300000000ffffffff69"))
+        }
+    }
+
     @Test func rejectsOtherNALUnitTypesAndTruncation() {
         #expect(throws: BitstreamError.invalidField(structure: "HEVC SPS", field: "nal_unit_type", value: 34)) {
             try HEVCSequenceParameterSet(parsing: HEVCFixture.all[0].pps)

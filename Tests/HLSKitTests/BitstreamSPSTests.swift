@@ -103,6 +103,13 @@ struct SPSFixture: Sendable, CustomTestStringConvertible {
         }
     }
 
+    /// A delta_scale far outside -128...127 overflowed the running scale's sum (found by fuzz-h264-sps).
+    @Test func rejectsADeltaScaleOutOfRange() {
+        #expect(throws: BitstreamError.invalidField(structure: "H.264 SPS", field: "delta_scale", value: 2_147_483_561)) {
+            try H264SequenceParameterSet(parsing: [UInt8](hex: "676e6676ff2500000000ffffff52"))
+        }
+    }
+
     @Test func truncatedSPSThrows() {
         let cut = Array(SPSFixture.all[2].nalUnit.prefix(8))
         #expect(throws: BitstreamError.truncated(structure: "H.264 SPS")) {

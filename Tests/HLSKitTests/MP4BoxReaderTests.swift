@@ -67,6 +67,16 @@ import Testing
         #expect(throws: MP4ReadError.self) { try MP4Box.parse(empty)[0].trackRun() }
     }
 
+    /// fuzz-mp4-box's timeout: a `trun` with no per-sample fields counting 458,800 samples, with
+    /// bytes left over, built every entry before it was refused (over 10 s under AddressSanitizer).
+    /// The leftover bytes now refuse it first; the error is the same as before, only sooner.
+    @Test func aTrackRunWithBytesLeftOverIsRefusedBeforeItsEntriesAreBuilt() throws {
+        let trun = Self.box("trun", Self.uint32(0) + Self.uint32(458_800) + Self.uint32(0))
+        #expect(throws: MP4ReadError.unexpected(box: "trun", detail: "4 bytes after the entries")) {
+            try MP4Box.parse(trun)[0].trackRun()
+        }
+    }
+
     @Test func esdsWithOptionalFieldsGivesTheObjectTypeAndAudioSpecificConfig() throws {
         // ES_Descriptor with streamDependenceFlag and OCRstreamFlag set (2 bytes each after the flags).
         let specific: [UInt8] = [0x05, 0x02, 0x12, 0x10]

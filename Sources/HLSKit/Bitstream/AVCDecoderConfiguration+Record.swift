@@ -33,6 +33,16 @@ extension AVCDecoderConfiguration {
             throw BitstreamError.missingParameterSets
         }
         let parsed = try H264SequenceParameterSet(parsing: sps)
+        // What the record's count and length fields can hold; an Annex-B stream can carry more.
+        for (field, count, limit) in [("numOfSequenceParameterSets", sequenceParameterSets.count,
+                                       Int(Self.sequenceParameterSetCountMask)),
+                                      ("numOfPictureParameterSets", pictureParameterSets.count, Int(UInt8.max))]
+        where count > limit {
+            throw BitstreamError.invalidField(structure: Self.structure, field: field, value: count)
+        }
+        if let long = (sequenceParameterSets + pictureParameterSets).first(where: { $0.count > UInt16.max }) {
+            throw BitstreamError.invalidField(structure: Self.structure, field: "parameter set length", value: long.count)
+        }
         self.init(profileIndication: parsed.profileIndication, profileCompatibility: parsed.constraintFlags,
                   levelIndication: parsed.levelIndication, nalUnitLengthSize: 4,
                   sequenceParameterSets: sequenceParameterSets, pictureParameterSets: pictureParameterSets)

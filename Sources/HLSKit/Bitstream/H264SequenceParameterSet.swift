@@ -90,8 +90,10 @@ public struct H264SequenceParameterSet: Sendable, Equatable {
             if chromaFormat == Self.chroma444 {
                 separateColourPlane = try reader.readFlag()
             }
-            bitDepthLuma = Self.defaultBitDepth + Int(try reader.readUE())
-            bitDepthChroma = Self.defaultBitDepth + Int(try reader.readUE())
+            bitDepthLuma = Self.defaultBitDepth
+                + Int(try Self.readBitDepthMinus8(field: "bit_depth_luma_minus8", &reader))
+            bitDepthChroma = Self.defaultBitDepth
+                + Int(try Self.readBitDepthMinus8(field: "bit_depth_chroma_minus8", &reader))
             try reader.skipBits(1)  // qpprime_y_zero_transform_bypass_flag
             if try reader.readFlag() {  // seq_scaling_matrix_present_flag
                 try Self.skipScalingLists(count: chromaFormat == Self.chroma444 ? 12 : 8, in: &reader)
@@ -144,6 +146,12 @@ public struct H264SequenceParameterSet: Sendable, Equatable {
     private static let defaultChromaFormat: UInt32 = 1
     private static let chroma444: UInt32 = 3
 
+    /// bit_depth_luma_minus8 and bit_depth_chroma_minus8 are 0 to 6 (7.4.2.1.1); the `avcC` trailer
+    /// writes them in three bits.
+    private static let bitDepthMinus8Range: ClosedRange<UInt32> = 0...6
+    /// delta_scale is -128 to 127 (7.4.2.1.1.1); beyond, the running scale's sum overflows.
+    private static let deltaScaleRange: ClosedRange<Int32> = -128...127
+
     /// High and later profiles carry chroma_format_idc, bit depths and scaling lists.
     private static let profilesWithChromaFormat: Set<UInt8> = [
         100, 110, 122, 244, 44, 83, 86, 118, 128, 138, 139, 134, 135,
@@ -168,10 +176,21 @@ public struct H264SequenceParameterSet: Sendable, Equatable {
             var nextScale: Int32 = 8
             for _ in 0..<size where nextScale != 0 {
                 let delta = try reader.readSE()
+                guard deltaScaleRange.contains(delta) else {
+                    throw BitstreamError.invalidField(structure: structure, field: "delta_scale", value: Int(delta))
+                }
                 nextScale = (lastScale + delta + 256) % 256
                 lastScale = nextScale == 0 ? lastScale : nextScale
             }
         }
+    }
+
+    private static func readBitDepthMinus8(field: String, _ reader: inout BitReader) throws -> UInt32 {
+        let value = try reader.readUE()
+        guard bitDepthMinus8Range.contains(value) else {
+            throw BitstreamError.invalidField(structure: structure, field: field, value: Int(value))
+        }
+        return value
     }
 
     private static func skipPictureOrderCount(in reader: inout BitReader) throws {

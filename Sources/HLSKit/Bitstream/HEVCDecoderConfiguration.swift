@@ -91,6 +91,8 @@ public struct HEVCDecoderConfiguration: Sendable, Equatable {
 }
 
 extension HEVCDecoderConfiguration {
+    private static let maximumRecordBitDepth = 15
+
     /// A configuration for 4-byte length prefixes with complete parameter set arrays, as an `hvc1`
     /// entry needs; profile, level, chroma format, bit depths and temporal layers come from the first SPS.
     public init(videoParameterSets: [[UInt8]], sequenceParameterSets: [[UInt8]],
@@ -99,6 +101,19 @@ extension HEVCDecoderConfiguration {
             throw BitstreamError.missingHEVCParameterSets
         }
         let parsed = try HEVCSequenceParameterSet(parsing: sps)
+        // hvcC has three bits for each bit depth minus 8: 16-bit video, which an SPS may declare, does not fit.
+        let depths = [("bitDepthLumaMinus8", parsed.bitDepthLuma), ("bitDepthChromaMinus8", parsed.bitDepthChroma)]
+        for (field, depth) in depths where depth > Self.maximumRecordBitDepth {
+            throw BitstreamError.invalidField(structure: "hvcC", field: field, value: depth - 8)
+        }
+        for units in [videoParameterSets, sequenceParameterSets, pictureParameterSets] {
+            if units.count > UInt16.max {
+                throw BitstreamError.invalidField(structure: "hvcC", field: "numNalus", value: units.count)
+            }
+            if let long = units.first(where: { $0.count > UInt16.max }) {
+                throw BitstreamError.invalidField(structure: "hvcC", field: "nalUnitLength", value: long.count)
+            }
+        }
         let arrays: [NALUnitArray] = [
             (HEVCNALUnitType.videoParameterSet, videoParameterSets),
             (.sequenceParameterSet, sequenceParameterSets),

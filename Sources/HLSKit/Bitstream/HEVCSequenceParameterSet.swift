@@ -68,8 +68,9 @@ public struct HEVCSequenceParameterSet: Sendable, Equatable {
             conformanceWindow = .init(left: try reader.readUE(), right: try reader.readUE(),
                                       top: try reader.readUE(), bottom: try reader.readUE())
         }
-        bitDepthLuma = Self.baseBitDepth + Int(try reader.readUE())
-        bitDepthChroma = Self.baseBitDepth + Int(try reader.readUE())
+        bitDepthLuma = Self.baseBitDepth + Int(try Self.readBitDepthMinus8(field: "bit_depth_luma_minus8", &reader))
+        bitDepthChroma = Self.baseBitDepth
+            + Int(try Self.readBitDepthMinus8(field: "bit_depth_chroma_minus8", &reader))
         let pictureOrderCountBits = Int(try reader.readUE()) + Self.pictureOrderCountBitsOffset
         let orderingInfoForEverySubLayer = try reader.readFlag()
         for _ in (orderingInfoForEverySubLayer ? 0 : maxSubLayersMinus1)...maxSubLayersMinus1 {
@@ -122,6 +123,8 @@ public struct HEVCSequenceParameterSet: Sendable, Equatable {
     private static let structure = "HEVC SPS"
     private static let baseBitDepth = 8
     private static let chroma444: UInt32 = 3
+    /// bit_depth_luma_minus8 and bit_depth_chroma_minus8 are 0 to 8 (7.4.3.2.1).
+    private static let bitDepthMinus8Range: ClosedRange<UInt32> = 0...8
     /// log2_max_pic_order_cnt_lsb_minus4 + 4 bits hold a POC LSB.
     private static let pictureOrderCountBitsOffset = 4
     /// scaling_list_data(): four block sizes, six matrices each (two for 32x32, coded every third).
@@ -130,7 +133,15 @@ public struct HEVCSequenceParameterSet: Sendable, Equatable {
     private static let largestScalingListSize = 3
     private static let maxScalingListCoefficients = 64
     /// A short_term_ref_pic_set() may predict from an earlier one; at most 64 sets, each of at most 16 pictures.
-    private static let maxShortTermReferencePictureSets: UInt32 = 64
+    private static let maxShortTermReferencePictureSets = 64
+
+    private static func readBitDepthMinus8(field: String, _ reader: inout BitReader) throws -> UInt32 {
+        let value = try reader.readUE()
+        guard bitDepthMinus8Range.contains(value) else {
+            throw BitstreamError.invalidField(structure: structure, field: field, value: Int(value))
+        }
+        return value
+    }
 
     /// SubWidthC and SubHeightC (Table 6-1); 1×1 when chroma has no separate crop grid.
     private static func chromaSubsampling(_ chromaArrayType: UInt32) -> (Int, Int) {
@@ -164,13 +175,13 @@ public struct HEVCSequenceParameterSet: Sendable, Equatable {
     /// num_short_term_ref_pic_sets and each st_ref_pic_set(i) (7.3.7). A set predicted from the one
     /// before it has one flag pair per picture of that set plus one, so the picture counts are tracked.
     private static func skipShortTermReferencePictureSets(in reader: inout BitReader) throws {
-        let count = try reader.readUE()
+        let count = Int(try reader.readUE())
         guard count <= maxShortTermReferencePictureSets else {
             throw BitstreamError.invalidField(structure: structure, field: "num_short_term_ref_pic_sets",
-                                              value: Int(count))
+                                              value: count)
         }
         var pictureCounts: [Int] = []
-        for index in 0..<Int(count) {
+        for index in 0..<count {
             if index > 0, try reader.readFlag() {  // inter_ref_pic_set_prediction_flag
                 try reader.skipBits(1)  // delta_rps_sign
                 _ = try reader.readUE()  // abs_delta_rps_minus1
@@ -182,17 +193,18 @@ public struct HEVCSequenceParameterSet: Sendable, Equatable {
                 }
                 pictureCounts.append(pictures)
             } else {
-                let negative = try reader.readUE()
-                let positive = try reader.readUE()
+                // Summed as Int: two counts near UInt32.max overflowed their sum.
+                let negative = Int(try reader.readUE())
+                let positive = Int(try reader.readUE())
                 guard negative + positive <= maxShortTermReferencePictureSets else {
                     throw BitstreamError.invalidField(structure: structure, field: "num_negative_pics",
-                                                      value: Int(negative))
+                                                      value: negative)
                 }
                 for _ in 0..<(negative + positive) {
                     _ = try reader.readUE()  // delta_poc_s0_minus1 or delta_poc_s1_minus1
                     try reader.skipBits(1)  // used_by_curr_pic_s0_flag or _s1_flag
                 }
-                pictureCounts.append(Int(negative + positive))
+                pictureCounts.append(negative + positive)
             }
         }
     }

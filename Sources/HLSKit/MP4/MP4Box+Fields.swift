@@ -164,9 +164,14 @@ extension MP4Box {
         let dataOffset = flags & 0x1 != 0 ? try reader.int32() : nil
         let firstSampleFlags = flags & 0x4 != 0 ? try reader.uint32() : nil
         let entryBytes = [0x100, 0x200, 0x400, 0x800].filter { flags & UInt32($0) != 0 }.count * 4
-        // A count the payload cannot hold is refused before the loop, so a damaged count never spins.
-        guard entryBytes == 0 ? count <= Self.maximumSamplesWithoutFields : Int(count) * entryBytes <= reader.remaining else {
+        // A count the payload does not hold exactly is refused before the loop, so a damaged count
+        // never spins: with no per-sample fields, a box with bytes left over once counted up to 2^20 times.
+        let needed = Int(count) * entryBytes
+        guard entryBytes == 0 ? count <= Self.maximumSamplesWithoutFields : needed <= reader.remaining else {
             throw MP4ReadError.unexpected(box: "trun", detail: "sample_count \(count) does not fit the box")
+        }
+        guard reader.remaining == needed else {
+            throw MP4ReadError.unexpected(box: "trun", detail: "\(reader.remaining - needed) bytes after the entries")
         }
         var entries: [TrackRun.Entry] = []
         entries.reserveCapacity(Int(count))
@@ -176,9 +181,6 @@ extension MP4Box {
                 size: flags & 0x200 != 0 ? try reader.uint32() : nil,
                 flags: flags & 0x400 != 0 ? try reader.uint32() : nil,
                 compositionOffset: flags & 0x800 != 0 ? try reader.int32() : nil))
-        }
-        guard reader.remaining == 0 else {
-            throw MP4ReadError.unexpected(box: "trun", detail: "\(reader.remaining) bytes after the entries")
         }
         return TrackRun(version: version, flags: flags, dataOffset: dataOffset,
                         firstSampleFlags: firstSampleFlags, entries: entries)
