@@ -171,14 +171,17 @@ public struct LiveStreamWriter {
     public mutating func write(_ segment: Segment, programDateTime: Date?) throws(StoreError) -> Written {
         let timescales = tracks.map(\.timescale)
         let parts = layout.split(segment, timescales: timescales)
-        // Each part split once: for the fragments not rendered yet, and the I-frames of the first.
-        let pieces = segment.parts.map { layout.split($0, timescales: timescales) }
         let rendered = renderedParts[segment.sequenceNumber] ?? [:]
         // Dropped now, with any of earlier segments that were never written: nothing is held past this write.
         renderedParts = renderedParts.filter { $0.key > segment.sequenceNumber }
+        // Every part's fragments, one per rendition: those `render(part:)` made, the others made now.
+        let partFragments = segment.parts.map { piece in
+            rendered[piece.partIndex ?? 0] ?? fragments(of: layout.split(piece, timescales: timescales))
+        }
+        // The I-frames lie in the first fragment: the whole file, or the first part.
+        let firstPieces = segment.parts.first.map { layout.split($0, timescales: timescales) }
         var written = Written(path: "", paths: [], byteCount: 0, renditionByteCounts: [], removals: [],
                               wroteMaster: false)
-        // The I-frames lie in the first fragment: the whole file, or the first part.
         var stored: [(Int, Segment, Int, Segment?)] = []
         for (index, part) in parts.enumerated() {
             guard let part else {
@@ -193,19 +196,16 @@ public struct LiveStreamWriter {
                                            descriptions: renditions[index].tracks)
             } else {
                 // The parts' fragments one after the other: the file is exactly what clients got in parts.
-                for (piece, split) in zip(segment.parts, pieces) {
-                    guard let own = split[index] else { continue }
-                    let fragment = rendered[piece.partIndex ?? 0]?[index] ?? fragmentBytes(of: own, rendition: index)
-                    bytes += fragment
-                    if firstPartSize == nil { firstPartSize = fragment.count }
-                }
+                let own = partFragments.compactMap { $0[index] }
+                bytes = Array(own.joined())
+                firstPartSize = own.first?.count
             }
             try store.write(bytes, to: path)
             if written.path.isEmpty { written.path = path }
             written.paths.append(path)
             written.byteCount += bytes.count
             written.renditionByteCounts.append(bytes.count)
-            stored.append((index, part, firstPartSize ?? bytes.count, pieces.first?[index]))
+            stored.append((index, part, firstPartSize ?? bytes.count, firstPieces?[index]))
         }
         nextSequenceNumber = max(nextSequenceNumber, segment.sequenceNumber + 1)
         for (index, part, size, iFrameSource) in stored {
@@ -272,7 +272,7 @@ public struct LiveStreamWriter {
     /// file will hold, kept until `write` stores that segment.
     public mutating func render(part: Segment) -> [RenditionPart] {
         let split = layout.split(part, timescales: tracks.map(\.timescale))
-        let fragments = split.indices.map { index in split[index].map { fragmentBytes(of: $0, rendition: index) } }
+        let fragments = fragments(of: split)
         renderedParts[part.sequenceNumber, default: [:]][part.partIndex ?? 0] = fragments
         return split.indices.compactMap { index in
             guard let own = split[index], let bytes = fragments[index] else { return nil }
@@ -280,6 +280,11 @@ public struct LiveStreamWriter {
                                  durationSeconds: own.durationSeconds, independent: own.isIndependent, bytes: bytes,
                                  endsSegment: own.endsSegment)
         }
+    }
+
+    /// A part's fragment for each rendition of its `split`, nil where the rendition has no samples in it.
+    private func fragments(of split: [Segment?]) -> [[UInt8]?] {
+        split.indices.map { index in split[index].map { fragmentBytes(of: $0, rendition: index) } }
     }
 
     /// A part's fragment: the first carries the segment's `styp`; fragment numbers go on from part to

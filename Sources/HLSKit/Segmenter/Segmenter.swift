@@ -58,16 +58,20 @@ public struct Segmenter: Sendable {
         /// The track that leads the cuts: the video, or else the first.
         public var leadTrack: Int { tracks.firstIndex(where: \.isVideo) ?? 0 }
 
+        /// The part duration in ticks of `track`'s timescale; nil without parts.
+        func partTicks(track: Int) -> Int64? {
+            partMilliseconds.map { $0 * Int64(tracks[track].timescale) / 1000 }
+        }
+
         /// The longest piece of a part a playlist timed by `track` lists: the part duration on the lead
         /// track; on another, whole samples of `sampleTicks` until they last the part duration, so its
         /// last sample may end past it (16 AAC frames at 48 kHz, 0.341 s, for a 0.334 s part). Nil
         /// without parts.
         public func longestPartSeconds(track: Int, sampleTicks: Int64) -> Double? {
-            guard let partMilliseconds else { return nil }
+            guard let partMilliseconds, let partTicks = partTicks(track: track) else { return nil }
             guard track != leadTrack, sampleTicks > 0 else { return Double(partMilliseconds) / 1000 }
-            let timescale = Int64(tracks[track].timescale)
-            let samples = (partMilliseconds * timescale / 1000 + sampleTicks - 1) / sampleTicks
-            return max(Double(partMilliseconds) / 1000, Double(samples * sampleTicks) / Double(timescale))
+            let samples = (partTicks + sampleTicks - 1) / sampleTicks
+            return max(Double(partMilliseconds) / 1000, Double(samples * sampleTicks) / Double(tracks[track].timescale))
         }
     }
 
@@ -357,9 +361,7 @@ public struct Segmenter: Sendable {
 
     // MARK: Parts
 
-    private var partTicks: Int64? {
-        configuration.partMilliseconds.map { $0 * leadTimescale / 1000 }
-    }
+    private var partTicks: Int64? { configuration.partTicks(track: leadTrack) }
 
     /// Cuts every part of the open segment whose end is known on all tracks.
     private mutating func cutParts() {
@@ -418,8 +420,7 @@ public struct Segmenter: Sendable {
     /// Where the next part of `track` ends at the latest: once its unhanded samples last the part
     /// duration (an index into `finished[track]`).
     private func fittingEnd(_ track: Int) -> Int {
-        guard let partMilliseconds = configuration.partMilliseconds else { return finished[track].count }
-        let partTicks = partMilliseconds * Int64(configuration.tracks[track].timescale) / 1000
+        guard let partTicks = configuration.partTicks(track: track) else { return finished[track].count }
         var end = partCounts[track]
         var ticks: Int64 = 0
         while end < finished[track].count, ticks < partTicks {

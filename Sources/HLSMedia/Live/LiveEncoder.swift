@@ -172,7 +172,7 @@ final class LiveEncoder {
         let longest = layout.renditions.compactMap { rendition -> Double? in
             guard let timing = rendition.trackIndexes.first(where: { tracks[$0].isVideo }) ?? rendition.trackIndexes.first
             else { return nil }
-            return segmenting.longestPartSeconds(track: timing, sampleTicks: tracks[timing].isVideo ? 0 : 1024)
+            return segmenting.longestPartSeconds(track: timing, sampleTicks: tracks[timing].isVideo ? 0 : Int64(AudioEncoder.frameSampleCount))
         }.max()
         return longest.map { ($0 * 1000).rounded(.up) / 1000 }
     }

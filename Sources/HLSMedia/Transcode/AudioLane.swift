@@ -4,7 +4,7 @@ import HLSKit
 ///
 /// Audio time is the count of samples written. Each input's first frame is placed exactly where its
 /// timestamp says (silence fills a gap, an overlap is cut); later frames only re-align when their
-/// timestamps stray more than `realignmentTolerance` from the count, as after a real gap.
+/// timestamps stray more than `Resampler.hardCompensationSeconds` from the count, as after a real gap.
 final class AudioLane {
     let encoder: AudioEncoder
     let trackIndex: Int
@@ -19,8 +19,6 @@ final class AudioLane {
     /// The peak level of the frames the last `encode` converted, 0…1.
     private(set) var lastPeakLevel: Float = 0
 
-    /// 20 ms: timestamps of compressed audio jitter by less; real gaps are longer.
-    private static let realignmentToleranceSeconds = (numerator: Int64(1), denominator: Int64(50))
 
     /// `followsTimestamps`: the input is captured audio whose device clock drifts (`Resampler`).
     init(settings: AudioEncoderSettings, trackIndex: Int, followsTimestamps: Bool = false) throws {
@@ -43,8 +41,9 @@ final class AudioLane {
         if measuresLevel { lastPeakLevel = converted.reduce(0) { max($0, $1.peakLevel()) } }
         if let ticks {
             let drift = rescale(ticks, from: VideoEncoder.timescale, to: Int64(sampleRate)) - writtenSamples
-            let tolerance = Int64(sampleRate) * Self.realignmentToleranceSeconds.numerator
-                / Self.realignmentToleranceSeconds.denominator
+            // The same 20 ms past which a resampler that follows timestamps stops stretching: timestamps of
+            // compressed audio jitter by less; real gaps are longer.
+            let tolerance = Int64((Double(sampleRate) * Resampler.hardCompensationSeconds).rounded())
             if alignsNextFrameExactly || abs(drift) > tolerance {
                 if drift > 0 {
                     try write(Frame.silence(sampleCount: Int(drift), sampleRate: sampleRate,
