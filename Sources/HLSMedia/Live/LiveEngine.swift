@@ -42,6 +42,14 @@ public final class LiveEngine: @unchecked Sendable {
         var failure: LiveError?
         /// The stream's output failed: segments are no longer written (a recording goes on).
         var streamStopped = false
+        /// Lost devices (`--reconnect`) by source index: what failed, since when, and what stands in.
+        var outages: [Int: Outage] = [:]
+    }
+
+    private struct Outage {
+        var error: CaptureError
+        var sinceMicroseconds: Int64
+        var standIn: StandInSource?
     }
 
     // Writing-queue state.
@@ -140,7 +148,7 @@ public final class LiveEngine: @unchecked Sendable {
     private func startSources() throws(LiveError) {
         for (index, source) in sources.enumerated() {
             do {
-                try source.start { [weak self] event in self?.handle(event) }
+                try source.start { [weak self] event in self?.handle(event, from: index) }
             } catch let error as CaptureError {
                 abandonStart(sources[..<index])
                 throw .device(error)
@@ -159,7 +167,8 @@ public final class LiveEngine: @unchecked Sendable {
 
     // MARK: Capture threads
 
-    private func handle(_ event: CaptureEvent) {
+    /// An event of source `index` (nil: a stand-in).
+    private func handle(_ event: CaptureEvent, from index: Int?) {
         startup.wait()
         guard state.withLock({ $0.accepting }) else { return }
         switch event {
@@ -184,6 +193,56 @@ public final class LiveEngine: @unchecked Sendable {
             stop(failure: .deviceFailed(error))
         case .ended:
             requestStop()
+        case .lost(let error):
+            if let index { standIn(for: index, lost: error) }
+        case .restored:
+            if let index { endStandIn(for: index) }
+        }
+    }
+
+    /// A device was lost (`--reconnect`): a stand-in keeps its track flowing until it is back.
+    private func standIn(for index: Int, lost: CaptureError) {
+        let content: StandInSource.Content
+        switch sources[index] {
+        case let microphone as MicrophoneSource:
+            content = .audio(sampleRate: microphone.sampleRate, channelCount: microphone.channelCount)
+        default:
+            content = .video(width: configuration.size.width, height: configuration.size.height,
+                             framesPerSecond: configuration.framesPerSecond)
+        }
+        let standIn: StandInSource
+        do {
+            standIn = try StandInSource(content)
+        } catch {
+            return stop(failure: .deviceFailed(lost))
+        }
+        let started = state.withLock { state -> Bool in
+            guard !state.stopping else { return false }
+            state.outages[index] = Outage(error: lost, sinceMicroseconds: MonotonicClock.nowMicroseconds(), standIn: standIn)
+            return true
+        }
+        guard started else { return }
+        FileHandle.standardError.write(Data("hlscap: warning: \(lost); waiting for it to come back (--reconnect)\n".utf8))
+        do {
+            try standIn.start { [weak self] event in self?.handle(event, from: nil) }
+        } catch {
+            stop(failure: .deviceFailed(CaptureError(device: lost.device, message: "lost, and nothing can stand in: \(error)")))
+        }
+    }
+
+    /// A lost device is back: its stand-in stops before its first frame, and a new segment starts there
+    /// after EXT-X-DISCONTINUITY.
+    private func endStandIn(for index: Int) {
+        guard let outage = state.withLock({ $0.outages.removeValue(forKey: index) }) else { return }
+        outage.standIn?.stop()
+        let seconds = Double(MonotonicClock.nowMicroseconds() - outage.sinceMicroseconds) / 1_000_000
+        statistics.countOutage(device: outage.error.device, seconds: seconds)
+        FileHandle.standardError.write(Data(String(
+            format: "hlscap: %@ is back after %.1f s; the stream goes on after a discontinuity\n",
+            outage.error.device, seconds).utf8))
+        writingQueue.async { [self] in
+            encoder?.startsSegmentAtNextFrame = true
+            encoder?.nextSegmentFollowsDiscontinuity = true
         }
     }
 
@@ -319,8 +378,10 @@ public final class LiveEngine: @unchecked Sendable {
             return !state.stopping
         }
         guard first else { return }
+        let standIns = state.withLock { state in state.outages.values.compactMap(\.standIn) }
         DispatchQueue.global().async { [self] in
             for source in sources { source.stop() }
+            for standIn in standIns { standIn.stop() }
             backpressure?.signal()
             writingQueue.async { [self] in
                 do {
@@ -455,6 +516,7 @@ public final class LiveEngine: @unchecked Sendable {
             camera.width = configuration.size.width
             camera.height = configuration.size.height
             camera.frameRate = Rational(Int32(configuration.framesPerSecond), 1)
+            camera.reconnect = configuration.reconnect
             sources.append(CameraSource(camera))
         case .test, .none:
             break
@@ -462,6 +524,7 @@ public final class LiveEngine: @unchecked Sendable {
         if case .device(let name) = configuration.audio {
             var microphone = MicrophoneSource.Configuration()
             microphone.device = name
+            microphone.reconnect = configuration.reconnect
             sources.append(MicrophoneSource(microphone))
         }
         return sources
