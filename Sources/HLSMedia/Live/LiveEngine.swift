@@ -206,9 +206,13 @@ public final class LiveEngine: @unchecked Sendable {
         switch sources[index] {
         case let microphone as MicrophoneSource:
             content = .audio(sampleRate: microphone.sampleRate, channelCount: microphone.channelCount)
-        default:
-            content = .video(width: configuration.size.width, height: configuration.size.height,
+        case let camera as CameraSource:
+            // About the size the camera delivered (made even), so the scalers see little change.
+            content = .video(width: (camera.choice?.width ?? configuration.size.width) & ~1,
+                             height: (camera.choice?.height ?? configuration.size.height) & ~1,
                              framesPerSecond: configuration.framesPerSecond)
+        default:
+            return stop(failure: .deviceFailed(lost))
         }
         let standIn: StandInSource
         do {
