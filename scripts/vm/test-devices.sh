@@ -27,7 +27,8 @@ readonly TONE_MIN_PEAK_DB=-30
 readonly GAP_MAX_DB=-60
 readonly GAP_MIN_SECONDS=0.02
 readonly PLAYER_START_LIMIT_SECONDS=30
-readonly VM_TIMEOUT_SECONDS=180
+# The faults step makes four live runs of about 20 s each, and waits for devices between them.
+readonly VM_TIMEOUT_SECONDS=420
 readonly HLSCAP=.build/debug/hlscap
 readonly LIVE_SECONDS=8
 # hlscap reads this many frames at least in LIVE_SECONDS; fewer means capture lost frames. Frames
@@ -46,7 +47,7 @@ readonly RESULTS=.build/vm/test-devices
 # device went is killed.
 readonly FAULT_AFTER_SEGMENTS=2
 readonly OUTAGE_SECONDS=4
-readonly FAULT_RUN_LIMIT_SECONDS=90
+readonly FAULT_RUN_LIMIT_SECONDS=75
 # A stream that ends on a lost device must do so within this long (the next segment's write and
 # the encoders' drain, under emulation).
 readonly FAULT_EXIT_LIMIT_SECONDS=15

@@ -16,8 +16,8 @@ import Synchronization
 /// output state (`writer`, `publisher`) only on `outputQueue` once `run` has set it up, and the rest
 /// is immutable or under `state`.
 public final class LiveEngine: @unchecked Sendable {
-    /// Video frames waiting for the writing queue before new ones are dropped: a quarter second at 30 fps.
-    public static let videoQueueLimit = 8
+    /// Video frames waiting for the writing queue before new ones are dropped (see `VideoAdmission`).
+    public static let videoQueueLimit = VideoAdmission.queueLimit
     /// How long `endAtOnce` waits for the output queue to add EXT-X-ENDLIST.
     public static let endAtOnceGraceMilliseconds = 500
 
@@ -36,7 +36,7 @@ public final class LiveEngine: @unchecked Sendable {
     private var sources: [CaptureSource] = []
 
     private struct State {
-        var queuedVideoFrames = 0
+        var admission = VideoAdmission()
         var stopping = false
         var accepting = false
         var failure: LiveError?
@@ -175,7 +175,7 @@ public final class LiveEngine: @unchecked Sendable {
         case .video(let frame):
             if let backpressure {
                 backpressure.wait()
-            } else if !admitVideoFrame() {
+            } else if !admitVideoFrame(frame) {
                 statistics.countDroppedFrame()
                 return
             }
@@ -250,12 +250,9 @@ public final class LiveEngine: @unchecked Sendable {
         }
     }
 
-    private func admitVideoFrame() -> Bool {
-        state.withLock { state in
-            guard state.queuedVideoFrames < Self.videoQueueLimit else { return false }
-            state.queuedVideoFrames += 1
-            return true
-        }
+    private func admitVideoFrame(_ frame: Frame) -> Bool {
+        let captured = frame.pts ?? MonotonicClock.nowMicroseconds()
+        return state.withLock { $0.admission.take(captureMicroseconds: captured) }
     }
 
     private func releaseVideoFrame() {
@@ -263,7 +260,7 @@ public final class LiveEngine: @unchecked Sendable {
             backpressure.signal()
             return
         }
-        state.withLock { $0.queuedVideoFrames -= 1 }
+        state.withLock { $0.admission.release() }
     }
 
     // MARK: Writing queue
