@@ -39,10 +39,23 @@ public final class CameraSource: CaptureSource {
         self.choice = opened.choice
         self.thread = thread
         let configuration = configuration
-        thread.start(name: "hlscap v4l2 \(opened.device.path)") { Self.run(opened, configuration, on: thread) }
+        // The thread keeps its body until it ends: handed over in a box, the device is held only by the
+        // loop, which closes it when it fails.
+        let handover = Handover(opened)
+        thread.start(name: "hlscap v4l2 \(opened.device.path)") { Self.run(handover.take(), configuration, on: thread) }
     }
 
     public func stop() { thread?.stop() }
+
+    /// The opened device on its way to the reading thread, taken out once.
+    private final class Handover: @unchecked Sendable {
+        private var opened: Opened?
+        init(_ opened: Opened) { self.opened = opened }
+        func take() -> Opened? {
+            defer { opened = nil }
+            return opened
+        }
+    }
 
     /// An open device, its format, and the decoder of its pictures.
     private struct Opened {
@@ -85,8 +98,8 @@ public final class CameraSource: CaptureSource {
 
     /// Reads until a stop, the end, or a failure; with `reconnect`, a failure is `.lost`, the device is
     /// closed and opened again until it is back (`.restored`) or the source is stopped.
-    private static func run(_ opened: Opened, _ configuration: Configuration, on thread: CaptureThread) {
-        var current: Opened? = opened
+    private static func run(_ opened: consuming Opened?, _ configuration: Configuration, on thread: CaptureThread) {
+        var current: Opened? = consume opened
         while true {
             // Read through `map`, so nothing but `current` holds the device once it failed: closed, it can
             // go away and come back under the same name.
