@@ -98,10 +98,12 @@ public final class LowLatencyStream: Sendable {
 
     /// A part of the segment being written, with the bytes clients fetch.
     public func addPart(rendition: Int, position: LowLatencyPlaylist.Position, durationSeconds: Double,
-                        independent: Bool, endsSegment: Bool = false, bytes: [UInt8]) {
+                        independent: Bool, endsSegment: Bool = false, followsDiscontinuity: Bool = false,
+                        bytes: [UInt8]) {
         wake { state in
             state.renditions[rendition].playlist.addPart(position, durationSeconds: durationSeconds,
-                                                         independent: independent, endsSegment: endsSegment)
+                                                         independent: independent, endsSegment: endsSegment,
+                                                         followsDiscontinuity: followsDiscontinuity)
             state.renditions[rendition].partBytes[position] = bytes
         }
         metrics.countPart()

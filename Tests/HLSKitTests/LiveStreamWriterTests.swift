@@ -42,6 +42,28 @@ import Testing
         #expect(try MediaPlaylist.parse(String(decoding: try store.read("playlist.m3u8"), as: UTF8.self)).endList)
     }
 
+    /// A segment after a device came back follows EXT-X-DISCONTINUITY with the same init section, and the
+    /// discontinuity sequence counts it once it leaves the window.
+    @Test func aSegmentThatFollowsADiscontinuityIsListedAfterTheTag() throws {
+        let store = try temporaryStore()
+        defer { try? FileManager.default.removeItem(atPath: store.root) }
+        var writer = LiveStreamWriter(store: store, tracks: [audioTrack()], targetDurationSeconds: 3, windowSize: 2)
+        try writer.writeInitSection()
+        func playlist() throws -> MediaPlaylist {
+            try MediaPlaylist.parse(String(decoding: try store.read("playlist.m3u8"), as: UTF8.self))
+        }
+        for number in 1...2 {
+            var next = segment(number)
+            next.followsDiscontinuity = number == 2
+            _ = try writer.write(next, programDateTime: nil)
+        }
+        #expect(try playlist().segments.map(\.discontinuity) == [false, true])
+        #expect(try playlist().segments.map(\.mapURI) == ["init.mp4", "init.mp4"])
+        for number in 3...4 { _ = try writer.write(segment(number), programDateTime: nil) }
+        #expect(try playlist().segments.map(\.discontinuity) == [false, false])
+        #expect(try playlist().discontinuitySequence == 1)
+    }
+
     /// Two audio renditions cut into parts (LL-HLS), 5 s of them, as the engine hands them over: each call's
     /// parts, then its segments.
     func partedSegments() -> [(parts: [Segment], segments: [Segment])] {

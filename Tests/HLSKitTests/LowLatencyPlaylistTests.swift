@@ -33,6 +33,26 @@ import Testing
             + "#EXT-X-PART:DURATION=0.333,URI=\"part/000009.1.m4s\"\n#EXT-X-PRELOAD-HINT:TYPE=PART,URI=\"part/000009.2.m4s\"\n"))
     }
 
+    /// The open segment follows a discontinuity (a device came back): the tag goes before its parts, and
+    /// once the segment is stored, before the segment alone.
+    @Test func theOpenSegmentsDiscontinuityPrecedesItsParts() throws {
+        var base = MediaPlaylist(targetDurationSeconds: 2, mediaSequence: 1, independentSegments: true)
+        base.segments.append(.init(uri: StreamWriter.segmentPath(1), durationSeconds: 2, mapURI: "init.mp4"))
+        var playlist = LowLatencyPlaylist(base: base, partTargetSeconds: 0.334)
+        playlist.addPart(.init(sequenceNumber: 2, part: 0), durationSeconds: 0.333, independent: true,
+                         followsDiscontinuity: true)
+        playlist.addPart(.init(sequenceNumber: 2, part: 1), durationSeconds: 0.333, independent: false)
+        let open = playlist.playlist().render()
+        #expect(open.contains("seg/000001.m4s\n#EXT-X-DISCONTINUITY\n#EXT-X-PART:DURATION=0.333,URI=\"part/000002.0.m4s\""))
+        #expect(MediaPlaylistDocument(text: open).issues.isEmpty)
+        base.segments.append(.init(uri: StreamWriter.segmentPath(2), durationSeconds: 0.666, mapURI: "init.mp4",
+                                   discontinuity: true))
+        playlist.update(base: base)
+        let stored = playlist.playlist().render()
+        #expect(stored.components(separatedBy: "#EXT-X-DISCONTINUITY\n").count == 2)
+        #expect(stored.contains("#EXT-X-DISCONTINUITY\n#EXT-X-PART:DURATION=0.333,URI=\"part/000002.0.m4s\""))
+    }
+
     @Test func theLastPartOfASegmentHintsTheNextSegment() {
         let playlist = Self.playlist(stored: 2, open: 6)
         #expect(playlist.nextPart == .init(sequenceNumber: 4, part: 0))

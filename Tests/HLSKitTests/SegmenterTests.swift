@@ -251,6 +251,32 @@ private struct StreamBuilder {
         #expect(segments.map(\.durationTicks) == [36_000, 144_000, 180_000])
     }
 
+    /// A device that came back (`--reconnect`) asks for a cut that starts a discontinuity: only the segment
+    /// that starts there, and only its first part, are marked, whether the cut came before or after the
+    /// first frame fixed the delta.
+    @Test func aCutAskedWithADiscontinuityMarksOnlyTheSegmentAndPartThatStartThere() {
+        for early in [false, true] {
+            let frames = StreamBuilder.videoFrames(count: 150, frameTicks: 3600, gop: 1)
+            var segmenter = Segmenter(configuration: .init(tracks: [StreamBuilder.video], partMilliseconds: 334))
+            var segments: [Segment] = []
+            var parts: [Segment] = []
+            if early { segmenter.addCut(atSourceTicks: 270_000, startsDiscontinuity: true) }
+            for frame in frames {
+                if !early, frame.decodeTime == 252_000 { segmenter.addCut(atSourceTicks: 270_000, startsDiscontinuity: true) }
+                if frame.decodeTime == 342_000 { segmenter.addCut(atSourceTicks: 342_000) }
+                segments += segmenter.append(frame)
+                parts += segmenter.takeParts()
+            }
+            segments += segmenter.finish()
+            parts += segmenter.takeParts()
+            #expect(segments.map(\.startTicks) == [900_000, 1_080_000, 1_170_000, 1_242_000, 1_260_000])
+            #expect(segments.map(\.followsDiscontinuity) == [false, false, true, false, false])
+            let marked = parts.filter(\.followsDiscontinuity)
+            #expect(marked.map(\.sequenceNumber) == [3] && marked.map(\.partIndex) == [0])
+            #expect(segments[2].parts.first?.followsDiscontinuity == true)
+        }
+    }
+
     /// Audio follows the cut like any other: the segment after the cut starts with the first audio
     /// frame at or after it.
     @Test func audioFollowsAnExplicitCut() {

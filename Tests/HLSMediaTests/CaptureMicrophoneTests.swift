@@ -53,7 +53,7 @@ import Testing
             events.append(event)
             switch event {
             case .failed, .ended: finished.signal()
-            case .video, .audio, .audioClock: break
+            case .video, .audio, .audioClock, .lost, .restored: break
             }
         }
 

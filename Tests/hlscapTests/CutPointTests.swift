@@ -126,6 +126,21 @@ import Testing
         #expect(problems.isEmpty, "\(problems)")
     }
 
+    /// A cut point past the 8 s input, or when copying past its last keyframe (7 s), starts no segment,
+    /// and hlscap says so instead of ignoring it.
+    @Test func cutPointsNoSegmentCanStartAtAreReported() throws {
+        let input = try Self.inputs.get().mp4
+        for (mode, ignored) in [("--copy", ["7.500", "9.000"]), ("--transcode", ["9.000"])] {
+            let stream = try Self.package(input, [mode, "--cut-at", "2.5,7.5,9"])
+            defer { stream.remove() }
+            let warnings = stream.result.stderr.split(separator: "\n").filter { $0.contains("warning: --cut-at") }
+            #expect(warnings.count == ignored.count, "\(mode): \(stream.result.stderr)")
+            for (warning, seconds) in zip(warnings, ignored) {
+                #expect(warning.hasPrefix("hlscap: warning: --cut-at \(seconds): no segment starts there"), "\(warning)")
+            }
+        }
+    }
+
     @Test(arguments: ["2,x", "-1", "0", "", "3,,4", "1.2345"])
     func badCutPointsAreAUsageError(value: String) throws {
         let input = try Self.inputs.get().mp4

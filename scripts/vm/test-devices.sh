@@ -2,7 +2,8 @@
 # make test-devices: captures from real kernel drivers inside the test VM (scripts/vm/run-in-vm.sh)
 # and checks the results on the host. vivid stands in for a webcam at /dev/video0 and snd-aloop
 # for a sound card: a tone played into one end of the loopback is recorded from the other.
-# Usage: scripts/vm/test-devices.sh          (results and logs go to .build/vm/test-devices/)
+# Usage: scripts/vm/test-devices.sh [STEP...]   (tools, hlscap, faults; all by default;
+#        results and logs go to .build/vm/test-devices/)
 # Inside the VM the same script runs one guest_* step: test-devices.sh --guest STEP.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -26,7 +27,8 @@ readonly TONE_MIN_PEAK_DB=-30
 readonly GAP_MAX_DB=-60
 readonly GAP_MIN_SECONDS=0.02
 readonly PLAYER_START_LIMIT_SECONDS=30
-readonly VM_TIMEOUT_SECONDS=180
+# The faults step makes four live runs of about 20 s each, and waits for devices between them.
+readonly VM_TIMEOUT_SECONDS=420
 readonly HLSCAP=.build/debug/hlscap
 readonly LIVE_SECONDS=8
 # hlscap reads this many frames at least in LIVE_SECONDS; fewer means capture lost frames. Frames
@@ -39,6 +41,25 @@ readonly LIVE_PRESET=ultrafast
 # The AAC encoder's priming and the last partial frame shorten the audio a little.
 readonly MIN_LIVE_AUDIO_SECONDS=$((LIVE_SECONDS - 1))
 readonly RESULTS=.build/vm/test-devices
+# Device faults: the device goes away once the playlist lists FAULT_AFTER_SEGMENTS segments and, with
+# --reconnect, comes back OUTAGE_SECONDS later; the run is stopped (SIGINT) once the playlist lists
+# FAULT_AFTER_SEGMENTS more after its return. A run still going FAULT_RUN_LIMIT_SECONDS after the
+# device went is killed.
+readonly FAULT_AFTER_SEGMENTS=2
+readonly OUTAGE_SECONDS=4
+readonly FAULT_RUN_LIMIT_SECONDS=75
+# A stream that ends on a lost device must do so within this long (the next segment's write and
+# the encoders' drain, under emulation).
+readonly FAULT_EXIT_LIMIT_SECONDS=15
+# While a device is away, its stand-in keeps segments coming: at least this many in OUTAGE_SECONDS.
+readonly MIN_OUTAGE_SEGMENTS=1
+# The new card captures a moment of silence before the restarted player plays into it: stretches of
+# silence shorter than this are not the stand-in's.
+readonly PLAYER_RESTART_SILENCE_SECONDS=0.2
+# The longest pause between two video frames of a stream that came through an outage.
+readonly MAX_FRAME_GAP_SECONDS=1
+readonly VIVID=/sys/bus/platform/drivers/vivid
+readonly ALOOP=/sys/bus/platform/drivers/snd_aloop
 
 # ---- Inside the VM: $OUT is the shared output directory. ----
 
@@ -87,6 +108,108 @@ guest_hlscap() {
     echo "$status" > "$OUT/live.status"
     kill "$player"
     wait "$player" || true
+}
+
+segment_count() { grep -c '^seg/' "$1" 2>/dev/null || true; }
+
+# wait_for_segments PLAYLIST COUNT: until the playlist lists COUNT segments (60 s at most).
+wait_for_segments() {
+    local waited=0
+    until [ "$(segment_count "$1")" -ge "$2" ]; do
+        [ "$waited" -lt 600 ] || { echo "$1 never listed $2 segments"; return 1; }
+        sleep 0.1
+        waited=$((waited + 1))
+    done
+}
+
+start_tone() {
+    ffmpeg -hide_banner -nostats -v warning -f lavfi -i "sine=frequency=$TONE_HZ:sample_rate=$SAMPLE_RATE" \
+        -ac 2 -f alsa "$LOOPBACK_PLAYBACK" >> "$OUT/tone-player.log" 2>&1 &
+    player=$!
+    wait_until_playing /proc/asound/Loopback/pcm0p/sub0/status
+}
+
+stop_tone() {
+    kill "$player" 2>/dev/null
+    wait "$player" 2>/dev/null || true
+}
+
+# fault NAME DRIVER DEVICE [--reconnect]: hlscap live from vivid and the loopback into $OUT/NAME while
+# the tone plays; once it has listed a few segments the device (vivid.0 or snd_aloop.0) is unbound
+# from its driver, as if unplugged. Without --reconnect the run must end by itself; with it the device
+# is bound again OUTAGE_SECONDS later, and the run is stopped once a few more segments are listed.
+# NAME.status holds the exit status, NAME.exit-seconds the seconds from the unplugging to the exit,
+# NAME.outage-segments the segments listed while the device was away.
+fault() {
+    local name="$1" driver="$2" device="$3"
+    shift 3
+    local playlist="$OUT/$name/playlist.m3u8"
+    start_tone
+    "$HLSCAP" live --video /dev/video0 --audio "$LOOPBACK_CAPTURE" --size "$VIDEO_SIZE" --fps "$VIDEO_FPS" \
+        --preset "$LIVE_PRESET" --out "$OUT/$name" --verbose --quiet "$@" > "$OUT/$name.log" 2>&1 &
+    local hlscap=$!
+    (sleep "$FAULT_RUN_LIMIT_SECONDS"; kill -9 "$hlscap") 2>/dev/null &
+    local watchdog=$!
+    wait_for_segments "$playlist" "$FAULT_AFTER_SEGMENTS"
+    local before unplugged
+    before="$(segment_count "$playlist")"
+    unplugged="$(cut -d' ' -f1 /proc/uptime)"
+    # Unbinding a sound card waits until every program has closed it: in the background.
+    echo "$device" > "$driver/unbind" &
+    local unbinding=$!
+    if [ "${1:-}" = --reconnect ]; then
+        sleep "$OUTAGE_SECONDS"
+        echo $(($(segment_count "$playlist") - before)) > "$OUT/$name.outage-segments"
+        wait "$unbinding"
+        echo "$device" > "$driver/bind"
+        # A new card: what played into the old one failed with it, and starts again, as a user would
+        # restart it.
+        if [ "$driver" = "$ALOOP" ]; then
+            stop_tone
+            start_tone
+        fi
+        wait_for_segments "$playlist" $(($(segment_count "$playlist") + FAULT_AFTER_SEGMENTS))
+        kill -INT "$hlscap"
+    fi
+    local status=0
+    wait "$hlscap" || status=$?
+    echo "$status" > "$OUT/$name.status"
+    echo "$unplugged $(cut -d' ' -f1 /proc/uptime)" | awk '{ printf "%.1f\n", $2 - $1 }' > "$OUT/$name.exit-seconds"
+    kill "$watchdog" 2>/dev/null
+    wait "$unbinding" 2>/dev/null
+    stop_tone
+    [ -e "$driver/$device" ] || echo "$device" > "$driver/bind"
+    # The drivers make their nodes again before the next run opens them.
+    sleep 1
+}
+
+guest_faults() {
+    # Every run records its own status; one that fails must not skip the others.
+    set +e
+    fault camera-lost "$VIVID" vivid.0
+    fault camera-back "$VIVID" vivid.0 --reconnect
+    fault microphone-lost "$ALOOP" snd_aloop.0
+    fault microphone-back "$ALOOP" snd_aloop.0 --reconnect
+    # Busy: another program holds the camera streaming, or the capture PCM open.
+    v4l2-ctl --device /dev/video0 --stream-mmap --stream-count=100000 > /dev/null 2>&1 &
+    local holder=$!
+    sleep 2
+    "$HLSCAP" live --video /dev/video0 --audio none --size "$VIDEO_SIZE" --fps "$VIDEO_FPS" --duration 5 \
+        --out "$OUT/camera-busy" > "$OUT/camera-busy.log" 2>&1
+    echo $? > "$OUT/camera-busy.status"
+    kill "$holder"
+    wait "$holder" || true
+    arecord -q -D "$LOOPBACK_CAPTURE" -f S16_LE -r "$SAMPLE_RATE" -c 2 -d 60 /dev/null &
+    holder=$!
+    sleep 2
+    "$HLSCAP" live --video none --audio "$LOOPBACK_CAPTURE" --duration 5 --out "$OUT/microphone-busy" \
+        > "$OUT/microphone-busy.log" 2>&1
+    echo $? > "$OUT/microphone-busy.status"
+    kill "$holder"
+    wait "$holder" || true
+    # Unsupported: a node that is no camera.
+    "$HLSCAP" live --video /dev/null --audio none --duration 5 --out "$OUT/not-a-camera" > "$OUT/not-a-camera.log" 2>&1
+    echo $? > "$OUT/not-a-camera.status"
 }
 
 if [ "${1:-}" = --guest ]; then
@@ -264,9 +387,128 @@ check_hlscap() {
     [ ! -f "$out/live.log" ] || sed 's/^/     /' "$out/live.log"
 }
 
+# expect_exit NAME STATUS: the run ended with that status; shows its log otherwise.
+expect_exit() {
+    local status
+    status="$(cat "$1.status" 2>/dev/null)" || { echo "$1.status is missing"; return 1; }
+    echo "exit status $status"
+    [ "$status" = "$2" ] || { cat "$1.log"; return 1; }
+}
+
+expect_fast_exit() {
+    local seconds
+    seconds="$(cat "$1.exit-seconds")" || return 1
+    echo "exited $seconds s after the device was unplugged"
+    awk -v s="$seconds" -v limit="$FAULT_EXIT_LIMIT_SECONDS" 'BEGIN { exit !(s <= limit) }'
+}
+
+# expect_one_line LOG TEXT...: LOG has an error line naming every TEXT.
+expect_error_naming() {
+    local log="$1"
+    shift
+    local line
+    line="$(grep '^hlscap: ' "$log" | grep -v 'warning' | tail -n 1)"
+    echo "${line:-no error line in $log}"
+    for text in "$@"; do grep -q -- "$text" <<< "$line" || return 1; done
+}
+
+# expect_discontinuities PLAYLIST N: the playlist holds N EXT-X-DISCONTINUITY tags.
+expect_discontinuities() {
+    local count
+    count="$(grep -c '^#EXT-X-DISCONTINUITY$' "$1")"
+    echo "$1: $count discontinuities"
+    [ "$count" = "$2" ]
+}
+
+# expect_no_frame_gap FILE: no pause between video frames over MAX_FRAME_GAP_SECONDS (a stand-in
+# picture filled the outage).
+expect_no_frame_gap() {
+    local gap
+    gap="$(ffprobe -v error -select_streams v:0 -show_entries packet=pts_time -of csv=p=0 "$1" | sort -g \
+        | awk 'NR > 1 && $1 - last > gap { gap = $1 - last } { last = $1 } END { printf "%.3f", gap }')"
+    echo "$1: longest pause between frames $gap s"
+    awk -v g="$gap" -v max="$MAX_FRAME_GAP_SECONDS" 'BEGIN { exit !(g <= max) }'
+}
+
+expect_outage_segments() {
+    local count
+    count="$(cat "$1.outage-segments")" || return 1
+    echo "$count segments listed while the device was away"
+    [ "$count" -ge "$MIN_OUTAGE_SEGMENTS" ]
+}
+
+# expect_silent_stretches FILE COUNT MIN MAX [SHORTEST]: COUNT stretches of silence of SHORTEST s or more
+# (default GAP_MIN_SECONDS) in the audio, each MIN to MAX s.
+expect_silent_stretches() {
+    local report durations
+    report="$(ffmpeg -hide_banner -nostats -i "$1" -map 0:a:0 -af silencedetect=noise=${GAP_MAX_DB}dB:duration=${5:-$GAP_MIN_SECONDS} \
+        -f null - 2>&1)" || return 1
+    durations="$(sed -n 's/.*silence_duration: \([0-9.]*\).*/\1/p' <<< "$report" | tr '\n' ' ')"
+    echo "$1: silent stretches of [ $durations] s"
+    [ "$(wc -w <<< "$durations")" = "$2" ] || return 1
+    for duration in $durations; do
+        awk -v d="$duration" -v min="$3" -v max="$4" 'BEGIN { exit !(d >= min && d <= max) }' || return 1
+    done
+}
+
+# Unplugging the camera or the sound card mid-stream, with and without --reconnect; busy and
+# unsupported devices.
+check_faults() {
+    local out="$RESULTS/faults"
+    check "the VM unplugs and plugs back vivid and snd-aloop under hlscap live" \
+        run_in_vm faults scripts/vm/test-devices.sh --guest faults
+    local name
+    for name in camera-lost microphone-lost; do
+        local device=/dev/video0
+        [ "$name" = camera-lost ] || device="$LOOPBACK_CAPTURE"
+        check "$name: without --reconnect, hlscap exits 74" expect_exit "$out/$name" 74
+        check "$name: the error names $device" expect_error_naming "$out/$name.log" "$device"
+        check "$name: the stream ends within $FAULT_EXIT_LIMIT_SECONDS s" expect_fast_exit "$out/$name"
+        check "$name: the playlist ends with EXT-X-ENDLIST" contains "$out/$name/playlist.m3u8" '#EXT-X-ENDLIST'
+        check "$name: hlscap validate finds no error" "$HLSCAP" validate "$out/$name"
+        check "$name: ffmpeg decodes the stream without errors" expect_clean_decode "$out/$name/playlist.m3u8"
+    done
+    for name in camera-back microphone-back; do
+        local stream="$out/$name" joined="$out/$name.mp4"
+        check "$name: with --reconnect, hlscap runs until it is stopped and exits 0" expect_exit "$out/$name" 0
+        check "$name: it says it waits for the device, and that it is back" \
+            grep -E 'waiting for it to come back|is back after' "$out/$name.log"
+        check "$name: the stream goes on after exactly one EXT-X-DISCONTINUITY" \
+            expect_discontinuities "$stream/playlist.m3u8" 1
+        check "$name: the playlist ends with EXT-X-ENDLIST" contains "$stream/playlist.m3u8" '#EXT-X-ENDLIST'
+        check "$name: hlscap validate finds no error" "$HLSCAP" validate "$stream"
+        check "$name: ffmpeg decodes the stream without errors" expect_clean_decode "$stream/playlist.m3u8"
+        check "$name: the listed segments join into one fMP4" concatenate "$stream" "$joined"
+        check "$name: segments went on while the device was away" expect_outage_segments "$out/$name"
+        check "$name: the picture never pauses over $MAX_FRAME_GAP_SECONDS s" expect_no_frame_gap "$joined"
+    done
+    check "camera-back: the tone never drops out while the camera is away" \
+        expect_silent_stretches "$out/camera-back.mp4" 0 0 0
+    check "microphone-back: silence stands in for the sound card while it is away, once" \
+        expect_silent_stretches "$out/microphone-back.mp4" 1 $((OUTAGE_SECONDS - 1)) $((OUTAGE_SECONDS + 6)) \
+        "$PLAYER_RESTART_SILENCE_SECONDS"
+    check "camera-busy: a camera another program streams from is refused" expect_exit "$out/camera-busy" 66
+    check "camera-busy: the error names /dev/video0 and says it is busy" \
+        expect_error_naming "$out/camera-busy.log" /dev/video0 busy
+    check "microphone-busy: a capture PCM another program holds is refused" expect_exit "$out/microphone-busy" 66
+    check "microphone-busy: the error names $LOOPBACK_CAPTURE and says it is busy" \
+        expect_error_naming "$out/microphone-busy.log" "$LOOPBACK_CAPTURE" busy
+    check "not-a-camera: /dev/null as --video is refused" expect_exit "$out/not-a-camera" 66
+    check "not-a-camera: the error names /dev/null" expect_error_naming "$out/not-a-camera.log" /dev/null
+    for name in camera-busy microphone-busy not-a-camera; do
+        check "$name: no stream is left behind" test ! -e "$out/$name/playlist.m3u8"
+    done
+    local log
+    for log in "$out"/*.log; do
+        echo "     == $log"
+        sed 's/^/     /' "$log"
+    done
+}
+
 rm -rf "$RESULTS"
 mkdir -p "$RESULTS"
-check_tools
-check_hlscap
+for step in "${@:-tools hlscap faults}"; do
+    for name in $step; do "check_$name"; done
+done
 echo "devices: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -209,6 +209,7 @@ public struct LiveStreamWriter {
         }
         nextSequenceNumber = max(nextSequenceNumber, segment.sequenceNumber + 1)
         for (index, part, size, iFrameSource) in stored {
+            if segment.followsDiscontinuity { renditions[index].live.markDiscontinuity() }
             written.removals += renditions[index].append(part, programDateTime: programDateTime, fragmentSize: size,
                                                          iFrameSource: iFrameSource)
             written.paths += try writePlaylists(of: index)
@@ -266,6 +267,8 @@ public struct LiveStreamWriter {
         public var bytes: [UInt8]
         /// The segment's last part: the next part is the first of the next segment.
         public var endsSegment: Bool
+        /// The first part of a segment that follows EXT-X-DISCONTINUITY.
+        public var followsDiscontinuity = false
     }
 
     /// The fragments of a part for every rendition that has samples in it: the same bytes the segment
@@ -278,7 +281,7 @@ public struct LiveStreamWriter {
             guard let own = split[index], let bytes = fragments[index] else { return nil }
             return RenditionPart(rendition: index, sequenceNumber: own.sequenceNumber, partIndex: own.partIndex ?? 0,
                                  durationSeconds: own.durationSeconds, independent: own.isIndependent, bytes: bytes,
-                                 endsSegment: own.endsSegment)
+                                 endsSegment: own.endsSegment, followsDiscontinuity: own.followsDiscontinuity)
         }
     }
 

@@ -46,6 +46,8 @@ public struct LowLatencyPlaylist: Sendable {
     private var parts: [Int: [MediaPlaylist.Part]] = [:]
     /// Segments whose last part came, though the segment is not stored yet.
     private var completeParts: Set<Int> = []
+    /// Segments not stored yet whose first part follows a discontinuity.
+    private var discontinuousParts: Set<Int> = []
 
     public init(base: MediaPlaylist, partTargetSeconds: Double) {
         self.base = base
@@ -91,9 +93,11 @@ public struct LowLatencyPlaylist: Sendable {
         return Position(sequenceNumber: openSequenceNumber, part: parts[openSequenceNumber]?.count ?? 0)
     }
 
-    /// Adds a part of the segment being written; `endsSegment` when it is the segment's last.
+    /// Adds a part of the segment being written; `endsSegment` when it is the segment's last,
+    /// `followsDiscontinuity` when the segment starts a new timeline (EXT-X-DISCONTINUITY before its parts).
     public mutating func addPart(_ position: Position, durationSeconds: Double, independent: Bool,
-                                 endsSegment: Bool = false) {
+                                 endsSegment: Bool = false, followsDiscontinuity: Bool = false) {
+        if followsDiscontinuity { discontinuousParts.insert(position.sequenceNumber) }
         let uri = Self.partURI(sequenceNumber: position.sequenceNumber, part: position.part)
         parts[position.sequenceNumber, default: []].append(
             MediaPlaylist.Part(uri: uri, durationSeconds: durationSeconds, independent: independent))
@@ -106,6 +110,7 @@ public struct LowLatencyPlaylist: Sendable {
         self.base = base
         parts = parts.filter { $0.key >= base.mediaSequence }
         completeParts = completeParts.filter { $0 >= openSequenceNumber }
+        discontinuousParts = discontinuousParts.filter { $0 >= openSequenceNumber }
     }
 
     /// Whether the part is listed (or will never be: it belongs to a segment that is complete without it).
@@ -141,6 +146,8 @@ public struct LowLatencyPlaylist: Sendable {
             canBlockReload: true, partHoldBackSeconds: partTargetSeconds * Self.partHoldBackTargets,
             canSkipUntilSeconds: skipUntil)
         playlist.trailingParts = isEnded ? [] : parts[openSequenceNumber] ?? []
+        playlist.trailingPartsFollowDiscontinuity = !playlist.trailingParts.isEmpty
+            && discontinuousParts.contains(openSequenceNumber)
         if !isEnded {
             let hint = nextPart
             playlist.preloadHintURI = Self.partURI(sequenceNumber: hint.sequenceNumber, part: hint.part)

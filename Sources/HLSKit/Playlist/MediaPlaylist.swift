@@ -108,6 +108,8 @@ public struct MediaPlaylist: Sendable, Equatable {
     public var skipVersion2 = false
     /// The parts of the segment being written, listed after the last segment.
     public var trailingParts: [Part] = []
+    /// The segment being written follows EXT-X-DISCONTINUITY, which goes before its parts.
+    public var trailingPartsFollowDiscontinuity = false
     /// EXT-X-PRELOAD-HINT:TYPE=PART: the part a client may request before it exists.
     public var preloadHintURI: String?
     public var renditionReports: [RenditionReport] = []
@@ -209,6 +211,9 @@ public struct MediaPlaylist: Sendable, Equatable {
                 lines.append("\(PlaylistTag.byteRange):\(range.length)@\(range.offset)")
             }
             lines.append(segment.uri)
+        }
+        if trailingPartsFollowDiscontinuity {
+            lines.append(PlaylistTag.discontinuity)
         }
         lines += trailingParts.map(Self.render)
         if let preloadHintURI {

@@ -17,6 +17,9 @@ public struct Segment: Sendable, Equatable {
     /// When the segmenter cuts parts: every part of this segment, in order. Its file is their fragments
     /// one after the other, so a part a client fetched is byte for byte a piece of the segment.
     public var parts: [Segment] = []
+    /// The segment starts a new timeline of the same stream (a capture device that came back), so
+    /// its playlists put EXT-X-DISCONTINUITY before it; on a part, only on the segment's first.
+    public var followsDiscontinuity = false
 
     public init(sequenceNumber: Int, tracks: [FragmentTrack], startTicks: Int64,
                 durationTicks: Int64, timescale: UInt32) {

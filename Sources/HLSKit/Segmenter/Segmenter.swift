@@ -86,6 +86,8 @@ public struct Segmenter: Sendable {
     private struct Cut {
         var leadDecodeTime: Int64
         var leadPresentationTime: Int64
+        /// The segment that starts here follows EXT-X-DISCONTINUITY.
+        var startsDiscontinuity = false
     }
 
     /// Where an explicit cut point asked for a segment to start, and where it started: the first lead
@@ -115,6 +117,12 @@ public struct Segmenter: Sendable {
     private var lastCutTicks: Int64 = 0
     /// Explicit cut points in source time that wait for the delta.
     private var sourceCutTicks: [Int64]
+    /// The explicit cut points whose segment follows a discontinuity: grid ticks, and source ticks that
+    /// wait for the delta.
+    private var discontinuityCutTicks: Set<Int64> = []
+    private var sourceDiscontinuityTicks: [Int64] = []
+    /// The open segment starts at a cut that asked for a discontinuity.
+    private var openSegmentFollowsDiscontinuity = false
     private var nextSequenceNumber: Int
     /// Samples of each track already handed out in parts of the open segment: searches for the next part's
     /// samples start there, so they cover about a part's samples however long the segment.
@@ -149,13 +157,17 @@ public struct Segmenter: Sendable {
     }
 
     /// Adds an explicit cut point while the stream runs, in the lead track's source time: the first lead
-    /// sync sample at or after it starts a segment.
-    public mutating func addCut(atSourceTicks sourceTicks: Int64) {
+    /// sync sample at or after it starts a segment. With `startsDiscontinuity`, that segment (and its first
+    /// part) is marked `followsDiscontinuity`: a capture device came back.
+    public mutating func addCut(atSourceTicks sourceTicks: Int64, startsDiscontinuity: Bool = false) {
         guard let leadDelta else {
             sourceCutTicks.append(sourceTicks)
+            if startsDiscontinuity { sourceDiscontinuityTicks.append(sourceTicks) }
             return
         }
-        grid.addCut(atTicks: sourceTicks + leadDelta - startTicks)
+        let ticks = sourceTicks + leadDelta - startTicks
+        grid.addCut(atTicks: ticks)
+        if startsDiscontinuity { discontinuityCutTicks.insert(ticks) }
     }
 
     /// The delta that maps the lead track's source time to output time, once the first sync sample fixed it.
@@ -222,7 +234,10 @@ public struct Segmenter: Sendable {
         }
         segmentStart = startTicks
         for cut in sourceCutTicks { grid.addCut(atTicks: cut + leadDelta - startTicks) }
+        // A cut at or before the first frame starts no segment of its own: the stream's first has nothing to follow.
+        discontinuityCutTicks = Set(sourceDiscontinuityTicks.map { $0 + leadDelta - startTicks }.filter { $0 > 0 })
         sourceCutTicks = []
+        sourceDiscontinuityTicks = []
         place(sample)
         let early = waiting
         waiting = []
@@ -244,18 +259,23 @@ public struct Segmenter: Sendable {
             finished[track].append(timed(previous, duration: duration))
             lastDurations[track] = duration
             if track == leadTrack, sample.isSync, startsSegment(atPresentationTime: sample.presentationTime) {
-                cuts.append(Cut(leadDecodeTime: sample.decodeTime, leadPresentationTime: sample.presentationTime))
-                notePlacedCuts(atTicks: sample.presentationTime - startTicks)
+                let discontinuity = notePlacedCuts(atTicks: sample.presentationTime - startTicks)
+                cuts.append(Cut(leadDecodeTime: sample.decodeTime, leadPresentationTime: sample.presentationTime,
+                                startsDiscontinuity: discontinuity))
             }
         }
         held[track] = sample
     }
 
-    private mutating func notePlacedCuts(atTicks ticks: Int64) {
+    /// Records the explicit cut points a cut at `ticks` placed; true when one of them asked for a discontinuity.
+    private mutating func notePlacedCuts(atTicks ticks: Int64) -> Bool {
+        var discontinuity = false
         for asked in grid.cutTicks where asked > lastCutTicks && asked <= ticks {
             placedCuts.append(PlacedCut(askedTicks: startTicks + asked, placedTicks: startTicks + ticks))
+            if discontinuityCutTicks.remove(asked) != nil { discontinuity = true }
         }
         lastCutTicks = ticks
+        return discontinuity
     }
 
     /// Emits every segment whose end is known on all tracks.
@@ -269,6 +289,7 @@ public struct Segmenter: Sendable {
             }
             segments.append(makeSegment(start: start, counts: counts))
             segmentStart = cut.leadPresentationTime
+            openSegmentFollowsDiscontinuity = cut.startsDiscontinuity
             cuts.removeFirst()
         }
         return segments
@@ -356,6 +377,7 @@ public struct Segmenter: Sendable {
                               startTicks: rescale(start, from: leadTimescale, to: Int64(timingScale)),
                               durationTicks: durationTicks, timescale: timingScale)
         segment.parts = parts
+        segment.followsDiscontinuity = openSegmentFollowsDiscontinuity
         return segment
     }
 
@@ -455,6 +477,7 @@ public struct Segmenter: Sendable {
                            durationTicks: timing.samples.reduce(Int64(0)) { $0 + Int64($1.durationTicks) },
                            timescale: timingScale)
         part.partIndex = openParts.count
+        part.followsDiscontinuity = openSegmentFollowsDiscontinuity && openParts.isEmpty
         return part
     }
 

@@ -11,6 +11,9 @@ public final class CameraSource: CaptureSource {
         public var width = 1280
         public var height = 720
         public var frameRate = Rational(30, 1)
+        /// When the device fails or disappears, wait for it to come back (`.lost`, then `.restored`)
+        /// instead of failing.
+        public var reconnect = false
 
         public init() {}
     }
@@ -30,14 +33,46 @@ public final class CameraSource: CaptureSource {
 
     public func start(handler: @escaping (CaptureEvent) -> Void) throws {
         precondition(thread == nil, "a capture source starts once")
-        let device = try openDevice()
+        let thread = CaptureThread(handler: handler)
+        let opened = try Self.open(configuration, on: thread)
+        self.device = opened.device
+        self.choice = opened.choice
+        self.thread = thread
+        let configuration = configuration
+        // The thread keeps its body until it ends: handed over in a box, the device is held only by the
+        // loop, which closes it when it fails.
+        let handover = Handover(opened)
+        thread.start(name: "hlscap v4l2 \(opened.device.path)") { Self.run(handover.take(), configuration, on: thread) }
+    }
+
+    public func stop() { thread?.stop() }
+
+    /// The opened device on its way to the reading thread, taken out once.
+    private final class Handover: @unchecked Sendable {
+        private var opened: Opened?
+        init(_ opened: Opened) { self.opened = opened }
+        func take() -> Opened? {
+            defer { opened = nil }
+            return opened
+        }
+    }
+
+    /// An open device, its format, and the decoder of its pictures.
+    private struct Opened {
+        let device: V4L2Device
+        let choice: CameraFormatChoice
+        let input: CaptureInput
+        let decoder: PictureDecoder
+    }
+
+    private static func open(_ configuration: Configuration, on thread: CaptureThread) throws(CaptureError) -> Opened {
+        let device = try openDevice(configuration)
         guard let choice = CameraFormatChoice.choose(offers: device.offers, width: configuration.width,
                                                      height: configuration.height, frameRate: configuration.frameRate),
               let inputFormat = choice.pixelFormat.ffmpegInputFormat else {
             let formats = device.formats.map(\.code).joined(separator: ", ")
             throw CaptureError(device: device.path, message: "offers no format hlscap can read (it has: \(formats))")
         }
-        let thread = CaptureThread(handler: handler)
         let input = try CaptureInput(
             device: device.path, formatName: "video4linux2", url: device.path,
             options: ["video_size": "\(choice.width)x\(choice.height)",
@@ -50,15 +85,10 @@ public final class CameraSource: CaptureSource {
         } catch {
             throw CaptureError(device: device.path, message: "cannot decode its \(choice.pixelFormat.code) pictures: \(error)")
         }
-        self.device = device
-        self.choice = choice
-        self.thread = thread
-        thread.start(name: "hlscap v4l2 \(device.path)") { Self.run(input, decoder, on: thread) }
+        return Opened(device: device, choice: choice, input: input, decoder: decoder)
     }
 
-    public func stop() { thread?.stop() }
-
-    private func openDevice() throws -> V4L2Device {
+    private static func openDevice(_ configuration: Configuration) throws(CaptureError) -> V4L2Device {
         if let path = configuration.device { return try V4L2Device(path: path) }
         guard let first = V4L2Device.captureDevices().first else {
             throw CaptureError(device: "/dev/video*", message: "no V4L2 capture device found; connect a camera or give --video test")
@@ -66,15 +96,48 @@ public final class CameraSource: CaptureSource {
         return first
     }
 
-    private static func run(_ input: CaptureInput, _ decoder: PictureDecoder, on thread: CaptureThread) {
+    /// Reads until a stop, the end, or a failure; with `reconnect`, a failure is `.lost`, the device is
+    /// closed and opened again until it is back (`.restored`) or the source is stopped.
+    private static func run(_ opened: consuming Opened?, _ configuration: Configuration, on thread: CaptureThread) {
+        var current: Opened? = consume opened
+        while true {
+            // Read through `map`, so nothing but `current` holds the device once it failed: closed, it can
+            // go away and come back under the same name.
+            guard let outcome = current.map({ read($0.input, $0.decoder, on: thread) }) else { return }
+            let failure: CaptureError
+            switch outcome {
+            case .stopped:
+                return
+            case .ended:
+                thread.emit(.ended)
+                return
+            case .failed(let error):
+                failure = error
+            }
+            current = nil
+            guard configuration.reconnect else {
+                thread.emit(.failed(failure))
+                return
+            }
+            guard thread.emit(.lost(failure)) else { return }
+            current = thread.reopen { () throws(CaptureError) in try Self.open(configuration, on: thread) }
+            guard current != nil, thread.emit(.restored) else { return }
+        }
+    }
+
+    private enum ReadOutcome {
+        case stopped, ended
+        case failed(CaptureError)
+    }
+
+    private static func read(_ input: CaptureInput, _ decoder: PictureDecoder, on thread: CaptureThread) -> ReadOutcome {
         do throws(CaptureError) {
             while true {
                 switch try input.read(stoppingOn: thread) {
                 case .stopped:
-                    return
+                    return .stopped
                 case .ended:
-                    thread.emit(.ended)
-                    return
+                    return .ended
                 case .packet:
                     let frame: Frame?
                     do {
@@ -84,11 +147,11 @@ public final class CameraSource: CaptureSource {
                     }
                     guard let frame else { continue }
                     frame.pts = monotonicTime(ofDeviceTime: frame.pts, now: MonotonicClock.nowMicroseconds())
-                    guard thread.emit(.video(frame)) else { return }
+                    guard thread.emit(.video(frame)) else { return .stopped }
                 }
             }
         } catch {
-            thread.emit(.failed(error))
+            return .failed(error)
         }
     }
 

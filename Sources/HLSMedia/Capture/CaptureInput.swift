@@ -31,6 +31,10 @@ final class CaptureInput {
 
     var stream: UnsafeMutablePointer<AVStream> { context.stream(at: 0) }
 
+    /// An audio device's rate and channels, as it opened.
+    var sampleRate: Int { Int(stream.pointee.codecpar.pointee.sample_rate) }
+    var channelCount: Int { Int(stream.pointee.codecpar.pointee.ch_layout.nb_channels) }
+
     enum ReadResult {
         case packet
         /// A stop was requested while waiting.

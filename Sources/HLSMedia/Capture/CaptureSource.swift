@@ -10,6 +10,12 @@ public enum CaptureEvent {
     case audioClock(partsPerMillion: Double, resyncs: Int)
     /// The device failed or disappeared; no event follows.
     case failed(CaptureError)
+    /// The device failed or disappeared, and the source waits for it to come back (its `reconnect`
+    /// setting): `.restored` comes when it has, unless the source is stopped first.
+    case lost(CaptureError)
+    /// The device is back after `.lost`, opened again; its frames follow, on a new timeline (a microphone's
+    /// sample clock starts again).
+    case restored
     /// The source has nothing more to give (a test source's duration is over, an input pipe
     /// closed); no event follows.
     case ended

@@ -62,9 +62,25 @@ final class CaptureThread: @unchecked Sendable {
         guard !isStopRequested else { return false }
         handler?(event)
         switch event {
-        case .video, .audio, .audioClock: return !isStopRequested
+        case .video, .audio, .audioClock, .lost, .restored: return !isStopRequested
         case .failed, .ended: return false
         }
+    }
+
+    /// How often a lost device is looked for.
+    static let reopenIntervalMicroseconds: Int64 = 500_000
+    /// How often a wait checks for a stop request.
+    private static let stopCheckMicroseconds: useconds_t = 20_000
+
+    /// Tries `open` every `reopenIntervalMicroseconds` until it succeeds; nil once a stop is requested.
+    func reopen<Opened>(_ open: () throws(CaptureError) -> Opened) -> Opened? {
+        while !isStopRequested {
+            let deadline = MonotonicClock.nowMicroseconds() + Self.reopenIntervalMicroseconds
+            while !isStopRequested, MonotonicClock.nowMicroseconds() < deadline { usleep(Self.stopCheckMicroseconds) }
+            guard !isStopRequested else { return nil }
+            if let opened = try? open() { return opened }
+        }
+        return nil
     }
 
     /// For `AVFormatContext.interrupt_callback`: FFmpeg gives up a blocking call once a stop

@@ -13,6 +13,9 @@ public final class MicrophoneSource: CaptureSource {
         /// What to ask the device for; it may give a different rate (see `sampleRate`).
         public var sampleRate = 48_000
         public var channelCount = 2
+        /// When the device fails or disappears, wait for it to come back (`.lost`, then `.restored`)
+        /// instead of failing.
+        public var reconnect = false
 
         public init() {}
     }
@@ -33,6 +36,17 @@ public final class MicrophoneSource: CaptureSource {
     public func start(handler: @escaping (CaptureEvent) -> Void) throws {
         precondition(thread == nil, "a capture source starts once")
         let thread = CaptureThread(handler: handler)
+        let input = try Self.open(configuration, on: thread)
+        sampleRate = input.sampleRate
+        channelCount = input.channelCount
+        self.thread = thread
+        var reader = Reader(input: input, configuration: configuration)
+        thread.start(name: "hlscap alsa \(configuration.device)") { reader.run(on: thread) }
+    }
+
+    public func stop() { thread?.stop() }
+
+    private static func open(_ configuration: Configuration, on thread: CaptureThread) throws(CaptureError) -> CaptureInput {
         let device = configuration.device
         let input = try CaptureInput(
             device: device, formatName: "alsa", url: device,
@@ -42,54 +56,81 @@ public final class MicrophoneSource: CaptureSource {
         guard parameters.codec_id == AV_CODEC_ID_PCM_S16LE else {
             throw CaptureError(device: device, message: "delivers \(String(cString: avcodec_get_name(parameters.codec_id))), not 16-bit PCM")
         }
-        sampleRate = Int(parameters.sample_rate)
-        channelCount = Int(parameters.ch_layout.nb_channels)
-        self.thread = thread
-        var reader = Reader(input: input, sampleRate: sampleRate, channelCount: channelCount)
-        thread.start(name: "hlscap alsa \(device)") { reader.run(on: thread) }
+        return input
     }
-
-    public func stop() { thread?.stop() }
 
     /// The reading loop's state: the device, the sample clock and the block being filled.
     private struct Reader {
-        let input: CaptureInput
-        let sampleRate: Int
-        let channelCount: Int
+        /// Nil while a lost device is waited for: closed, so that it can go and come back.
+        var input: CaptureInput?
+        let configuration: Configuration
+        var sampleRate: Int
+        var channelCount: Int
         var clock: SampleClock
         var block: Frame?
         var blockFilled = 0
 
-        init(input: CaptureInput, sampleRate: Int, channelCount: Int) {
+        init(input: CaptureInput, configuration: Configuration) {
             self.input = input
-            self.sampleRate = sampleRate
-            self.channelCount = channelCount
+            self.configuration = configuration
+            sampleRate = input.sampleRate
+            channelCount = input.channelCount
             clock = SampleClock(sampleRate: sampleRate)
         }
 
         var bytesPerFrame: Int { channelCount * MicrophoneSource.bytesPerSample }
 
+        private enum Outcome {
+            case stopped
+            case failed(CaptureError)
+        }
+
+        /// Reads until a stop, the end, or a failure; with `reconnect`, a failure is `.lost`, the device
+        /// is closed and opened again until it is back (`.restored`), and its samples go on with a new
+        /// sample clock.
         mutating func run(on thread: CaptureThread) {
-            do {
+            while case .failed(let error) = readUntilFailure(on: thread) {
+                guard configuration.reconnect else {
+                    thread.emit(.failed(error))
+                    return
+                }
+                // The samples read before the failure go on; the next block starts on the new clock.
+                guard handOnPartialBlock(on: thread), thread.emit(.lost(error)) else { return }
+                input = nil
+                let configuration = configuration
+                guard let reopened = thread.reopen({ () throws(CaptureError) in
+                    try MicrophoneSource.open(configuration, on: thread)
+                }) else { return }
+                input = reopened
+                sampleRate = reopened.sampleRate
+                channelCount = reopened.channelCount
+                clock = SampleClock(sampleRate: sampleRate)
+                guard thread.emit(.restored) else { return }
+            }
+        }
+
+        private mutating func readUntilFailure(on thread: CaptureThread) -> Outcome {
+            guard let input else { return .stopped }
+            do throws(CaptureError) {
                 while true {
                     switch try input.read(stoppingOn: thread) {
                     case .stopped:
-                        return
+                        return .stopped
                     case .ended:
                         try finish(on: thread)
-                        return
+                        return .stopped
                     case .packet:
-                        guard try consumePacket(on: thread) else { return }
+                        guard try consumePacket(from: input, on: thread) else { return .stopped }
                     }
                 }
             } catch {
-                thread.emit(.failed(error))
+                return .failed(error)
             }
         }
 
         /// Counts the packet's samples and copies them into blocks, handing on each full one;
         /// false when the handler stopped the source.
-        mutating func consumePacket(on thread: CaptureThread) throws(CaptureError) -> Bool {
+        mutating func consumePacket(from input: CaptureInput, on thread: CaptureThread) throws(CaptureError) -> Bool {
             let packet = input.packet.pointer.pointee
             let samples = Int(packet.size) / bytesPerFrame
             // The ALSA demuxer stamps the packet's first sample on the wall clock, in microseconds
@@ -126,12 +167,20 @@ public final class MicrophoneSource: CaptureSource {
 
         /// Hands on the partly filled block, then `.ended`.
         mutating func finish(on thread: CaptureThread) throws(CaptureError) {
-            if let current = block, blockFilled > 0 {
-                current.pointer.pointee.nb_samples = Int32(blockFilled)
-                block = nil
-                guard thread.emit(.audio(current)) else { return }
-            }
+            guard handOnPartialBlock(on: thread) else { return }
             thread.emit(.ended)
+        }
+
+        /// Hands on the block being filled, shortened to the samples it holds; false when the handler
+        /// stopped the source.
+        mutating func handOnPartialBlock(on thread: CaptureThread) -> Bool {
+            defer {
+                block = nil
+                blockFilled = 0
+            }
+            guard let current = block, blockFilled > 0 else { return true }
+            current.pointer.pointee.nb_samples = Int32(blockFilled)
+            return thread.emit(.audio(current))
         }
 
         func newBlock(startingAt sample: Int64) throws(CaptureError) -> Frame {
@@ -141,7 +190,7 @@ public final class MicrophoneSource: CaptureSource {
                 frame.pts = clock.time(ofSample: sample)
                 return frame
             } catch {
-                throw CaptureError(device: input.device, message: "cannot allocate an audio block: \(error)")
+                throw CaptureError(device: configuration.device, message: "cannot allocate an audio block: \(error)")
             }
         }
     }

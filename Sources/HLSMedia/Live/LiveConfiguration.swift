@@ -47,6 +47,10 @@ public struct LiveConfiguration: Sendable {
     public var framesPerSecond = 30
     /// With the test source: as fast as it encodes instead of in real time.
     public var realtime = true
+    /// A camera or microphone that fails or disappears is waited for while a stand-in (a dark picture
+    /// or silence) keeps its track flowing; the stream goes on after EXT-X-DISCONTINUITY when it comes
+    /// back. Without it such a failure ends the stream.
+    public var reconnect = false
     /// Several video renditions, tallest first; nil encodes one at `size`.
     public var ladder: [LadderRung]?
     /// nil picks about 0.1 bit per pixel.

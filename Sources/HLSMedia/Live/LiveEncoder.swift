@@ -51,8 +51,11 @@ final class LiveEncoder {
     private var lastVideoTicks: Int64?
     /// Parts cut since the last `takeParts` (LL-HLS).
     private var parts: [Segment] = []
-    /// The next video frame starts a segment (an operator's mark).
+    /// The next video frame (the next audio block without video) starts a segment: an operator's mark,
+    /// or a device that came back.
     var startsSegmentAtNextFrame = false
+    /// That segment follows EXT-X-DISCONTINUITY: a capture device came back (`--reconnect`).
+    var nextSegmentFollowsDiscontinuity = false
     /// The recording beside the stream, fed the same frames and the same audio.
     let recorder: LiveRecorder?
 
@@ -204,11 +207,8 @@ final class LiveEncoder {
         if timing.leadMicroseconds == nil { timing.leadMicroseconds = capture }
         lastVideoTicks = ticks
         if startsSegmentAtNextFrame {
-            startsSegmentAtNextFrame = false
             video.addCut(atTicks: ticks)
-            var segmenter = self.segmenter ?? makeSegmenter()
-            segmenter.addCut(atSourceTicks: ticks)
-            self.segmenter = segmenter
+            cutSegment(atLeadTicks: ticks)
         }
         recorder?.take(video: frame, atTicks: ticks)
         return segment(try video.encode(frame, atTicks: ticks))
@@ -218,12 +218,25 @@ final class LiveEncoder {
         guard let audio, let capture = frame.pts else { return [] }
         let sinceOrigin = anchor(capture)
         guard !isPastDuration(sinceOrigin) else { return [] }
+        if startsSegmentAtNextFrame, video == nil, let lead = tracks.first {
+            cutSegment(atLeadTicks: rescale(sinceOrigin, from: 1_000_000, to: Int64(lead.timescale)))
+        }
         var samples: [EncodedSample] = []
         _ = try audio.encode(frame, atTicks: rescale(sinceOrigin, from: 1_000_000, to: VideoEncoder.timescale),
                              into: &samples)
         statistics.measureAudio(peak: audio.lastPeakLevel)
         recorder?.take(audio: samples)
         return segment(samples)
+    }
+
+    /// Asks the segmenter for a segment starting at the lead track's first sample at or after `ticks` (its
+    /// source time), following a discontinuity when one was asked for.
+    private func cutSegment(atLeadTicks ticks: Int64) {
+        var segmenter = self.segmenter ?? makeSegmenter()
+        segmenter.addCut(atSourceTicks: ticks, startsDiscontinuity: nextSegmentFollowsDiscontinuity)
+        self.segmenter = segmenter
+        startsSegmentAtNextFrame = false
+        nextSegmentFollowsDiscontinuity = false
     }
 
     /// Flushes the encoders (the resampler's tail included) and ends the segmenter: the last, possibly

@@ -16,8 +16,8 @@ import Synchronization
 /// output state (`writer`, `publisher`) only on `outputQueue` once `run` has set it up, and the rest
 /// is immutable or under `state`.
 public final class LiveEngine: @unchecked Sendable {
-    /// Video frames waiting for the writing queue before new ones are dropped: a quarter second at 30 fps.
-    public static let videoQueueLimit = 8
+    /// Video frames waiting for the writing queue before new ones are dropped (see `VideoAdmission`).
+    public static let videoQueueLimit = VideoAdmission.queueLimit
     /// How long `endAtOnce` waits for the output queue to add EXT-X-ENDLIST.
     public static let endAtOnceGraceMilliseconds = 500
 
@@ -36,12 +36,20 @@ public final class LiveEngine: @unchecked Sendable {
     private var sources: [CaptureSource] = []
 
     private struct State {
-        var queuedVideoFrames = 0
+        var admission = VideoAdmission()
         var stopping = false
         var accepting = false
         var failure: LiveError?
         /// The stream's output failed: segments are no longer written (a recording goes on).
         var streamStopped = false
+        /// Lost devices (`--reconnect`) by source index: what failed, since when, and what stands in.
+        var outages: [Int: Outage] = [:]
+    }
+
+    private struct Outage {
+        var error: CaptureError
+        var sinceMicroseconds: Int64
+        var standIn: StandInSource?
     }
 
     // Writing-queue state.
@@ -140,7 +148,7 @@ public final class LiveEngine: @unchecked Sendable {
     private func startSources() throws(LiveError) {
         for (index, source) in sources.enumerated() {
             do {
-                try source.start { [weak self] event in self?.handle(event) }
+                try source.start { [weak self] event in self?.handle(event, from: index) }
             } catch let error as CaptureError {
                 abandonStart(sources[..<index])
                 throw .device(error)
@@ -159,14 +167,15 @@ public final class LiveEngine: @unchecked Sendable {
 
     // MARK: Capture threads
 
-    private func handle(_ event: CaptureEvent) {
+    /// An event of source `index` (nil: a stand-in).
+    private func handle(_ event: CaptureEvent, from index: Int?) {
         startup.wait()
         guard state.withLock({ $0.accepting }) else { return }
         switch event {
         case .video(let frame):
             if let backpressure {
                 backpressure.wait()
-            } else if !admitVideoFrame() {
+            } else if !admitVideoFrame(frame) {
                 statistics.countDroppedFrame()
                 return
             }
@@ -184,15 +193,66 @@ public final class LiveEngine: @unchecked Sendable {
             stop(failure: .deviceFailed(error))
         case .ended:
             requestStop()
+        case .lost(let error):
+            if let index { standIn(for: index, lost: error) }
+        case .restored:
+            if let index { endStandIn(for: index) }
         }
     }
 
-    private func admitVideoFrame() -> Bool {
-        state.withLock { state in
-            guard state.queuedVideoFrames < Self.videoQueueLimit else { return false }
-            state.queuedVideoFrames += 1
+    /// A device was lost (`--reconnect`): a stand-in keeps its track flowing until it is back.
+    private func standIn(for index: Int, lost: CaptureError) {
+        let content: StandInSource.Content
+        switch sources[index] {
+        case let microphone as MicrophoneSource:
+            content = .audio(sampleRate: microphone.sampleRate, channelCount: microphone.channelCount)
+        case let camera as CameraSource:
+            // About the size the camera delivered (made even), so the scalers see little change.
+            content = .video(width: (camera.choice?.width ?? configuration.size.width) & ~1,
+                             height: (camera.choice?.height ?? configuration.size.height) & ~1,
+                             framesPerSecond: configuration.framesPerSecond)
+        default:
+            return stop(failure: .deviceFailed(lost))
+        }
+        let standIn: StandInSource
+        do {
+            standIn = try StandInSource(content)
+        } catch {
+            return stop(failure: .deviceFailed(lost))
+        }
+        let started = state.withLock { state -> Bool in
+            guard !state.stopping else { return false }
+            state.outages[index] = Outage(error: lost, sinceMicroseconds: MonotonicClock.nowMicroseconds(), standIn: standIn)
             return true
         }
+        guard started else { return }
+        FileHandle.standardError.write(Data("hlscap: warning: \(lost); waiting for it to come back (--reconnect)\n".utf8))
+        do {
+            try standIn.start { [weak self] event in self?.handle(event, from: nil) }
+        } catch {
+            stop(failure: .deviceFailed(CaptureError(device: lost.device, message: "lost, and nothing can stand in: \(error)")))
+        }
+    }
+
+    /// A lost device is back: its stand-in stops before its first frame, and a new segment starts there
+    /// after EXT-X-DISCONTINUITY.
+    private func endStandIn(for index: Int) {
+        guard let outage = state.withLock({ $0.outages.removeValue(forKey: index) }) else { return }
+        outage.standIn?.stop()
+        let seconds = Double(MonotonicClock.nowMicroseconds() - outage.sinceMicroseconds) / 1_000_000
+        statistics.countOutage(device: outage.error.device, seconds: seconds)
+        FileHandle.standardError.write(Data(String(
+            format: "hlscap: %@ is back after %.1f s; the stream goes on after a discontinuity\n",
+            outage.error.device, seconds).utf8))
+        writingQueue.async { [self] in
+            encoder?.startsSegmentAtNextFrame = true
+            encoder?.nextSegmentFollowsDiscontinuity = true
+        }
+    }
+
+    private func admitVideoFrame(_ frame: Frame) -> Bool {
+        let captured = frame.pts ?? MonotonicClock.nowMicroseconds()
+        return state.withLock { $0.admission.take(captureMicroseconds: captured) }
     }
 
     private func releaseVideoFrame() {
@@ -200,7 +260,7 @@ public final class LiveEngine: @unchecked Sendable {
             backpressure.signal()
             return
         }
-        state.withLock { $0.queuedVideoFrames -= 1 }
+        state.withLock { $0.admission.release() }
     }
 
     // MARK: Writing queue
@@ -319,8 +379,10 @@ public final class LiveEngine: @unchecked Sendable {
             return !state.stopping
         }
         guard first else { return }
+        let standIns = state.withLock { state in state.outages.values.compactMap(\.standIn) }
         DispatchQueue.global().async { [self] in
             for source in sources { source.stop() }
+            for standIn in standIns { standIn.stop() }
             backpressure?.signal()
             writingQueue.async { [self] in
                 do {
@@ -455,6 +517,7 @@ public final class LiveEngine: @unchecked Sendable {
             camera.width = configuration.size.width
             camera.height = configuration.size.height
             camera.frameRate = Rational(Int32(configuration.framesPerSecond), 1)
+            camera.reconnect = configuration.reconnect
             sources.append(CameraSource(camera))
         case .test, .none:
             break
@@ -462,6 +525,7 @@ public final class LiveEngine: @unchecked Sendable {
         if case .device(let name) = configuration.audio {
             var microphone = MicrophoneSource.Configuration()
             microphone.device = name
+            microphone.reconnect = configuration.reconnect
             sources.append(MicrophoneSource(microphone))
         }
         return sources

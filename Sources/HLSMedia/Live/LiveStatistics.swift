@@ -17,6 +17,8 @@ public final class LiveStatistics: @unchecked Sendable {
     private var audioPeak: Float = 0
     /// The audio device's sample clock against the system clock, once measured.
     private var audioClock: (partsPerMillion: Double, resyncs: Int)?
+    /// Devices that were lost and came back (`--reconnect`): how often, and for how long in all.
+    private var outages: [(device: String, count: Int, seconds: Double)] = []
     private var renditionNames: [String] = []
     private var renditionBytes: [Int] = []
     public private(set) var latenciesMicroseconds: [Int64] = []
@@ -51,6 +53,17 @@ public final class LiveStatistics: @unchecked Sendable {
 
     func measureAudioClock(partsPerMillion: Double, resyncs: Int) {
         lock.withLock { audioClock = (partsPerMillion, resyncs) }
+    }
+
+    func countOutage(device: String, seconds: Double) {
+        lock.withLock {
+            if let index = outages.firstIndex(where: { $0.device == device }) {
+                outages[index].count += 1
+                outages[index].seconds += seconds
+            } else {
+                outages.append((device, 1, seconds))
+            }
+        }
     }
 
     func countSegment(_ segment: Segment, bytes: Int, renditionBytes perRendition: [Int], latencyMicroseconds: Int64?,
@@ -134,6 +147,10 @@ public final class LiveStatistics: @unchecked Sendable {
             if let audioClock {
                 summary += String(format: ", audio clock %+.0f ppm, %d resyncs", audioClock.partsPerMillion,
                                   audioClock.resyncs)
+            }
+            for outage in outages {
+                summary += String(format: ", %@ reconnected %d %@ after %.1f s without it", outage.device, outage.count,
+                                  outage.count == 1 ? "time" : "times", outage.seconds)
             }
             return summary
         }

@@ -174,6 +174,11 @@ struct FileCommand: Command {
             printError("warning: skipped \(outcome.skippedCorruptPackets) corrupt packet(s); the stream is valid "
                 + "but may show a glitch there")
         }
+        // A cut point no segment starts at was past the input's end (or, copying, past its last keyframe).
+        for cut in cutMicroseconds where !outcome.cuts.contains(where: { abs($0.askedSeconds * 1e6 - Double(cut)) < 1000 }) {
+            printError(String(format: "warning: --cut-at %.3f: no segment starts there, as the input ends before it%@",
+                              Double(cut) / 1e6, outcome.copied ? " or has no keyframe after it" : ""))
+        }
         let summary = outcome.summary
         let name = outcome.renditions == [""] ? StreamWriter.playlistName : StreamWriter.masterPlaylistName
         let playlist = outputDirectory.map { $0 + "/" + name }

@@ -27,6 +27,10 @@ struct LiveCommand: Command {
           --size WxH                picture size (default 1280x720)
           --fps N                   frames per second (default 30)
           --no-realtime             with the test source: generate as fast as possible
+          --reconnect               when the camera or microphone fails or is unplugged, wait for
+                                    it to come back instead of ending the stream: a dark picture
+                                    (or silence) stands in meanwhile, and the stream goes on after
+                                    EXT-X-DISCONTINUITY when it returns
 
         Encoding:
           --video-bitrate RATE      H.264 bit rate, e.g. 2500k or 3M (default: from size and rate)
@@ -67,7 +71,8 @@ struct LiveCommand: Command {
           --help                    show this help
 
         Exit status: 0 stopped cleanly, 64 usage, 66 device missing, 73 DIR cannot be created or
-        holds a stream, 74 write error, device failure or a file that did not reach the origin,
+        holds a stream, 74 write error, device failure (without --reconnect) or a file that did not
+        reach the origin,
         130 second interrupt.
         """
 
@@ -82,6 +87,7 @@ struct LiveCommand: Command {
         configuration.video = try arguments.value("--video").map(LiveConfiguration.VideoInput.init) ?? .firstCamera
         configuration.audio = try arguments.value("--audio").map(LiveConfiguration.AudioInput.init) ?? .device("default")
         configuration.realtime = !arguments.flag("--no-realtime")
+        configuration.reconnect = arguments.flag("--reconnect")
         configuration.resume = arguments.flag("--resume")
         configuration.overwrite = arguments.flag("--overwrite")
         guard !(configuration.resume && configuration.overwrite) else {
@@ -206,7 +212,8 @@ struct LiveCommand: Command {
                 lowLatency.addPart(rendition: part.rendition,
                                    position: .init(sequenceNumber: part.sequenceNumber, part: part.partIndex),
                                    durationSeconds: part.durationSeconds, independent: part.independent,
-                                   endsSegment: part.endsSegment, bytes: part.bytes)
+                                   endsSegment: part.endsSegment, followsDiscontinuity: part.followsDiscontinuity,
+                                   bytes: part.bytes)
             }
             configuration.onPlaylists = { playlists in
                 for (index, playlist) in playlists.enumerated() { lowLatency.update(rendition: index, base: playlist) }
