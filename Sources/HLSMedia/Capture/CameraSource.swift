@@ -115,13 +115,10 @@ public final class CameraSource: CaptureSource {
                 failure = error
             }
             current = nil
-            guard configuration.reconnect else {
-                thread.emit(.failed(failure))
-                return
+            current = thread.recover(from: failure, reconnect: configuration.reconnect) { () throws(CaptureError) in
+                try Self.open(configuration, on: thread)
             }
-            guard thread.emit(.lost(failure)) else { return }
-            current = thread.reopen { () throws(CaptureError) in try Self.open(configuration, on: thread) }
-            guard current != nil, thread.emit(.restored) else { return }
+            guard current != nil else { return }
         }
     }
 

@@ -72,6 +72,19 @@ final class CaptureThread: @unchecked Sendable {
     /// How often a wait checks for a stop request.
     private static let stopCheckMicroseconds: useconds_t = 20_000
 
+    /// What a source does when its device fails: without `reconnect`, `.failed`, and nil; with it,
+    /// `.lost`, `open` until the device is back, `.restored`, and the device opened again. Nil when the
+    /// loop must end. The failed device must be closed before, so that it can come back under its name.
+    func recover<Opened>(from failure: CaptureError, reconnect: Bool,
+                         open: () throws(CaptureError) -> Opened) -> Opened? {
+        guard reconnect else {
+            emit(.failed(failure))
+            return nil
+        }
+        guard emit(.lost(failure)), let reopened = reopen(open), emit(.restored) else { return nil }
+        return reopened
+    }
+
     /// Tries `open` every `reopenIntervalMicroseconds` until it succeeds; nil once a stop is requested.
     func reopen<Opened>(_ open: () throws(CaptureError) -> Opened) -> Opened? {
         while !isStopRequested {

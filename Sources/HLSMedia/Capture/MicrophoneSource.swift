@@ -90,22 +90,17 @@ public final class MicrophoneSource: CaptureSource {
         /// sample clock.
         mutating func run(on thread: CaptureThread) {
             while case .failed(let error) = readUntilFailure(on: thread) {
-                guard configuration.reconnect else {
-                    thread.emit(.failed(error))
-                    return
-                }
                 // The samples read before the failure go on; the next block starts on the new clock.
-                guard handOnPartialBlock(on: thread), thread.emit(.lost(error)) else { return }
+                guard handOnPartialBlock(on: thread) else { return }
                 input = nil
                 let configuration = configuration
-                guard let reopened = thread.reopen({ () throws(CaptureError) in
-                    try MicrophoneSource.open(configuration, on: thread)
+                guard let reopened = thread.recover(from: error, reconnect: configuration.reconnect, open: {
+                    () throws(CaptureError) in try MicrophoneSource.open(configuration, on: thread)
                 }) else { return }
                 input = reopened
                 sampleRate = reopened.sampleRate
                 channelCount = reopened.channelCount
                 clock = SampleClock(sampleRate: sampleRate)
-                guard thread.emit(.restored) else { return }
             }
         }
 

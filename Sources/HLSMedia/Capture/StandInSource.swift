@@ -39,7 +39,7 @@ public final class StandInSource: CaptureSource, @unchecked Sendable {
         self.content = content
     }
 
-    public func start(handler: @escaping (CaptureEvent) -> Void) throws {
+    public func start(handler: @escaping (CaptureEvent) -> Void) {
         precondition(thread == nil, "a capture source starts once")
         let thread = CaptureThread(handler: handler)
         self.thread = thread

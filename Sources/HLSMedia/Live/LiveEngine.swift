@@ -16,8 +16,6 @@ import Synchronization
 /// output state (`writer`, `publisher`) only on `outputQueue` once `run` has set it up, and the rest
 /// is immutable or under `state`.
 public final class LiveEngine: @unchecked Sendable {
-    /// Video frames waiting for the writing queue before new ones are dropped (see `VideoAdmission`).
-    public static let videoQueueLimit = VideoAdmission.queueLimit
     /// How long `endAtOnce` waits for the output queue to add EXT-X-ENDLIST.
     public static let endAtOnceGraceMilliseconds = 500
 
@@ -49,7 +47,7 @@ public final class LiveEngine: @unchecked Sendable {
     private struct Outage {
         var error: CaptureError
         var sinceMicroseconds: Int64
-        var standIn: StandInSource?
+        var standIn: StandInSource
     }
 
     // Writing-queue state.
@@ -103,7 +101,7 @@ public final class LiveEngine: @unchecked Sendable {
         let writer = try makeWriter(store: store, encoder: encoder)
         encoder.firstSequenceNumber = writer.nextSequenceNumber
         self.encoder = encoder
-        if !configuration.realtime { backpressure = DispatchSemaphore(value: Self.videoQueueLimit) }
+        if !configuration.realtime { backpressure = DispatchSemaphore(value: VideoAdmission.queueLimit) }
         try startSources()
         do {
             try writer.writeInitSection()
@@ -227,18 +225,14 @@ public final class LiveEngine: @unchecked Sendable {
         }
         guard started else { return }
         FileHandle.standardError.write(Data("hlscap: warning: \(lost); waiting for it to come back (--reconnect)\n".utf8))
-        do {
-            try standIn.start { [weak self] event in self?.handle(event, from: nil) }
-        } catch {
-            stop(failure: .deviceFailed(CaptureError(device: lost.device, message: "lost, and nothing can stand in: \(error)")))
-        }
+        standIn.start { [weak self] event in self?.handle(event, from: nil) }
     }
 
     /// A lost device is back: its stand-in stops before its first frame, and a new segment starts there
     /// after EXT-X-DISCONTINUITY.
     private func endStandIn(for index: Int) {
         guard let outage = state.withLock({ $0.outages.removeValue(forKey: index) }) else { return }
-        outage.standIn?.stop()
+        outage.standIn.stop()
         let seconds = Double(MonotonicClock.nowMicroseconds() - outage.sinceMicroseconds) / 1_000_000
         statistics.countOutage(device: outage.error.device, seconds: seconds)
         FileHandle.standardError.write(Data(String(
@@ -379,7 +373,7 @@ public final class LiveEngine: @unchecked Sendable {
             return !state.stopping
         }
         guard first else { return }
-        let standIns = state.withLock { state in state.outages.values.compactMap(\.standIn) }
+        let standIns = state.withLock { state in state.outages.values.map(\.standIn) }
         DispatchQueue.global().async { [self] in
             for source in sources { source.stop() }
             for standIn in standIns { standIn.stop() }
