@@ -88,7 +88,7 @@ crash-campaign: build
 
 # A microphone 0.5 % fast and one 0.5 % slow (the test tone from such a clock), ten minutes each: every
 # beep within 10 ms of its flash from start to end, the audio stretched rather than cut or padded.
-# `make test` runs 30 s of each.
+# `make test` runs 20 s of each.
 DRIFT_SECONDS ?= 600
 clock-drift: build
 	HLSCAP_DRIFT_SECONDS=$(DRIFT_SECONDS) $(SWIFT) test --filter 'LiveClockDriftTests' 2>&1 | tee .build/clock-drift.log

@@ -7,9 +7,9 @@ import Testing
 /// such a clock, `--audio test:±5000ppm`): counted at its nominal rate its audio would be 0.3 s off the
 /// picture after a minute. hlscap measures the rate and resamples, so each beep stays within 10 ms of
 /// its flash from start to end, with no sample lost or made up, and says what it measured.
-/// `HLSCAP_DRIFT_SECONDS` sets the length: `make clock-drift` runs ten minutes, `make test` 30 s.
+/// `HLSCAP_DRIFT_SECONDS` sets the length: `make clock-drift` runs ten minutes, `make test` 20 s.
 @Suite(.serialized) struct LiveClockDriftTests {
-    static let seconds = Int(ProcessInfo.processInfo.environment["HLSCAP_DRIFT_SECONDS"] ?? "") ?? 30
+    static let seconds = Int(ProcessInfo.processInfo.environment["HLSCAP_DRIFT_SECONDS"] ?? "") ?? 20
 
     @Test(arguments: [5_000, -5_000])
     func aDriftingMicrophoneStaysInSyncWithThePicture(partsPerMillion: Int) throws {
