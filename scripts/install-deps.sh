@@ -5,7 +5,9 @@ set -euo pipefail
 
 missing=()
 for package in "$@"; do
-    if ! dpkg -s "$package" 2>/dev/null | grep -q '^Status: install ok installed$'; then
+    # Not `dpkg -s | grep -q`: grep leaving early can kill dpkg with SIGPIPE, and pipefail then
+    # counts an installed package as missing.
+    if [ "$(dpkg-query -W -f='${Status}' "$package" 2>/dev/null)" != "install ok installed" ]; then
         missing+=("$package")
     fi
 done
