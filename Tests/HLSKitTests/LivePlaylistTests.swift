@@ -41,7 +41,8 @@ import Testing
         _ = resumed.append(segment(4, map: "init-2.mp4"))
         let text = resumed.render()
         #expect(text.contains("#EXT-X-DISCONTINUITY\n#EXT-X-MAP:URI=\"init-2.mp4\"\n"))
-        #expect(!text.contains("#EXT-X-DISCONTINUITY-SEQUENCE"))
+        // Stated though 0: Apple's authoring rules want it wherever there is a discontinuity.
+        #expect(text.contains("#EXT-X-MEDIA-SEQUENCE:3\n#EXT-X-DISCONTINUITY-SEQUENCE:0\n"))
         _ = resumed.append(segment(5, map: "init-2.mp4"))
         _ = resumed.append(segment(6, map: "init-2.mp4"))
         #expect(resumed.playlist.discontinuitySequence == 1)

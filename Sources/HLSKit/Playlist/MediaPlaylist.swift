@@ -165,7 +165,9 @@ public struct MediaPlaylist: Sendable, Equatable {
             "\(PlaylistTag.targetDuration):\(targetDurationSeconds)",
             "\(PlaylistTag.mediaSequence):\(mediaSequence)",
         ]
-        if discontinuitySequence > 0 {
+        // Absent means 0 (RFC 8216bis 4.4.3.3), but Apple's authoring rules (8.17) want it stated in any
+        // playlist with a discontinuity.
+        if discontinuitySequence > 0 || segments.contains(where: \.discontinuity) {
             lines.append("\(PlaylistTag.discontinuitySequence):\(discontinuitySequence)")
         }
         if let playlistType {
