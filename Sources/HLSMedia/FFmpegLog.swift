@@ -1,5 +1,5 @@
 import CFFmpeg
-import Synchronization
+import HLSKit
 
 /// FFmpeg's own console logging, silent by default.
 ///
@@ -70,7 +70,7 @@ public enum FFmpegLog {
     }
 
     /// Keyed by the address of the context the messages are about: an integer, so the table is Sendable.
-    private static let recordings = Mutex<[UInt: Recording]>([:])
+    private static let recordings = Locked<[UInt: Recording]>([:])
 
     private static func address(_ context: UnsafeMutableRawPointer) -> UInt {
         UInt(bitPattern: context)

@@ -1,6 +1,7 @@
 import CMicroHTTPD
 import Foundation
 import Glibc
+import HLSKit
 import Synchronization
 
 /// An HTTP/1.1 server on libmicrohttpd: the only type that holds its pointers.
@@ -41,7 +42,7 @@ public final class HTTPServer: @unchecked Sendable {
     public private(set) var port = 0
     private let handler: Handler
     private var daemon: OpaquePointer?
-    private let suspended = Mutex<[ObjectIdentifier: PendingRequest]>([:])
+    private let suspended = Locked<[ObjectIdentifier: PendingRequest]>([:])
     private let stopped = Atomic<Bool>(false)
     private let answered = Atomic<Int>(0)
 
@@ -193,7 +194,7 @@ struct ConnectionHandle: @unchecked Sendable {
 /// A request held for a later answer. Unchecked sendable: the answer is under its lock and is set once.
 final class PendingRequest: @unchecked Sendable {
     let connection: ConnectionHandle
-    let response = Mutex<HTTPResponse?>(nil)
+    let response = Locked<HTTPResponse?>(nil)
     private unowned let server: HTTPServer
 
     init(connection: OpaquePointer, server: HTTPServer) {

@@ -1,7 +1,6 @@
 import Dispatch
 import Foundation
 import HLSKit
-import Synchronization
 
 /// The parts and LL-HLS playlists of a live stream, kept in memory by the process that captures it,
 /// and the requests waiting for them (RFC 8216bis 6.2.5.2): a blocking playlist reload or a GET of
@@ -75,12 +74,12 @@ public final class LowLatencyStream: Sendable {
     }
 
     public let metrics: ServerMetrics
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     /// A stream whose renditions are not known yet: until `begin`, requests go to the files on disk.
     public init(metrics: ServerMetrics) {
         self.metrics = metrics
-        state = Mutex(State(renditions: []))
+        state = Locked(State(renditions: []))
     }
 
     /// The stream's renditions, in the order the engine numbers them, with their first playlists, and

@@ -1,4 +1,4 @@
-import Synchronization
+import HLSKit
 
 /// Counters for `GET /metrics`, in the Prometheus text exposition format (version 0.0.4).
 ///
@@ -41,10 +41,10 @@ public final class ServerMetrics: Sendable {
         var waited = 0
     }
 
-    private let counts = Mutex(Counts())
+    private let counts = Locked(Counts())
     /// Connected clients, read when the metrics are rendered.
-    private let connections = Mutex<(@Sendable () -> Int)?>(nil)
-    private let extra = Mutex<(@Sendable () -> [Family])?>(nil)
+    private let connections = Locked<(@Sendable () -> Int)?>(nil)
+    private let extra = Locked<(@Sendable () -> [Family])?>(nil)
 
     public init() {}
 

@@ -1,5 +1,4 @@
 import Glibc
-import Synchronization
 
 /// Files under one directory, published atomically: a reader sees either the previous complete
 /// file or the new complete file, never a partial one, even across a crash or power loss.
@@ -336,7 +335,7 @@ private final class RootDirectory: Sendable {
         var descriptor: FileDescriptor
     }
 
-    private let held = Mutex<Held?>(nil)
+    private let held = Locked<Held?>(nil)
 
     var identity: Identity? { held.withLock { $0?.identity } }
 

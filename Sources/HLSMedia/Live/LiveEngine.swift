@@ -1,7 +1,6 @@
 import Dispatch
 import Foundation
 import HLSKit
-import Synchronization
 
 /// capture threads → writing queue (scalers, encoders, segmenter) → output queue (files, playlists,
 /// deletions, uploads).
@@ -29,7 +28,7 @@ public final class LiveEngine: @unchecked Sendable {
     /// then frames are taken, or dropped when the start failed, so a device that cannot be opened
     /// leaves no stream behind.
     private let startup = DispatchGroup()
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private var backpressure: DispatchSemaphore?
     private var sources: [CaptureSource] = []
 
@@ -139,8 +138,8 @@ public final class LiveEngine: @unchecked Sendable {
                        recording: recording.withLock { $0 }, failure: state.withLock { $0.failure })
     }
 
-    private let finalReport = Mutex<PublishReport?>(nil)
-    private let recording = Mutex<String?>(nil)
+    private let finalReport = Locked<PublishReport?>(nil)
+    private let recording = Locked<String?>(nil)
 
     /// Starts every source; when one cannot start, stops the others and fails before anything is written.
     private func startSources() throws(LiveError) {
