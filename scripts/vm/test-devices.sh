@@ -130,11 +130,18 @@ last_segment() {
     echo "${last:-0}"
 }
 
+uptime_seconds() { cut -d' ' -f1 /proc/uptime; }
+
+# seconds_since UPTIME: the seconds since that uptime, to a tenth.
+seconds_since() {
+    echo "$1 $(uptime_seconds)" | awk '{ printf "%.1f\n", $2 - $1 }'
+}
+
 # wait_for_segments PLAYLIST NUMBER: until the playlist lists segment NUMBER (60 s at most).
 wait_for_segments() {
     local waited=0
     until [ "$(last_segment "$1")" -ge "$2" ]; do
-        [ "$waited" -lt 600 ] || { echo "$1 never listed $2 segments"; return 1; }
+        [ "$waited" -lt 600 ] || { echo "$1 never listed segment $2"; return 1; }
         sleep 0.1
         waited=$((waited + 1))
     done
@@ -175,10 +182,10 @@ fault() {
     local before unplugged
     before="$(last_segment "$playlist")"
     echo "$before" > "$OUT/$name.segments-before"
-    unplugged="$(cut -d' ' -f1 /proc/uptime)"
+    unplugged="$(uptime_seconds)"
     (
         until grep -q '^#EXT-X-ENDLIST' "$playlist" 2>/dev/null; do sleep 0.1; done
-        echo "$unplugged $(cut -d' ' -f1 /proc/uptime)" | awk '{ printf "%.1f\n", $2 - $1 }' > "$OUT/$name.end-seconds"
+        seconds_since "$unplugged" > "$OUT/$name.end-seconds"
     ) &
     local ending=$!
     # Unbinding a sound card waits until every program has closed it: in the background.
@@ -194,8 +201,7 @@ fault() {
         if [ "$driver" = "$ALOOP" ]; then
             stop_tone
             start_tone
-            echo "$unplugged $(cut -d' ' -f1 /proc/uptime)" | awk '{ printf "%.1f\n", $2 - $1 }' \
-                > "$OUT/$name.tone-back-seconds"
+            seconds_since "$unplugged" > "$OUT/$name.tone-back-seconds"
         fi
         wait_for_segments "$playlist" $(($(last_segment "$playlist") + FAULT_AFTER_SEGMENTS))
         kill -INT "$hlscap"
@@ -481,10 +487,9 @@ expect_outage_segments() {
 # expect_silent_stretches FILE COUNT MIN MAX [SHORTEST]: COUNT stretches of silence of SHORTEST s or more
 # (default GAP_MIN_SECONDS) in the audio, each MIN to MAX s.
 expect_silent_stretches() {
-    local report durations
+    local report start durations
     report="$(ffmpeg -hide_banner -nostats -i "$1" -map 0:a:0 -af silencedetect=noise=${GAP_MAX_DB}dB:duration=${5:-$GAP_MIN_SECONDS} \
         -f null - 2>&1)" || return 1
-    local start
     start="$(sed -n 's/.*silence_start: \([0-9.]*\).*/\1/p' <<< "$report" | head -n 1)"
     durations="$(sed -n 's/.*silence_duration: \([0-9.]*\).*/\1/p' <<< "$report" | tr '\n' ' ')"
     echo "$1: silent stretches of [ $durations] s"
