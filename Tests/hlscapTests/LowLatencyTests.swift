@@ -8,6 +8,10 @@ import Testing
 /// players.
 @Suite(.serialized) struct LowLatencyTests {
     static let source = LiveStream.testSource + ["--serve", "127.0.0.1:0"]
+    /// How long Chromium is watched, and how long the 200 clients load the server: `make latency` sets
+    /// both to 60 s, the test suite runs 30 s of each.
+    static let latencySeconds = Int(ProcessInfo.processInfo.environment["HLSCAP_LATENCY_SECONDS"] ?? "") ?? 30
+    static let loadSeconds = Int(ProcessInfo.processInfo.environment["HLSCAP_LOAD_SECONDS"] ?? "") ?? 30
 
     static func summaryFigures(_ stdout: String) -> (segments: Int, frames: Int, dropped: Int)? {
         let words = stdout.split(whereSeparator: { $0 == " " || $0 == "," })
@@ -66,19 +70,22 @@ import Testing
         #expect((metrics["hlscap_http_requests_total{kind=blocking_playlist}"] ?? 0) >= 20, "\(metrics)")
     }
 
-    /// Glass to glass: the wall clock minus the capture time of the frame Chromium shows, over 60 s.
+    /// Glass to glass: the wall clock minus the capture time of the frame Chromium shows, over
+    /// `latencySeconds`.
     @Test(arguments: [true, false])
     func latencyInChromium(lowLatency: Bool) throws {
         let directory = try PackagedStream.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let served = try ServedStream.start(["live"] + Self.source + (lowLatency ? ["--low-latency"] : []) + [
-            "--duration", "90", "--out", directory.appendingPathComponent("stream").path, "--quiet"])
+            "--duration", String(Self.latencySeconds + 30), "--out", directory.appendingPathComponent("stream").path,
+            "--quiet"])
         defer { served.process.send(SIGKILL) }
         // Without parts the playlist exists once the first segment does; a player starts then.
         let deadline = Date(timeIntervalSinceNow: 20)
         while Date() < deadline, (try? served.get("playlist.m3u8").status) != 200 { Thread.sleep(forTimeInterval: 0.2) }
         let probe = try ExternalTools.runJSONTool("latency_probe.py", [served.entry.absoluteString, "--hlsjs", HLSJS.path,
-                                                                "--seconds", "60"], timeoutSeconds: 150)
+                                                                "--seconds", String(Self.latencySeconds)],
+                                                 timeoutSeconds: Double(Self.latencySeconds) + 90)
         #expect(probe.ok, "\(probe.text)")
         let median = try #require(probe.report["medianSeconds"] as? Double, "\(probe.text)")
         let p95 = try #require(probe.report["p95Seconds"] as? Double, "\(probe.text)")
@@ -91,19 +98,20 @@ import Testing
         }
     }
 
-    /// 200 clients doing blocking reloads and part GETs for 60 s: no error, answers within 50 ms of
-    /// the part (p99), no frame dropped, memory flat, no descriptor left open.
+    /// 200 clients doing blocking reloads and part GETs for `loadSeconds`: no error, answers within
+    /// 50 ms of the part (p99), no frame dropped, memory flat, no descriptor left open.
     @Test func twoHundredClientsDoNotDisturbCapture() throws {
         let directory = try PackagedStream.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let served = try ServedStream.start(["live"] + Self.source + [
-            "--low-latency", "--duration", "80", "--out", directory.appendingPathComponent("stream").path, "--quiet"])
+            "--low-latency", "--duration", String(Self.loadSeconds + 20),
+            "--out", directory.appendingPathComponent("stream").path, "--quiet"])
         defer { served.process.send(SIGKILL) }
         Thread.sleep(forTimeInterval: 4)
         let before = served.footprint()
         let load = try BackgroundProcess("python3", [
             ExternalTools.toolsDirectory.appendingPathComponent("load_clients.py").path, served.entry.absoluteString,
-            "--clients", "200", "--seconds", "60"])
+            "--clients", "200", "--seconds", String(Self.loadSeconds)])
         var resident: [Int] = []
         while load.isRunning {
             resident.append(served.footprint().residentKilobytes)
