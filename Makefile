@@ -24,7 +24,7 @@ DEPS_PACKAGES := libavcodec-dev libavformat-dev libavdevice-dev libavutil-dev li
 # v4l-utils and alsa-utils for the tools that probe the drivers inside it.
 VM_PACKAGES := qemu-system-x86 linux-image-amd64 busybox-static cpio kmod v4l-utils alsa-utils
 
-.PHONY: deps build release test test-tools test-fuzz-parsers test-devices soak soak-publish crash-campaign clock-drift fuzz fuzz-parsers test-sanitizers golden demo bench fixtures clean
+.PHONY: deps build release test test-tools test-fuzz-parsers test-devices soak soak-publish latency crash-campaign clock-drift fuzz fuzz-parsers test-sanitizers golden demo bench fixtures clean
 
 deps:
 	scripts/install-deps.sh $(DEPS_PACKAGES)
@@ -76,6 +76,15 @@ soak-publish: build
 	HLSCAP_SOAK_PUBLISH_RUNS=$(SOAK_PUBLISH_RUNS) HLSCAP_SOAK_PUBLISH_SECONDS=$(SOAK_PUBLISH_SECONDS) \
 		$(SWIFT) test --filter 'PublishWindowFaultTests/failedRequestsNeverMakeTheOriginListAMissingFile' 2>&1 \
 		| tee .build/soak-publish.log
+
+# Glass-to-glass latency in Chromium with and without --low-latency, and 200 clients loading the
+# built-in server, each for LATENCY_SECONDS (the lengths the low-latency work is measured over).
+# `make test` runs 30 s of each.
+LATENCY_SECONDS ?= 60
+latency: build
+	HLSCAP_LATENCY_SECONDS=$(LATENCY_SECONDS) HLSCAP_LOAD_SECONDS=$(LATENCY_SECONDS) \
+		$(SWIFT) test --no-parallel --filter 'LowLatencyTests/(latencyInChromium|twoHundredClients)' 2>&1 \
+		| tee .build/latency.log
 
 # kill -9 at seeded random instants of live runs (plain, --publish to nginx, --ladder, --record) and
 # `hlscap file` runs: every listed file decodes, the stream validates, a file run leaves no playlist,
