@@ -6,8 +6,9 @@ import Testing
 /// Live streams with the default sliding window of 6 segments, published through a proxy that
 /// fails 30 % of requests (503, a stall past the timeout, a reset) while a poller reads the
 /// origin's playlist every 50 ms: the origin never lists a file it lacks (nor deletes one its
-/// playlist still lists), gets every segment, ends with ENDLIST, and hlscap exits 0.
-@Suite(.serialized) struct PublishWindowFaultTests {
+/// playlist still lists), gets every segment, ends with ENDLIST, and hlscap exits 0. Each test has
+/// its own origin, proxy and poller, so `make test` runs them side by side.
+@Suite struct PublishWindowFaultTests {
     static let failShare = "0.3"
     static let latencySeconds = "0.05"
     static let requestTimeoutSeconds = "1.5"
