@@ -136,13 +136,14 @@ test-fuzz-parsers: deps
 	FUZZ_PARSER_RUNS=$(FUZZ_PARSER_TEST_RUNS) scripts/fuzz-parsers.sh 0 2>&1 | tee .build/test-fuzz-parsers.log
 
 # The unit tests under AddressSanitizer (leaks included; scripts/lsan-suppressions.txt names the ones
-# inside Foundation), and the threaded code under ThreadSanitizer: the publisher and the capture
-# threads in process, and live and published runs of an hlscap built with it. Each sanitizer builds
+# inside Foundation), and the threaded code under ThreadSanitizer: the publisher, the capture
+# threads and the HTTP server in process, and live, published, crashed and served runs of an hlscap
+# built with it. CI runs all of it. Each sanitizer builds
 # into its own directory, so the debug build stays as it is.
 SANITIZER_ASAN := --sanitize=address --build-path .build/asan
 SANITIZER_TSAN := --sanitize=thread --build-path .build/tsan
-TSAN_UNIT_TESTS := PublishStreamPublisherTests|CaptureThreadTests|CaptureTestSourceTests|CaptureMicrophoneTests|CodecPictureTests
-TSAN_END_TO_END_TESTS := LiveStopTests|PublishLiveFaultTests|CrashConsistencyTests
+TSAN_UNIT_TESTS := PublishStreamPublisherTests|CaptureThreadTests|CaptureTestSourceTests|CaptureMicrophoneTests|CodecPictureTests|StreamServerTests
+TSAN_END_TO_END_TESTS := LiveStopTests|PublishLiveFaultTests|CrashConsistencyTests|ServeCommandTests|LowLatencyTests/aLadderReports|LowLatencyTests/httpsServes
 test-sanitizers: deps
 	$(SWIFT) build --build-tests $(SANITIZER_ASAN)
 	LSAN_OPTIONS=suppressions=$(CURDIR)/scripts/lsan-suppressions.txt \
