@@ -83,7 +83,9 @@ import Testing
         }
         let response = Self.answer(reply)
         #expect(response?.status == 200)
-        #expect(Date().timeIntervalSince(started) < 1)
+        // Answered by the part, not by the timeout of three target durations (6 s here); the margin is
+        // for a machine slowed down by ThreadSanitizer and other tests.
+        #expect(Date().timeIntervalSince(started) < 2)
         let text = response.map { if case .bytes(let bytes) = $0.body { String(decoding: bytes, as: UTF8.self) } else { "" } }
         #expect(text?.contains("part/000001.0.m4s") == true, "\(text ?? "")")
         #expect(response?.header("Cache-Control") == "public, max-age=1")
