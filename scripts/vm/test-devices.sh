@@ -161,7 +161,8 @@ stop_tone() {
 # fault NAME DRIVER DEVICE [--reconnect]: hlscap live from vivid and the loopback into $OUT/NAME while
 # the tone plays; once it has listed a few segments the device (vivid.0 or snd_aloop.0) is unbound
 # from its driver, as if unplugged. Without --reconnect the run must end by itself; with it the device
-# is bound again OUTAGE_SECONDS later, and the run is stopped once a few more segments are listed.
+# is bound again OUTAGE_SECONDS later, and the run is stopped once a few more segments are listed. A run
+# named *-away is stopped OUTAGE_SECONDS after the unplugging instead, the device still away.
 # Every segment stays listed (--window 0), so the checks see the whole run.
 # NAME.status holds the exit status, NAME.end-seconds the seconds from the unplugging to EXT-X-ENDLIST,
 # NAME.segments-before the number of the last segment listed then, NAME.outage-segments how many were
@@ -194,16 +195,18 @@ fault() {
     if [ "${1:-}" = --reconnect ]; then
         sleep "$OUTAGE_SECONDS"
         echo $(($(last_segment "$playlist") - before)) > "$OUT/$name.outage-segments"
-        wait "$unbinding"
-        echo "$device" > "$driver/bind"
-        # A new card: what played into the old one failed with it, and starts again, as a user would
-        # restart it.
-        if [ "$driver" = "$ALOOP" ]; then
-            stop_tone
-            start_tone
-            seconds_since "$unplugged" > "$OUT/$name.tone-back-seconds"
+        if [[ "$name" != *-away ]]; then
+            wait "$unbinding"
+            echo "$device" > "$driver/bind"
+            # A new card: what played into the old one failed with it, and starts again, as a user
+            # would restart it.
+            if [ "$driver" = "$ALOOP" ]; then
+                stop_tone
+                start_tone
+                seconds_since "$unplugged" > "$OUT/$name.tone-back-seconds"
+            fi
+            wait_for_segments "$playlist" $(($(last_segment "$playlist") + FAULT_AFTER_SEGMENTS))
         fi
-        wait_for_segments "$playlist" $(($(last_segment "$playlist") + FAULT_AFTER_SEGMENTS))
         kill -INT "$hlscap"
     fi
     local status=0
@@ -229,6 +232,7 @@ guest_faults() {
     fault camera-back "$VIVID" vivid.0 --reconnect
     fault microphone-lost "$ALOOP" snd_aloop.0
     fault microphone-back "$ALOOP" snd_aloop.0 --reconnect
+    fault camera-away "$VIVID" vivid.0 --reconnect
     # Busy: another program holds the camera streaming, or the capture PCM open.
     v4l2-ctl --device /dev/video0 --stream-mmap --stream-count=100000 > /dev/null 2>&1 &
     local holder=$!
@@ -551,6 +555,14 @@ check_faults() {
         expect_silent_stretches "$out/camera-back.mp4" 0 0 0
     check "microphone-back: silence stands in for the sound card while it is away, once" \
         expect_stand_in_silence "$out/microphone-back"
+    check "camera-away: with --reconnect and the camera still away, a stop ends the stream and exits 0" \
+        expect_exit "$out/camera-away" 0
+    check "camera-away: the summary says the camera was still away at the stop" \
+        grep -E '/dev/video0 still away at the stop \(lost [0-9.]+ s before it\)' "$out/camera-away.log"
+    check "camera-away: segments went on while the camera was away" expect_outage_segments "$out/camera-away"
+    check "camera-away: the playlist ends with EXT-X-ENDLIST" contains "$out/camera-away/playlist.m3u8" '#EXT-X-ENDLIST'
+    check "camera-away: hlscap validate finds no error" "$HLSCAP" validate "$out/camera-away"
+    check "camera-away: ffmpeg decodes the stream without errors" expect_clean_decode "$out/camera-away/playlist.m3u8"
     check "camera-busy: a camera another program streams from is refused" expect_exit "$out/camera-busy" 66
     check "camera-busy: the error names /dev/video0 and says it is busy" \
         expect_error_naming "$out/camera-busy.log" /dev/video0 busy

@@ -372,7 +372,13 @@ public final class LiveEngine: @unchecked Sendable {
             return !state.stopping
         }
         guard first else { return }
-        let standIns = state.withLock { state in state.outages.values.map(\.standIn) }
+        let outages = state.withLock { state in Array(state.outages.values) }
+        let now = MonotonicClock.nowMicroseconds()
+        for outage in outages {
+            statistics.noteAwayAtStop(device: outage.error.device,
+                                      seconds: Double(now - outage.sinceMicroseconds) / 1_000_000)
+        }
+        let standIns = outages.map(\.standIn)
         DispatchQueue.global().async { [self] in
             for source in sources { source.stop() }
             for standIn in standIns { standIn.stop() }

@@ -19,6 +19,8 @@ public final class LiveStatistics: @unchecked Sendable {
     private var audioClock: (partsPerMillion: Double, resyncs: Int)?
     /// Devices that were lost and came back (`--reconnect`): how often, and for how long in all.
     private var outages: [(device: String, count: Int, seconds: Double)] = []
+    /// Devices still away when the stream stopped, and for how long they had been.
+    private var awayAtStop: [(device: String, seconds: Double)] = []
     private var renditionNames: [String] = []
     private var renditionBytes: [Int] = []
     public private(set) var latenciesMicroseconds: [Int64] = []
@@ -64,6 +66,11 @@ public final class LiveStatistics: @unchecked Sendable {
                 outages.append((device, 1, seconds))
             }
         }
+    }
+
+    /// The stream stopped while `device` was still away (`--reconnect`), lost `seconds` before.
+    func noteAwayAtStop(device: String, seconds: Double) {
+        lock.withLock { awayAtStop.append((device, seconds)) }
     }
 
     func countSegment(_ segment: Segment, bytes: Int, renditionBytes perRendition: [Int], latencyMicroseconds: Int64?,
@@ -151,6 +158,9 @@ public final class LiveStatistics: @unchecked Sendable {
             for outage in outages {
                 summary += String(format: ", %@ reconnected %d %@ after %.1f s without it", outage.device, outage.count,
                                   outage.count == 1 ? "time" : "times", outage.seconds)
+            }
+            for away in awayAtStop {
+                summary += String(format: ", %@ still away at the stop (lost %.1f s before it)", away.device, away.seconds)
             }
             return summary
         }

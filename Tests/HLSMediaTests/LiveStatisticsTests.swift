@@ -1,0 +1,20 @@
+import Testing
+@testable import HLSMedia
+
+/// The summary line a live run prints at its end.
+@Suite struct LiveStatisticsTests {
+    @Test func theSummaryNamesDevicesThatCameBackAndThoseStillAwayAtTheStop() {
+        let statistics = LiveStatistics()
+        statistics.countOutage(device: "/dev/video0", seconds: 1.5)
+        statistics.countOutage(device: "/dev/video0", seconds: 2.7)
+        statistics.noteAwayAtStop(device: "hw:Loopback,1,0", seconds: 4.04)
+        let summary = statistics.summary()
+        #expect(summary.contains(", /dev/video0 reconnected 2 times after 4.2 s without it"), "\(summary)")
+        #expect(summary.hasSuffix(", hw:Loopback,1,0 still away at the stop (lost 4.0 s before it)"), "\(summary)")
+    }
+
+    @Test func aRunWithoutOutagesSaysNothingOfDevices() {
+        let summary = LiveStatistics().summary()
+        #expect(summary == "0 segments, 0.000 s, 0 kb/s, 0 frames, 0 dropped, mode live", "\(summary)")
+    }
+}
