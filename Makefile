@@ -45,12 +45,14 @@ release: deps
 # The checkers' own tests run first: an end-to-end result means nothing if they cannot fail.
 # Tests run one at a time: live runs, ALSA capture and publishing are paced in real time and
 # must not share two cores with Chromium and transcoding. The published runs through the fault
-# proxy (PARALLEL_TESTS) then run two at a time: small pictures, mostly waiting on stalls and
+# proxy (PARALLEL_TESTS) then run four at once, two test processes of two (PARALLEL_GROUPS, which
+# together take every test PARALLEL_TESTS names): small pictures, mostly waiting on stalls and
 # retries, and nothing in them is timed against the capture.
 PARALLEL_TESTS := PublishWindowFaultTests|PublishLiveFaultTests
+PARALLEL_GROUPS := 'PublishLiveFaultTests|PublishWindowFaultTests/anOutage' 'PublishWindowFaultTests/(?!anOutage)'
 test: build test-tools test-fuzz-parsers
 	$(SWIFT) test --no-parallel --skip '$(PARALLEL_TESTS)' 2>&1 | tee .build/swift-test.log
-	$(SWIFT) test --skip-build --filter '$(PARALLEL_TESTS)' 2>&1 | tee -a .build/swift-test.log
+	scripts/tests-side-by-side.sh $(PARALLEL_GROUPS) 2>&1 | tee -a .build/swift-test.log
 
 test-tools: deps
 	PYTHONDONTWRITEBYTECODE=1 python3 -m unittest discover -s Tests/Tools -p 'test_*.py'

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# tests-side-by-side.sh FILTER...: runs the built test binary once per FILTER, all at the same time, and
+# prints each run's output once it is over; fails if any run failed. `swift test` cannot do this: a
+# second one waits for the first, which holds the build directory's lock, and one run takes only as
+# many tests at once as the machine has cores.
+set -uo pipefail
+
+binary=.build/debug/hlscapPackageTests.xctest
+if [ ! -x "$binary" ]; then
+    echo "tests-side-by-side: $binary is missing; build the tests first (swift build --build-tests)" >&2
+    exit 66
+fi
+logs="$(mktemp -d)"
+trap 'rm -rf "$logs"' EXIT
+pids=()
+index=0
+for filter in "$@"; do
+    NO_COLOR=1 "$binary" --testing-library swift-testing --filter "$filter" > "$logs/$index" 2>&1 &
+    pids+=($!)
+    index=$((index + 1))
+done
+status=0
+index=0
+for filter in "$@"; do
+    if wait "${pids[$index]}"; then result=passed; else result=failed; status=1; fi
+    echo "== tests matching '$filter': $result"
+    cat "$logs/$index"
+    index=$((index + 1))
+done
+exit "$status"
