@@ -9,9 +9,8 @@ final class ScriptedOrigin: PublishTransport, @unchecked Sendable {
     /// Answers to give, in order, to requests for a path before it is stored.
     private var failures: [String: [PublishResponse]]
     private let failEverything: Bool
-    private(set) var requests: [PublishRequest] = []
-    /// Every playlist version stored, with the paths the origin held at that moment.
-    private(set) var playlistVersions: [(text: String, storedPaths: Set<String>)] = []
+    private var sent: [PublishRequest] = []
+    private var versions: [(text: String, storedPaths: Set<String>)] = []
 
     init(failures: [String: [PublishResponse]] = [:], failEverything: Bool = false) {
         self.failures = failures
@@ -20,7 +19,7 @@ final class ScriptedOrigin: PublishTransport, @unchecked Sendable {
 
     func send(_ request: PublishRequest, completion: @escaping @Sendable (PublishResponse) -> Void) {
         let response: PublishResponse = lock.withLock {
-            requests.append(request)
+            sent.append(request)
             let path = String(request.url.path.dropFirst("/live/".count))
             if failEverything { return .noResponse("connection refused", permanent: false) }
             if let next = failures[path]?.first {
@@ -31,7 +30,7 @@ final class ScriptedOrigin: PublishTransport, @unchecked Sendable {
             case .put:
                 files[path] = request.body
                 if path.hasSuffix(".m3u8") {
-                    playlistVersions.append((String(decoding: request.body, as: UTF8.self), Set(files.keys)))
+                    versions.append((String(decoding: request.body, as: UTF8.self), Set(files.keys)))
                 }
                 return .status(201)
             case .delete:
@@ -44,6 +43,12 @@ final class ScriptedOrigin: PublishTransport, @unchecked Sendable {
     }
 
     var storedPaths: Set<String> { lock.withLock { Set(files.keys) } }
+
+    /// Every request, in the order it came.
+    var requests: [PublishRequest] { lock.withLock { sent } }
+
+    /// Every playlist version stored, with the paths the origin held at that moment.
+    var playlistVersions: [(text: String, storedPaths: Set<String>)] { lock.withLock { versions } }
 
     func file(_ path: String) -> Data? { lock.withLock { files[path] } }
 }
@@ -177,7 +182,13 @@ struct PublishStreamPublisherTests {
             publisher.updatePlaylist(live.playlist)
             Thread.sleep(forTimeInterval: 0.1)
         }
-        Thread.sleep(forTimeInterval: 0.3)
+        // Each deletion is due 0.1 s after the origin confirmed the playlist that dropped the segment;
+        // finishing does not wait for deletions not yet due. A loaded machine confirms late: wait for
+        // both (0.3 s is plenty on a quiet one).
+        let deadline = Date(timeIntervalSinceNow: 5)
+        while origin.requests.count(where: { $0.method == .delete }) < 2, Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.05)
+        }
         let report = publisher.finish()
         #expect(origin.storedPaths == ["playlist.m3u8", StreamWriter.segmentPath(3)])
         #expect(origin.requests.filter { $0.method == .delete }.map(\.url.lastPathComponent)
