@@ -141,7 +141,9 @@ import Testing
         let response = Self.answer(stream.playlistReply(rendition: 0, query: ["_HLS_msn": "2"], acceptsGzip: false),
                                    within: 6)
         #expect(response?.status == 503)
-        #expect(abs(Date().timeIntervalSince(started) - 3) < 1)
+        // Not before the timeout; after it by no more than a loaded machine (sanitizers, tests beside) delays a timer.
+        let elapsed = Date().timeIntervalSince(started)
+        #expect(elapsed >= 2.9 && elapsed < 5, "\(elapsed) s")
     }
 
     @Test func theEndAnswersEveryWaitingRequest() {
