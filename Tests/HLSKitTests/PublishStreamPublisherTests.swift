@@ -182,11 +182,12 @@ struct PublishStreamPublisherTests {
             publisher.updatePlaylist(live.playlist)
             Thread.sleep(forTimeInterval: 0.1)
         }
-        // Each deletion is due 0.1 s after the origin confirmed the playlist that dropped the segment;
-        // finishing does not wait for deletions not yet due. A loaded machine confirms late: wait for
-        // both (0.3 s is plenty on a quiet one).
+        // Each deletion is due 0.1 s after the origin confirmed the playlist that dropped the segment,
+        // and the local copy goes after it; finishing does not wait for deletions not yet due. A loaded
+        // machine confirms late: wait for both, on the origin and here (0.3 s is plenty on a quiet one).
         let deadline = Date(timeIntervalSinceNow: 5)
-        while origin.requests.count(where: { $0.method == .delete }) < 2, Date() < deadline {
+        while origin.requests.count(where: { $0.method == .delete }) < 2 || (try? store.list("seg")) != ["000003.m4s"],
+              Date() < deadline {
             Thread.sleep(forTimeInterval: 0.05)
         }
         let report = publisher.finish()
