@@ -327,8 +327,15 @@ struct PublishScheduleTests {
         // playlist the origin held) after the origin stopped listing it.
         #expect(schedule.remotePlaylist()?.window.paths == (2...4).map(Self.segmentPath))
         #expect(schedule.nextWakeTime(after: 4) == 12)
+        // A stop at 4 s whose drain ends before 12 s need not wait for the deletion; one after it must.
+        #expect(!schedule.hasRemovals(dueBy: 11.9))
+        #expect(schedule.hasRemovals(dueBy: 12))
         #expect(schedule.startJobs(now: 11.9).isEmpty)
-        #expect(schedule.startJobs(now: 12).map(\.operation) == [.remove(path: Self.segmentPath(1))])
+        let removal = schedule.startJobs(now: 12)
+        #expect(removal.map(\.operation) == [.remove(path: Self.segmentPath(1))])
+        #expect(schedule.hasRemovals(dueBy: 0), "a deletion running")
+        _ = try Self.answer(removal, files: .status(204), playlist: .status(201), in: &schedule, now: 12.5)
+        #expect(!schedule.hasRemovals(dueBy: 100))
     }
 
     @Test func aLocalCopyIsDeletedAfterItsTimeOnlyOnceItIsUploaded() throws {

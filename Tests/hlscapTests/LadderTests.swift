@@ -245,12 +245,22 @@ enum Ladder {
         defer { origin.stop() }
         let local = try PackagedStream.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: local) }
+        // A window of 3 over 6 segments: the first three leave every playlist before the stop.
         let result = try ExternalTools.runHlscap(["live"] + LiveStream.testSource + [
-            "--ladder", "360p,240p", "--duration", "12", "--out", local.path, "--publish", origin.url + "ladder/"],
-            timeoutSeconds: LiveStream.stopSeconds + 60)
+            "--ladder", "360p,240p", "--duration", "12", "--window", "3", "--out", local.path,
+            "--publish", origin.url + "ladder/"], timeoutSeconds: LiveStream.stopSeconds + 60)
         #expect(result.succeeded, "\(result.stderr)")
         #expect(result.stdout.contains("published to \(origin.url)ladder/"), "\(result.stdout)")
         try Self.checkOrigin(origin, path: "ladder/", rungs: ["360p", "240p"])
+        // The origin is left with what its final playlists list: what left them was deleted there
+        // once its retention time ended, within the drain.
+        for name in ["360p", "240p", "audio"] {
+            let playlist = try origin.storedPlaylist("ladder/\(name)/playlist.m3u8")
+            #expect(playlist.segments.count == 3, "\(name)")
+            let segments = try FileManager.default.contentsOfDirectory(
+                atPath: origin.directory.appendingPathComponent("root/ladder/\(name)/seg").path)
+            #expect(Set(segments.map { "seg/" + $0 }) == Set(playlist.segments.map(\.uri)), "\(name): \(segments)")
+        }
     }
 
     @Test func aRecordedLadderReachesTheOriginWithoutALocalCopy() throws {

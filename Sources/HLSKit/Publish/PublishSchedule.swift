@@ -279,6 +279,12 @@ public struct PublishSchedule: Sendable {
             && playlistInFlight == nil && playlistToUpload() == nil
     }
 
+    /// Whether a deletion on the origin is running or becomes due by `deadline`; one whose retry
+    /// waits past it is not.
+    public func hasRemovals(dueBy deadline: Double) -> Bool {
+        removals.contains { $0.jobID != nil || $0.notBefore <= deadline }
+    }
+
     public var status: PublishStatus {
         PublishStatus(
             uploadedCount: uploadedCount, queuedCount: pending.count, failedCount: undelivered.count,

@@ -107,14 +107,14 @@ public final class StreamPublisher: @unchecked Sendable {
     }
 
     /// Waits up to the drain timeout for the remaining uploads and the final playlist, then stops.
-    /// Local copies that left the playlist are deleted once their retention time has passed, if
-    /// that is within the drain timeout.
+    /// Files that left the playlist are deleted, on the origin and here, once their retention time
+    /// has passed, if that is within the drain timeout; the others are reported as not deleted.
     public func finish() -> PublishReport {
         locked { schedule.finish() }
         pump()
         let (report, localRemovals): (PublishReport, [String]) = locked {
             let deadline = now() + configuration.drainTimeoutSeconds
-            while !schedule.isSettled(now: now()), now() < deadline {
+            while !schedule.isSettled(now: now()) || schedule.hasRemovals(dueBy: deadline), now() < deadline {
                 _ = condition.wait(until: Date(timeIntervalSinceNow: deadline - now()))
             }
             stopped = true
