@@ -47,6 +47,8 @@ public final class LiveEngine: @unchecked Sendable {
         var error: CaptureError
         var sinceMicroseconds: Int64
         var standIn: StandInSource
+
+        var secondsSoFar: Double { Double(MonotonicClock.nowMicroseconds() - sinceMicroseconds) / 1_000_000 }
     }
 
     // Writing-queue state.
@@ -232,7 +234,7 @@ public final class LiveEngine: @unchecked Sendable {
     private func endStandIn(for index: Int) {
         guard let outage = state.withLock({ $0.outages.removeValue(forKey: index) }) else { return }
         outage.standIn.stop()
-        let seconds = Double(MonotonicClock.nowMicroseconds() - outage.sinceMicroseconds) / 1_000_000
+        let seconds = outage.secondsSoFar
         statistics.countOutage(device: outage.error.device, seconds: seconds)
         FileHandle.standardError.write(Data(String(
             format: "hlscap: %@ is back after %.1f s; the stream goes on after a discontinuity\n",
@@ -373,10 +375,8 @@ public final class LiveEngine: @unchecked Sendable {
         }
         guard first else { return }
         let outages = state.withLock { state in Array(state.outages.values) }
-        let now = MonotonicClock.nowMicroseconds()
         for outage in outages {
-            statistics.noteAwayAtStop(device: outage.error.device,
-                                      seconds: Double(now - outage.sinceMicroseconds) / 1_000_000)
+            statistics.noteAwayAtStop(device: outage.error.device, seconds: outage.secondsSoFar)
         }
         let standIns = outages.map(\.standIn)
         DispatchQueue.global().async { [self] in
