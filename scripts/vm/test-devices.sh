@@ -519,6 +519,15 @@ expect_stand_in_silence() {
         "$PLAYER_RESTART_SILENCE_SECONDS"
 }
 
+# check_finished_stream NAME DIR: what every fault run's stream must be at its end: a playlist with
+# EXT-X-ENDLIST, no error from hlscap validate, a clean decode.
+check_finished_stream() {
+    local name="$1" stream="$2"
+    check "$name: the playlist ends with EXT-X-ENDLIST" contains "$stream/playlist.m3u8" '#EXT-X-ENDLIST'
+    check "$name: hlscap validate finds no error" "$HLSCAP" validate "$stream"
+    check "$name: ffmpeg decodes the stream without errors" expect_clean_decode "$stream/playlist.m3u8"
+}
+
 # Unplugging the camera or the sound card mid-stream, with and without --reconnect; busy and
 # unsupported devices.
 check_faults() {
@@ -533,9 +542,7 @@ check_faults() {
         check "$name: the error names $device" expect_error_naming "$out/$name.log" "$device"
         check "$name: the playlist ends within $FAULT_END_LIMIT_SECONDS s (beyond the writing queue's delay)" \
             expect_prompt_end "$out/$name"
-        check "$name: the playlist ends with EXT-X-ENDLIST" contains "$out/$name/playlist.m3u8" '#EXT-X-ENDLIST'
-        check "$name: hlscap validate finds no error" "$HLSCAP" validate "$out/$name"
-        check "$name: ffmpeg decodes the stream without errors" expect_clean_decode "$out/$name/playlist.m3u8"
+        check_finished_stream "$name" "$out/$name"
     done
     for name in camera-back microphone-back; do
         local stream="$out/$name" joined="$out/$name.mp4"
@@ -544,9 +551,7 @@ check_faults() {
             grep -E 'waiting for it to come back|is back after' "$out/$name.log"
         check "$name: the stream goes on after exactly one EXT-X-DISCONTINUITY" \
             expect_discontinuities "$stream/playlist.m3u8" 1
-        check "$name: the playlist ends with EXT-X-ENDLIST" contains "$stream/playlist.m3u8" '#EXT-X-ENDLIST'
-        check "$name: hlscap validate finds no error" "$HLSCAP" validate "$stream"
-        check "$name: ffmpeg decodes the stream without errors" expect_clean_decode "$stream/playlist.m3u8"
+        check_finished_stream "$name" "$stream"
         check "$name: the listed segments join into one fMP4" concatenate "$stream" "$joined"
         check "$name: segments went on while the device was away" expect_outage_segments "$out/$name"
         check "$name: the picture never pauses over $MAX_FRAME_GAP_SECONDS s" expect_no_frame_gap "$joined"
@@ -560,9 +565,7 @@ check_faults() {
     check "camera-away: the summary says the camera was still away at the stop" \
         grep -E '/dev/video0 still away at the stop \(lost [0-9.]+ s before it\)' "$out/camera-away.log"
     check "camera-away: segments went on while the camera was away" expect_outage_segments "$out/camera-away"
-    check "camera-away: the playlist ends with EXT-X-ENDLIST" contains "$out/camera-away/playlist.m3u8" '#EXT-X-ENDLIST'
-    check "camera-away: hlscap validate finds no error" "$HLSCAP" validate "$out/camera-away"
-    check "camera-away: ffmpeg decodes the stream without errors" expect_clean_decode "$out/camera-away/playlist.m3u8"
+    check_finished_stream camera-away "$out/camera-away"
     check "camera-busy: a camera another program streams from is refused" expect_exit "$out/camera-busy" 66
     check "camera-busy: the error names /dev/video0 and says it is busy" \
         expect_error_naming "$out/camera-busy.log" /dev/video0 busy
