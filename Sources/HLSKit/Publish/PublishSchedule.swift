@@ -275,8 +275,7 @@ public struct PublishSchedule: Sendable {
     /// Whether nothing is left to do before `now`: every file handed over is up or given up, due
     /// deletions are done, and the origin holds the playlist it may hold.
     public func isSettled(now: Double) -> Bool {
-        pending.isEmpty && !removals.contains { $0.jobID != nil || $0.notBefore <= now }
-            && playlistInFlight == nil && playlistToUpload() == nil
+        pending.isEmpty && !hasRemovals(dueBy: now) && playlistInFlight == nil && playlistToUpload() == nil
     }
 
     /// Whether a deletion on the origin is running or becomes due by `deadline`; one whose retry
