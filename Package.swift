@@ -18,22 +18,24 @@ let package = Package(
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .target(name: "HLSKit"),
+        .target(name: "HLSOutput", dependencies: ["HLSKit"]),
         .target(
             name: "HLSMedia",
-            dependencies: ["CFFmpeg", "CV4L2", "HLSKit"]
+            dependencies: ["CFFmpeg", "CV4L2", "HLSKit", "HLSOutput"]
         ),
         .target(
             name: "HLSServer",
-            dependencies: ["CMicroHTTPD", "CZlib", "HLSKit"]
+            dependencies: ["CMicroHTTPD", "CZlib", "HLSKit", "HLSOutput"]
         ),
         .executableTarget(
             name: "hlscap",
-            dependencies: ["HLSKit", "HLSMedia", "HLSServer"]
+            dependencies: ["HLSKit", "HLSOutput", "HLSMedia", "HLSServer"]
         ),
-        .target(name: "HLSTestSupport", dependencies: ["HLSKit"], path: "Tests/HLSTestSupport"),
+        .target(name: "HLSTestSupport", dependencies: ["HLSKit", "HLSOutput"], path: "Tests/HLSTestSupport"),
         .testTarget(name: "HLSKitTests", dependencies: ["HLSKit", "HLSTestSupport"]),
-        .testTarget(name: "HLSMediaTests", dependencies: ["HLSMedia", "HLSKit", "HLSTestSupport"]),
-        .testTarget(name: "HLSServerTests", dependencies: ["HLSServer", "HLSKit", "HLSTestSupport"]),
-        .testTarget(name: "hlscapTests", dependencies: ["HLSKit", "HLSTestSupport"]),
+        .testTarget(name: "HLSOutputTests", dependencies: ["HLSOutput", "HLSKit", "HLSTestSupport"]),
+        .testTarget(name: "HLSMediaTests", dependencies: ["HLSMedia", "HLSOutput", "HLSKit", "HLSTestSupport"]),
+        .testTarget(name: "HLSServerTests", dependencies: ["HLSServer", "HLSOutput", "HLSKit", "HLSTestSupport"]),
+        .testTarget(name: "hlscapTests", dependencies: ["HLSKit", "HLSOutput", "HLSTestSupport"]),
     ]
 )

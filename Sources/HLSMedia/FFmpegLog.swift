@@ -1,5 +1,6 @@
 import CFFmpeg
 import HLSKit
+import HLSOutput
 
 /// FFmpeg's own console logging, silent by default.
 ///

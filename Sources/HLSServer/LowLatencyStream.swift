@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import HLSKit
+import HLSOutput
 
 /// The parts and LL-HLS playlists of a live stream, kept in memory by the process that captures it,
 /// and the requests waiting for them (RFC 8216bis 6.2.5.2): a blocking playlist reload or a GET of
@@ -163,7 +164,7 @@ public final class LowLatencyStream: Sendable {
     /// The rendition whose playlist is at `path` (relative to the stream directory), if this stream has it.
     public func rendition(playlistPath path: String) -> Int? {
         state.withLock { state in
-            state.renditions.firstIndex { Self.join($0.directory, StreamWriter.playlistName) == path }
+            state.renditions.firstIndex { Self.join($0.directory, StreamLayout.playlistName) == path }
         }
     }
 
@@ -260,7 +261,7 @@ public final class LowLatencyStream: Sendable {
         switch awaited {
         case .part(let position):
             if let bytes = rendition.partBytes[position] {
-                return .response(HTTPResponse(status: 200, headers: ServerHeaders.media(contentType: ServerHeaders.segmentType),
+                return .response(HTTPResponse(status: 200, headers: ServerHeaders.media(contentType: StreamFileKind.segmentContentType),
                                               body: .bytes(bytes)))
             }
             let playlist = rendition.playlist
@@ -276,7 +277,7 @@ public final class LowLatencyStream: Sendable {
                 let last = playlist.lastPart
                 return MediaPlaylist.RenditionReport(
                     uri: relativePath(from: rendition.directory, to: join(state.renditions[other].directory,
-                                                                           StreamWriter.playlistName)),
+                                                                           StreamLayout.playlistName)),
                     lastSequenceNumber: last?.sequenceNumber ?? playlist.lastSequenceNumber, lastPart: last?.part)
             }
             return .playlist(PlaylistForm(playlist: rendition.playlist, skip: skip, reports: reports,

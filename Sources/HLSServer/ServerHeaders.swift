@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import HLSKit
 
 /// The headers every kind of answer carries: content type, caching, CORS.
 ///
@@ -7,9 +8,6 @@ import Glibc
 /// media files never change once published and are cached for a year (`immutable`), and an error
 /// is never stored.
 enum ServerHeaders {
-    static let playlistType = "application/vnd.apple.mpegurl"
-    static let segmentType = "video/iso.segment"
-    static let initType = "video/mp4"
     static let immutable = "public, max-age=31536000, immutable"
 
     /// Web players on other origins may read the stream.
@@ -24,16 +22,9 @@ enum ServerHeaders {
         [("Content-Type", contentType), ("Cache-Control", immutable)] + cors
     }
 
-    static func contentType(ofPath path: String) -> String? {
-        if path.hasSuffix(".m3u8") { return playlistType }
-        if path.hasSuffix(".m4s") { return segmentType }
-        if path.hasSuffix(".mp4") { return initType }
-        return nil
-    }
-
     /// A playlist's bytes, gzipped when the client takes it, with an ETag of its content.
     static func playlist(_ bytes: [UInt8], cacheControl: String, gzip: Bool) -> HTTPResponse {
-        var headers: [(name: String, value: String)] = [("Content-Type", playlistType), ("Cache-Control", cacheControl),
+        var headers: [(name: String, value: String)] = [("Content-Type", StreamFileKind.playlistContentType), ("Cache-Control", cacheControl),
                                                          ("Vary", "Accept-Encoding")] + cors
         var body = bytes
         var tag = entityTag(of: bytes)

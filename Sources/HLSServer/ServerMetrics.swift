@@ -1,4 +1,5 @@
 import HLSKit
+import HLSOutput
 
 /// Counters for `GET /metrics`, in the Prometheus text exposition format (version 0.0.4).
 ///

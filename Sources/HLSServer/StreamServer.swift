@@ -96,7 +96,7 @@ public struct StreamServer: Sendable {
         guard requestPath.hasPrefix("/") else { return nil }
         let components = requestPath.dropFirst().split(separator: "/", omittingEmptySubsequences: false)
         guard (1...maximumDepth + 1).contains(components.count), let name = components.last,
-              ServerHeaders.contentType(ofPath: String(name)) != nil else { return nil }
+              StreamFileKind(path: name) != nil else { return nil }
         let plain = { (character: Character) in
             character.isASCII && (character.isLetter || character.isNumber || character == "-" || character == "_")
         }
@@ -123,7 +123,7 @@ public struct StreamServer: Sendable {
         let tag = "\"" + String(size, radix: 16) + "-" + String(modified, radix: 16) + "-"
             + String(status.st_mtim.tv_nsec, radix: 16) + "\""
         var headers: [(name: String, value: String)] = [
-            ("Content-Type", ServerHeaders.contentType(ofPath: path)!),
+            ("Content-Type", StreamFileKind(path: path)!.contentType),
             ("Cache-Control", isPlaylist ? "no-cache" : ServerHeaders.immutable),
             ("Last-Modified", ServerHeaders.httpDate(secondsSince1970: modified)),
         ] + ServerHeaders.cors

@@ -3,7 +3,7 @@ import Testing
 
 @Suite struct LivePlaylistTests {
     func segment(_ number: Int, _ seconds: Double = 2.0, map: String = "init.mp4") -> MediaPlaylist.Segment {
-        MediaPlaylist.Segment(uri: StreamWriter.segmentPath(number), durationSeconds: seconds, mapURI: map)
+        MediaPlaylist.Segment(uri: StreamLayout.segmentPath(number), durationSeconds: seconds, mapURI: map)
     }
 
     @Test func slidingWindowAdvancesTheMediaSequenceAndReturnsRemovalsWithRetention() {

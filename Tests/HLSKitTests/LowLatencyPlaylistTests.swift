@@ -14,7 +14,7 @@ import Testing
                                  independent: part == 0, endsSegment: completeParts && part == 5)
             }
             if number <= stored {
-                base.segments.append(.init(uri: StreamWriter.segmentPath(number), durationSeconds: 2, mapURI: "init.mp4"))
+                base.segments.append(.init(uri: StreamLayout.segmentPath(number), durationSeconds: 2, mapURI: "init.mp4"))
                 playlist.update(base: base)
             }
         }
@@ -37,7 +37,7 @@ import Testing
     /// once the segment is stored, before the segment alone.
     @Test func theOpenSegmentsDiscontinuityPrecedesItsParts() throws {
         var base = MediaPlaylist(targetDurationSeconds: 2, mediaSequence: 1, independentSegments: true)
-        base.segments.append(.init(uri: StreamWriter.segmentPath(1), durationSeconds: 2, mapURI: "init.mp4"))
+        base.segments.append(.init(uri: StreamLayout.segmentPath(1), durationSeconds: 2, mapURI: "init.mp4"))
         var playlist = LowLatencyPlaylist(base: base, partTargetSeconds: 0.334)
         playlist.addPart(.init(sequenceNumber: 2, part: 0), durationSeconds: 0.333, independent: true,
                          followsDiscontinuity: true)
@@ -45,7 +45,7 @@ import Testing
         let open = playlist.playlist().render()
         #expect(open.contains("seg/000001.m4s\n#EXT-X-DISCONTINUITY\n#EXT-X-PART:DURATION=0.333,URI=\"part/000002.0.m4s\""))
         #expect(MediaPlaylistDocument(text: open).issues.isEmpty)
-        base.segments.append(.init(uri: StreamWriter.segmentPath(2), durationSeconds: 0.666, mapURI: "init.mp4",
+        base.segments.append(.init(uri: StreamLayout.segmentPath(2), durationSeconds: 0.666, mapURI: "init.mp4",
                                    discontinuity: true))
         playlist.update(base: base)
         let stored = playlist.playlist().render()

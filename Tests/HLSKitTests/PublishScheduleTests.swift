@@ -1,4 +1,5 @@
 import Foundation
+import HLSOutput
 import Testing
 @testable import HLSKit
 
@@ -55,21 +56,13 @@ struct PublishBackoffTests {
         #expect(HTTPHeader(line: "no colon") == nil)
         #expect(HTTPHeader(line: "Two words: x") == nil)
     }
-
-    @Test func contentTypeAndCachingFollowTheFileKind() {
-        #expect(StreamPublisher.contentHeaders(forPath: "playlist.m3u8")
-                    == ("application/vnd.apple.mpegurl", "no-cache"))
-        #expect(StreamPublisher.contentHeaders(forPath: "init.mp4") == ("video/mp4", "max-age=31536000, immutable"))
-        #expect(StreamPublisher.contentHeaders(forPath: "seg/000001.m4s")
-                    == ("video/iso.segment", "max-age=31536000, immutable"))
-    }
 }
 
 @Suite("Publish: schedule")
 struct PublishScheduleTests {
     static let playlistPath = "playlist.m3u8"
 
-    static func segmentPath(_ number: Int) -> String { StreamWriter.segmentPath(number) }
+    static func segmentPath(_ number: Int) -> String { StreamLayout.segmentPath(number) }
 
     /// A VOD playlist of segments 1…count, 2 s each, as StreamWriter makes it.
     static func playlist(segments count: Int) -> MediaPlaylist {

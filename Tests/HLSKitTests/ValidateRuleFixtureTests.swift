@@ -1,4 +1,5 @@
 import Foundation
+import HLSOutput
 import HLSTestSupport
 import Testing
 @testable import HLSKit

@@ -1,4 +1,5 @@
 import Foundation
+import HLSOutput
 import Testing
 import HLSKit
 @testable import HLSMedia

@@ -44,7 +44,7 @@ import Testing
         try ExternalTools.validateStream(rig.origin.url + "live/playlist.m3u8")
         #expect(playlist.endList)
         #expect(playlist.segments.count == 6)
-        #expect(playlist.segments.last?.uri == StreamWriter.segmentPath(segmentCount))
+        #expect(playlist.segments.last?.uri == StreamLayout.segmentPath(segmentCount))
         for segment in playlist.segments {
             #expect(rig.origin.stored("live/" + segment.uri) != nil, "\(segment.uri)")
         }
@@ -82,6 +82,6 @@ import Testing
         let playlist = try rig.origin.storedPlaylist("live/playlist.m3u8")
         try ExternalTools.validateStream(rig.origin.url + "live/playlist.m3u8")
         #expect(playlist.endList)
-        #expect(playlist.segments.last?.uri == StreamWriter.segmentPath(20))
+        #expect(playlist.segments.last?.uri == StreamLayout.segmentPath(20))
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import HLSKit
+import HLSOutput
 import HLSTestSupport
 import Testing
 
@@ -108,7 +109,7 @@ import Testing
     static func copyFirstWindow(from origin: OriginFixture, to directory: URL, copied: inout Set<String>) {
         guard let text = origin.stored("live/playlist.m3u8"),
               let playlist = try? MediaPlaylist.parse(String(decoding: text, as: UTF8.self)) else { return }
-        let wanted = Set((1...window).map(StreamWriter.segmentPath))
+        let wanted = Set((1...window).map(StreamLayout.segmentPath))
         for segment in playlist.segments where wanted.contains(segment.uri) {
             for uri in [segment.mapURI, segment.uri].compactMap({ $0 }) where !copied.contains(uri) {
                 guard let bytes = origin.stored("live/" + uri) else { continue }
@@ -195,7 +196,7 @@ import Testing
         let playlist = try rig.origin.storedPlaylist("live/playlist.m3u8")
         #expect(playlist.endList)
         #expect(playlist.segments.count == Self.window)
-        #expect(playlist.segments.last?.uri == StreamWriter.segmentPath(segmentCount))
+        #expect(playlist.segments.last?.uri == StreamLayout.segmentPath(segmentCount))
         for segment in playlist.segments {
             #expect(rig.origin.stored("live/" + segment.uri) != nil, "\(segment.uri)")
         }
@@ -205,7 +206,7 @@ import Testing
         // (d) In sync at the start (the first window, copied) and at the end (the final window).
         try #require(copied.count == Self.window + 1, "the first window was copied while listed: \(copied.sorted())")
         let start = firstWindow.appendingPathComponent("start.mp4")
-        let pieces = try ([StreamWriter.initName] + (1...Self.window).map(StreamWriter.segmentPath))
+        let pieces = try ([StreamLayout.initName] + (1...Self.window).map(StreamLayout.segmentPath))
             .map { try Data(contentsOf: firstWindow.appendingPathComponent($0)) }
         try pieces.reduce(Data(), +).write(to: start)
         let startSync = try ExternalTools.avSync(path: start.path, maxOffsetMilliseconds: Self.maxSyncOffsetMilliseconds,

@@ -94,14 +94,14 @@ public struct MasterPlaylistBuilder: Sendable {
                 groupID: StreamLayout.audioGroupID,
                 name: rendition.name.isEmpty ? (rendition.language ?? "Audio \(position + 1)") : rendition.name,
                 language: rendition.language, isDefault: position == 0,
-                channelCount: measured[index].channelCount, uri: rendition.path(StreamWriter.playlistName))
+                channelCount: measured[index].channelCount, uri: rendition.path(StreamLayout.playlistName))
         }
         let audioPeak = audioIndexes.map { measured[$0].peakBitrate }.max() ?? 0
         let audioAverage = audioIndexes.first.map { measured[$0].averageBitrate } ?? 0
         let audioCodecs = audioIndexes.first.map { measured[$0].codecs } ?? []
         var variants = variantIndexes.map { index in
             MasterPlaylist.Variant(
-                uri: layout.renditions[index].path(StreamWriter.playlistName),
+                uri: layout.renditions[index].path(StreamLayout.playlistName),
                 bandwidthBitsPerSecond: measured[index].peakBitrate + audioPeak,
                 averageBandwidthBitsPerSecond: measured[index].averageBitrate + audioAverage,
                 codecs: measured[index].codecs + audioCodecs, resolution: measured[index].resolution,

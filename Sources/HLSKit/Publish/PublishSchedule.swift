@@ -25,7 +25,7 @@ public struct PublishSchedule: Sendable {
         public var playlistPath: String
 
         public init(maxConcurrentRequests: Int = 3, backlogSeconds: Double = 300, backoff: Backoff = Backoff(),
-                    playlistPath: String = StreamWriter.playlistName) {
+                    playlistPath: String = StreamLayout.playlistName) {
             self.maxConcurrentRequests = maxConcurrentRequests
             self.backlogSeconds = backlogSeconds
             self.backoff = backoff

@@ -13,6 +13,17 @@ public struct PublishStatus: Sendable, Equatable {
     public var retryCount: Int
     /// Bytes uploaded per second while at least one upload was running.
     public var bytesPerSecond: Double
+
+    public init(uploadedCount: Int, queuedCount: Int, failedCount: Int, uploadedBytes: Int, queuedMediaSeconds: Double,
+                retryCount: Int, bytesPerSecond: Double) {
+        self.uploadedCount = uploadedCount
+        self.queuedCount = queuedCount
+        self.failedCount = failedCount
+        self.uploadedBytes = uploadedBytes
+        self.queuedMediaSeconds = queuedMediaSeconds
+        self.retryCount = retryCount
+        self.bytesPerSecond = bytesPerSecond
+    }
 }
 
 /// What a finished publisher did.
@@ -23,12 +34,19 @@ public struct PublishReport: Sendable, Equatable {
         public var reason: String
 
         public var description: String { "\(path): \(reason)" }
+
+        public init(path: String, reason: String) {
+            self.path = path
+            self.reason = reason
+        }
     }
 
     /// Seconds from a segment being handed over until the origin's playlist listed it.
     public struct ListingLatency: Sendable, Equatable {
         /// One value per listed segment (an hour of 2 s segments is 1800 of them).
         public private(set) var samplesSeconds: [Double] = []
+
+        public init() {}
 
         public var count: Int { samplesSeconds.count }
         public var meanSeconds: Double { count > 0 ? samplesSeconds.reduce(0, +) / Double(count) : 0 }
@@ -42,7 +60,7 @@ public struct PublishReport: Sendable, Equatable {
             return sorted[min(max(rank, 1), count) - 1]
         }
 
-        mutating func record(_ seconds: Double) {
+        public mutating func record(_ seconds: Double) {
             samplesSeconds.append(seconds)
         }
     }
@@ -55,6 +73,15 @@ public struct PublishReport: Sendable, Equatable {
     /// Whether the origin holds the final playlist: every segment listed, ENDLIST when asked for.
     public var finalPlaylistDelivered: Bool
     public var listingLatency: ListingLatency
+
+    public init(status: PublishStatus, undelivered: [Undelivered], removalsNotDone: [Undelivered],
+                finalPlaylistDelivered: Bool, listingLatency: ListingLatency) {
+        self.status = status
+        self.undelivered = undelivered
+        self.removalsNotDone = removalsNotDone
+        self.finalPlaylistDelivered = finalPlaylistDelivered
+        self.listingLatency = listingLatency
+    }
 
     /// Whether everything reached the origin.
     public var isComplete: Bool { undelivered.isEmpty && finalPlaylistDelivered }

@@ -2,7 +2,7 @@ import Foundation
 
 /// The rules one playlist text must follow on its own, media or multivariant (RFC 8216bis 4), and
 /// the authoring-spec warnings that need nothing but the text.
-enum PlaylistRules {
+public enum PlaylistRules {
     /// Text-level rules (RFC 8216bis 4.1, 4.4.1.1): UTF-8 without BOM or control characters, the header.
     static func checkText(_ bytes: [UInt8], file: String) -> (text: String?, findings: [Finding]) {
         var findings: [Finding] = []
@@ -52,7 +52,7 @@ enum PlaylistRules {
 
     // MARK: - Media playlists
 
-    static func check(media playlist: MediaPlaylistDocument, file: String) -> [Finding] {
+    public static func check(media playlist: MediaPlaylistDocument, file: String) -> [Finding] {
         var findings = issues(playlist.issues, file: file) + versionTags(playlist.versions, file: file)
         findings += checkVersion(playlist, file: file)
         findings += checkTargetDuration(playlist, file: file)

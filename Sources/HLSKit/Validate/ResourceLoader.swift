@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 /// Why a playlist or media file could not be read.
 public enum LoadError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -36,92 +33,6 @@ extension ResourceLoader {
             return true
         } catch .notFound {
             return false
-        }
-    }
-}
-
-/// Reads `file://` URLs from the local file system.
-public struct FileLoader: ResourceLoader {
-    public init() {}
-
-    public func load(_ url: URL) throws(LoadError) -> [UInt8] {
-        let path = url.path
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw .notFound("\(path) does not exist")
-        }
-        guard !isDirectory.boolValue else { throw .unreadable("\(path) is a directory") }
-        guard FileManager.default.isReadableFile(atPath: path) else {
-            throw .unreadable("\(path) is not readable (permissions)")
-        }
-        do {
-            return [UInt8](try Data(contentsOf: url))
-        } catch {
-            throw .readFailed("\(path): \(error.localizedDescription)")
-        }
-    }
-
-    public func exists(_ url: URL) throws(LoadError) -> Bool {
-        FileManager.default.isReadableFile(atPath: url.path)
-    }
-}
-
-/// Reads `http(s)://` URLs with URLSession, one request at a time, and `file://` URLs from disk.
-public final class URLSessionLoader: ResourceLoader {
-    private let session: URLSession
-    private let timeoutSeconds: Double
-
-    public init(timeoutSeconds: Double = 15) {
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = timeoutSeconds
-        configuration.timeoutIntervalForResource = timeoutSeconds * 4
-        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        configuration.urlCache = nil
-        session = URLSession(configuration: configuration)
-        self.timeoutSeconds = timeoutSeconds
-    }
-
-    /// Holds the answer until the calling thread wakes; the semaphore orders the write before the read.
-    private final class Answer: @unchecked Sendable {
-        var result: Result<[UInt8], LoadError> = .failure(.unreachable("no answer"))
-    }
-
-    public func load(_ url: URL) throws(LoadError) -> [UInt8] {
-        if url.isFileURL {
-            return try FileLoader().load(url)
-        }
-        let answer = Answer()
-        let done = DispatchSemaphore(value: 0)
-        let request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeoutSeconds)
-        let task = session.dataTask(with: request) { data, response, error in
-            answer.result = Self.result(url: url, data: data, response: response, error: error)
-            done.signal()
-        }
-        task.resume()
-        done.wait()
-        return try answer.result.get()
-    }
-
-    private static func result(url: URL, data: Data?, response: URLResponse?,
-                               error: (any Error)?) -> Result<[UInt8], LoadError> {
-        let name = url.absoluteString
-        if let error {
-            let code = (error as? URLError)?.code
-            let noAnswer: Set<URLError.Code> = [.cannotConnectToHost, .cannotFindHost, .timedOut,
-                                                .networkConnectionLost, .notConnectedToInternet, .dnsLookupFailed]
-            if let code, noAnswer.contains(code) {
-                return .failure(.unreachable("\(name): \(error.localizedDescription)"))
-            }
-            return .failure(.readFailed("\(name): \(error.localizedDescription)"))
-        }
-        guard let http = response as? HTTPURLResponse else {
-            return .failure(.readFailed("\(name): the answer is not HTTP"))
-        }
-        switch http.statusCode {
-        case 200..<300: return .success([UInt8](data ?? Data()))
-        case 404, 410: return .failure(.notFound("\(name) answered HTTP \(http.statusCode)"))
-        case 400..<500: return .failure(.unreadable("\(name) answered HTTP \(http.statusCode)"))
-        default: return .failure(.readFailed("\(name) answered HTTP \(http.statusCode)"))
         }
     }
 }

@@ -1,5 +1,6 @@
 import CFFmpeg
 import HLSKit
+import HLSOutput
 
 /// What to encode one video rendition at.
 public struct VideoRenditionSettings: Sendable, Equatable {

@@ -1,5 +1,6 @@
 import Foundation
 import HLSKit
+import HLSOutput
 
 /// Why packaging recordings failed, beyond the errors of reading, decoding and storing. Carries no
 /// exit status: the command line decides that.
@@ -312,7 +313,7 @@ private struct Output {
         for (path, _) in writer.playlists where path.hasSuffix(StreamLayout.iFramePlaylistName) {
             publisher?.addFile(path)
         }
-        publisher?.addFile(StreamWriter.masterPlaylistName)
+        publisher?.addFile(StreamLayout.masterPlaylistName)
         return summary
     }
 }

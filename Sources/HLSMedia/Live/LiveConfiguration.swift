@@ -1,5 +1,6 @@
 import Foundation
 import HLSKit
+import HLSOutput
 
 /// What `LiveEngine` captures, how it encodes, and where the stream goes.
 public struct LiveConfiguration: Sendable {

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import HLSKit
+import HLSOutput
 
 /// capture threads → writing queue (scalers, encoders, segmenter) → output queue (files, playlists,
 /// deletions, uploads).
@@ -313,7 +314,7 @@ public final class LiveEngine: @unchecked Sendable {
                             }
                         }
                         publisher.updatePlaylists(writer.playlists)
-                        if written.wroteMaster { publisher.addFile(StreamWriter.masterPlaylistName) }
+                        if written.wroteMaster { publisher.addFile(StreamLayout.masterPlaylistName) }
                     }
                     configuration.onPlaylists?(writer.mediaPlaylists)
                 } catch {

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import HLSKit
+import HLSOutput
 
 /// The full-quality recording beside the stream (`--record`): a second encoding of the same capture,
 /// with its own size, codec and rate, and the stream's AAC audio, written as one fragmented MP4 file

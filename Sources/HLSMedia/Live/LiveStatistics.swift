@@ -1,5 +1,6 @@
 import Foundation
 import HLSKit
+import HLSOutput
 
 /// Counters shared by the capture threads, the writing queue and the output queue.
 ///

@@ -1,6 +1,7 @@
 import Foundation
 import HLSKit
 import HLSMedia
+import HLSOutput
 
 /// sysexits(3) codes, the contract with scripts that run hlscap.
 enum ExitCode: Int32 {

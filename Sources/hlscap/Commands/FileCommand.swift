@@ -180,7 +180,7 @@ struct FileCommand: Command {
                               Double(cut) / 1e6, outcome.copied ? " or has no keyframe after it" : ""))
         }
         let summary = outcome.summary
-        let name = outcome.renditions == [""] ? StreamWriter.playlistName : StreamWriter.masterPlaylistName
+        let name = outcome.renditions == [""] ? StreamLayout.playlistName : StreamLayout.masterPlaylistName
         let playlist = outputDirectory.map { $0 + "/" + name }
             ?? publish!.origin.appendingPathComponent(name).absoluteString
         // Copying cuts at keyframes: say where each cut point went (transcoding puts them within a frame).

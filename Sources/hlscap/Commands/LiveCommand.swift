@@ -219,7 +219,7 @@ struct LiveCommand: Command {
                 for (index, playlist) in playlists.enumerated() { lowLatency.update(rendition: index, base: playlist) }
             }
         }
-        let entry = configuration.ladder == nil ? StreamWriter.playlistName : StreamWriter.masterPlaylistName
+        let entry = configuration.ladder == nil ? StreamLayout.playlistName : StreamLayout.masterPlaylistName
         let http = try serve.map {
             try $0.start(StreamServer(root: configuration.outputDirectory, lowLatency: lowLatency, metrics: metrics),
                          entry: entry)
@@ -254,7 +254,7 @@ struct LiveCommand: Command {
         }
         status?.stop()
         lingerSeconds = Double(configuration.segmentMilliseconds) * 3 / 1000
-        let name = configuration.ladder == nil ? StreamWriter.playlistName : StreamWriter.masterPlaylistName
+        let name = configuration.ladder == nil ? StreamLayout.playlistName : StreamLayout.masterPlaylistName
         let location = spooled ? publish!.origin.appendingPathComponent(name).absoluteString
             : configuration.outputDirectory + "/" + name
         print("\(location): " + outcome.summary)

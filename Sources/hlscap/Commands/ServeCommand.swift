@@ -39,12 +39,12 @@ struct ServeCommand: Command {
     }
 
     func run() throws {
-        let entry = [StreamWriter.masterPlaylistName, StreamWriter.playlistName].first {
+        let entry = [StreamLayout.masterPlaylistName, StreamLayout.playlistName].first {
             FileManager.default.fileExists(atPath: directory + "/" + $0)
         }
         guard let entry else {
-            throw CommandError("\(directory) holds no stream (no \(StreamWriter.masterPlaylistName) or "
-                + "\(StreamWriter.playlistName)); give a directory hlscap live or hlscap file wrote", exitCode: .noInput)
+            throw CommandError("\(directory) holds no stream (no \(StreamLayout.masterPlaylistName) or "
+                + "\(StreamLayout.playlistName)); give a directory hlscap live or hlscap file wrote", exitCode: .noInput)
         }
         let http = try server.start(StreamServer(root: directory, metrics: ServerMetrics()), entry: entry)
         let stop = DispatchSemaphore(value: 0)

@@ -1,5 +1,6 @@
 import Foundation
 import HLSKit
+import HLSOutput
 
 /// `hlscap validate TARGET`: checks any HLS stream against RFC 8216bis, ISO BMFF and Apple's
 /// authoring specification.

@@ -1,5 +1,6 @@
 import Foundation
 import HLSKit
+import HLSOutput
 
 /// `--publish URL` and the options that go with it.
 struct PublishOptions {

@@ -1,4 +1,5 @@
 import Foundation
+import HLSKit
 
 /// Writes a live stream's files: the init sections, then each segment (every rendition's part of it)
 /// before the rolling playlists that list it, and the master playlist once, right after every
@@ -38,7 +39,7 @@ public struct LiveStreamWriter {
         renditions = layout.renditions.indices.map { index in
             LiveRendition(directory: layout.renditions[index].directory, tracks: layout.tracks(of: index, in: tracks),
                           live: LivePlaylist(targetDurationSeconds: targetDurationSeconds, windowSize: windowSize),
-                          initName: StreamWriter.initName)
+                          initName: StreamLayout.initName)
         }
     }
 
@@ -57,7 +58,7 @@ public struct LiveStreamWriter {
         var highest = 0
         for index in layout.renditions.indices {
             let rendition = layout.renditions[index]
-            let playlistPath = rendition.path(StreamWriter.playlistName)
+            let playlistPath = rendition.path(StreamLayout.playlistName)
             let previous: MediaPlaylist
             do {
                 previous = try MediaPlaylist.parse(String(decoding: try store.read(playlistPath), as: UTF8.self))
@@ -72,24 +73,24 @@ public struct LiveStreamWriter {
             }
             let own = layout.tracks(of: index, in: tracks)
             let initBytes = InitSegment.make(tracks: own)
-            let listed = previous.segments.compactMap { StreamWriter.sequenceNumber(ofPath: $0.uri) }
-            let stored = ((try? store.list(rendition.path(StreamWriter.segmentDirectory))) ?? [])
-                .compactMap { StreamWriter.sequenceNumber(ofPath: StreamWriter.segmentDirectory + "/" + $0) }
+            let listed = previous.segments.compactMap { StreamLayout.sequenceNumber(ofPath: $0.uri) }
+            let stored = ((try? store.list(rendition.path(StreamLayout.segmentDirectory))) ?? [])
+                .compactMap { StreamLayout.sequenceNumber(ofPath: StreamLayout.segmentDirectory + "/" + $0) }
             highest = max(highest, (listed + stored).max() ?? 0)
-            let currentInit = previous.segments.last?.mapURI ?? StreamWriter.initName
+            let currentInit = previous.segments.last?.mapURI ?? StreamLayout.initName
             var initName = currentInit
             let names = try store.list(rendition.directory)
             if (try? store.read(rendition.path(currentInit))) != initBytes {
-                let used = (names + previous.segments.compactMap(\.mapURI)).compactMap(Self.initNumber(ofName:))
+                let used = (names + previous.segments.compactMap(\.mapURI)).compactMap(StreamLayout.initNumber(ofName:))
                 initName = "init-\(max(used.max() ?? 1, 1) + 1).mp4"
             }
             // Segments and init sections the playlist no longer lists (they left the window, or a crash
             // left them unlisted) are deleted; numbers are never reused, so a cached copy is never wrong.
             let listedPaths = Set(previous.segments.flatMap { [$0.uri] + ($0.mapURI.map { [$0] } ?? []) })
-            let segmentDirectory = rendition.path(StreamWriter.segmentDirectory)
+            let segmentDirectory = rendition.path(StreamLayout.segmentDirectory)
             let segmentPaths = store.exists(segmentDirectory)
-                ? try store.list(segmentDirectory).map { StreamWriter.segmentDirectory + "/" + $0 } : []
-            for path in names.filter({ Self.initNumber(ofName: $0) != nil }) + segmentPaths
+                ? try store.list(segmentDirectory).map { StreamLayout.segmentDirectory + "/" + $0 } : []
+            for path in names.filter({ StreamLayout.initNumber(ofName: $0) != nil }) + segmentPaths
             where !listedPaths.contains(path) && path != initName {
                 try store.remove(rendition.path(path))
             }
@@ -102,23 +103,16 @@ public struct LiveStreamWriter {
         nextSequenceNumber = highest + 1
         // The master playlist names the same renditions; it is written again only if missing, or if
         // the tracks changed, since its CODECS must then list the formats from before and after.
-        wroteMaster = store.exists(StreamWriter.masterPlaylistName)
+        wroteMaster = store.exists(StreamLayout.masterPlaylistName)
         if wroteMaster, zip(renditions, layout.renditions).contains(where: { rendition, _ in
-            rendition.initName != (rendition.live.playlist.segments.last?.mapURI ?? StreamWriter.initName)
-        }), let text = try? store.read(StreamWriter.masterPlaylistName) {
+            rendition.initName != (rendition.live.playlist.segments.last?.mapURI ?? StreamLayout.initName)
+        }), let text = try? store.read(StreamLayout.masterPlaylistName) {
             let previous = MasterPlaylistDocument(text: String(decoding: text, as: UTF8.self))
             for variant in previous.variants + previous.iFrameVariants {
                 earlierCodecs[variant.uri] = variant.codecs ?? []
             }
             wroteMaster = false
         }
-    }
-
-    /// 1 for `init.mp4`, N for `init-N.mp4`, nil for other names.
-    static func initNumber(ofName name: String) -> Int? {
-        if name == StreamWriter.initName { return 1 }
-        guard name.hasPrefix("init-"), name.hasSuffix(".mp4") else { return nil }
-        return Int(name.dropFirst("init-".count).dropLast(".mp4".count))
     }
 
     /// The first rendition's playlist.
@@ -136,7 +130,7 @@ public struct LiveStreamWriter {
     /// Every rendition's playlists as they stand, by path: what a publisher uploads.
     public var playlists: [(path: String, playlist: MediaPlaylist)] {
         renditions.flatMap { rendition in
-            [(rendition.path(StreamWriter.playlistName), rendition.live.playlist)]
+            [(rendition.path(StreamLayout.playlistName), rendition.live.playlist)]
                 + (rendition.hasVideo ? [(rendition.path(StreamLayout.iFramePlaylistName), rendition.iFramePlaylist)] : [])
         }
     }
@@ -188,7 +182,7 @@ public struct LiveStreamWriter {
                 written.renditionByteCounts.append(0)
                 continue
             }
-            let path = renditions[index].path(StreamWriter.segmentPath(part.sequenceNumber))
+            let path = renditions[index].path(StreamLayout.segmentPath(part.sequenceNumber))
             var bytes: [UInt8] = []
             var firstPartSize: Int?
             if segment.parts.isEmpty {
@@ -240,10 +234,10 @@ public struct LiveStreamWriter {
                                                                      master.iFrameStreams[index].codecs)
                 }
             }
-            try store.write(Array(master.render().utf8), to: StreamWriter.masterPlaylistName)
+            try store.write(Array(master.render().utf8), to: StreamLayout.masterPlaylistName)
             wroteMaster = true
             written.wroteMaster = true
-            written.paths.append(StreamWriter.masterPlaylistName)
+            written.paths.append(StreamLayout.masterPlaylistName)
         }
         return written
     }
@@ -315,7 +309,7 @@ public struct LiveStreamWriter {
     @discardableResult
     private func writePlaylists(of index: Int) throws(StoreError) -> [String] {
         let rendition = renditions[index]
-        var paths = [rendition.path(StreamWriter.playlistName)]
+        var paths = [rendition.path(StreamLayout.playlistName)]
         try store.write(Array(rendition.live.render().utf8), to: paths[0])
         if rendition.hasVideo {
             paths.append(rendition.path(StreamLayout.iFramePlaylistName))
@@ -343,7 +337,7 @@ private struct LiveRendition {
 
     mutating func append(_ segment: Segment, programDateTime: Date?, fragmentSize: Int,
                          iFrameSource: Segment? = nil) -> [LivePlaylist.Removal] {
-        let uri = StreamWriter.segmentPath(segment.sequenceNumber)
+        let uri = StreamLayout.segmentPath(segment.sequenceNumber)
         let discontinuity = live.nextIsDiscontinuity
         let mapsBefore = Set(live.playlist.segments.compactMap(\.mapURI))
         var removals = live.append(MediaPlaylist.Segment(uri: uri, durationSeconds: segment.durationSeconds,

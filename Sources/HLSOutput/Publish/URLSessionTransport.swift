@@ -1,4 +1,5 @@
 import Foundation
+import HLSKit
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif

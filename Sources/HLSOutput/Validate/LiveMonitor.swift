@@ -1,4 +1,5 @@
 import Foundation
+import HLSKit
 
 /// Follows a live media playlist for a while, reloading it as a client does (RFC 8216bis 6.3.4: a
 /// target duration after a change, half of one after no change), and checks each update against

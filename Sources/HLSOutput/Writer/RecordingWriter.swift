@@ -1,4 +1,5 @@
 import Glibc
+import HLSKit
 
 /// One fragmented-MP4 file that grows while it is recorded, playable at every moment:
 ///

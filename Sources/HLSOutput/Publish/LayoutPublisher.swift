@@ -1,4 +1,5 @@
 import Foundation
+import HLSKit
 
 /// Uploads a stream of several renditions (a ladder, several audio tracks): one `StreamPublisher` per
 /// rendition directory, each with its own playlist, segments, retries and deletions, and the master
@@ -41,7 +42,7 @@ public final class LayoutPublisher: @unchecked Sendable {
 
     /// Uploads a stored file that is not a segment, by its path below the stream directory.
     public func addFile(_ path: String) {
-        if path == StreamWriter.masterPlaylistName, publishers.count > 1 || publishers.first?.directory != "" {
+        if path == StreamLayout.masterPlaylistName, publishers.count > 1 || publishers.first?.directory != "" {
             lock.withLock { masterWaiting = true }
             offerMaster()
             return
@@ -59,9 +60,9 @@ public final class LayoutPublisher: @unchecked Sendable {
 
     /// Hands every rendition its media playlist, by path (`720p/playlist.m3u8`).
     public func updatePlaylists(_ playlists: [(path: String, playlist: MediaPlaylist)]) {
-        for (path, playlist) in playlists where path.hasSuffix(StreamWriter.playlistName) {
+        for (path, playlist) in playlists where path.hasSuffix(StreamLayout.playlistName) {
             let (publisher, relative) = route(path)
-            if relative == StreamWriter.playlistName { publisher.updatePlaylist(playlist) }
+            if relative == StreamLayout.playlistName { publisher.updatePlaylist(playlist) }
         }
         offerMaster()
     }
@@ -80,7 +81,7 @@ public final class LayoutPublisher: @unchecked Sendable {
             masterWaiting = false
             return true
         }
-        if send { top.addFile(StreamWriter.masterPlaylistName) }
+        if send { top.addFile(StreamLayout.masterPlaylistName) }
     }
 
     public var status: PublishStatus {
@@ -97,7 +98,7 @@ public final class LayoutPublisher: @unchecked Sendable {
         let masterWasWaiting = lock.withLock { masterWaiting }
         if masterWasWaiting {
             // Every rendition is finished: the master goes up whatever happened to them.
-            top.addFile(StreamWriter.masterPlaylistName)
+            top.addFile(StreamLayout.masterPlaylistName)
         }
         if !publishers.contains(where: { $0.publisher === top }) { all.append(top.finish()) }
         return Self.merged(all)

@@ -1,4 +1,5 @@
 import Glibc
+import HLSKit
 
 /// A failed store operation: what was attempted, on which file, and the system's reason.
 public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {

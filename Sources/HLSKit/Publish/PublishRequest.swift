@@ -46,12 +46,6 @@ public enum PublishResponse: Sendable, Equatable {
     case noResponse(String, permanent: Bool)
 }
 
-/// Sends requests to the origin. The publisher calls `send` from any thread; `completion` is
-/// called exactly once, on any thread.
-public protocol PublishTransport: Sendable {
-    func send(_ request: PublishRequest, completion: @escaping @Sendable (PublishResponse) -> Void)
-}
-
 /// What a response means for the file it concerned.
 enum RequestOutcome: Equatable {
     case succeeded

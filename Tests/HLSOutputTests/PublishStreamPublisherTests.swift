@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import HLSKit
+@testable import HLSOutput
 
 /// An origin in memory behind a transport that fails requests as scripted, answering on other threads.
 final class ScriptedOrigin: PublishTransport, @unchecked Sendable {
@@ -74,7 +75,7 @@ struct PublishStreamPublisherTests {
         publisher.addFile("init.mp4")
         var segments: [MediaPlaylist.Segment] = []
         for number in 1...segmentCount {
-            let path = StreamWriter.segmentPath(number)
+            let path = StreamLayout.segmentPath(number)
             try store.write(Array("segment \(number)".utf8), to: path)
             publisher.addSegment(path, durationSeconds: 2)
             segments.append(.init(uri: path, durationSeconds: 2, mapURI: "init.mp4"))
@@ -85,7 +86,7 @@ struct PublishStreamPublisherTests {
     }
 
     static var allMediaPaths: Set<String> {
-        Set(["init.mp4"] + (1...segmentCount).map(StreamWriter.segmentPath))
+        Set(["init.mp4"] + (1...segmentCount).map(StreamLayout.segmentPath))
     }
 
     @Test func everyFileAndTheFinalPlaylistReachTheOrigin() throws {
@@ -93,10 +94,10 @@ struct PublishStreamPublisherTests {
         let (report, publisher) = try Self.publish(to: origin)
         #expect(report.isComplete, "\(report.undelivered)")
         #expect(origin.storedPaths == Self.allMediaPaths.union(["playlist.m3u8"]))
-        #expect(origin.file(StreamWriter.segmentPath(3)) == Data("segment 3".utf8))
+        #expect(origin.file(StreamLayout.segmentPath(3)) == Data("segment 3".utf8))
         let final = try MediaPlaylist.parse(String(decoding: try #require(origin.file("playlist.m3u8")), as: UTF8.self))
         #expect(final.endList)
-        #expect(final.segments.map(\.uri) == (1...Self.segmentCount).map(StreamWriter.segmentPath))
+        #expect(final.segments.map(\.uri) == (1...Self.segmentCount).map(StreamLayout.segmentPath))
         #expect(report.status.uploadedCount == Self.segmentCount + 1)
         #expect(report.status.uploadedBytes == origin.requests.filter { !$0.url.path.hasSuffix(".m3u8") }
                     .reduce(0) { $0 + $1.body.count })
@@ -107,8 +108,8 @@ struct PublishStreamPublisherTests {
     @Test func playlistVersionsNeverListAFileTheOriginLacksAndOnlyGrow() throws {
         let failures: [String: [PublishResponse]] = [
             "init.mp4": [.noResponse("reset", permanent: false)],
-            StreamWriter.segmentPath(1): [.status(503), .noResponse("timed out", permanent: false)],
-            StreamWriter.segmentPath(4): [.status(429, retryAfterSeconds: 0.01), .status(500), .status(502)],
+            StreamLayout.segmentPath(1): [.status(503), .noResponse("timed out", permanent: false)],
+            StreamLayout.segmentPath(4): [.status(429, retryAfterSeconds: 0.01), .status(500), .status(502)],
             "playlist.m3u8": [.status(503), .status(503)],
         ]
         let origin = ScriptedOrigin(failures: failures)
@@ -155,12 +156,12 @@ struct PublishStreamPublisherTests {
     }
 
     @Test func aRefusedUploadFailsWithoutRetries() throws {
-        let origin = ScriptedOrigin(failures: [StreamWriter.segmentPath(2): [.status(403)]])
+        let origin = ScriptedOrigin(failures: [StreamLayout.segmentPath(2): [.status(403)]])
         let (report, _) = try Self.publish(to: origin)
-        #expect(report.undelivered.map(\.path) == [StreamWriter.segmentPath(2), "playlist.m3u8"])
-        #expect(origin.requests.count { $0.url.path.hasSuffix(StreamWriter.segmentPath(2)) } == 1)
+        #expect(report.undelivered.map(\.path) == [StreamLayout.segmentPath(2), "playlist.m3u8"])
+        #expect(origin.requests.count { $0.url.path.hasSuffix(StreamLayout.segmentPath(2)) } == 1)
         let onOrigin = try MediaPlaylist.parse(String(decoding: try #require(origin.file("playlist.m3u8")), as: UTF8.self))
-        #expect(onOrigin.segments.map(\.uri) == [StreamWriter.segmentPath(1)])
+        #expect(onOrigin.segments.map(\.uri) == [StreamLayout.segmentPath(1)])
         #expect(!onOrigin.endList)
     }
 
@@ -173,7 +174,7 @@ struct PublishStreamPublisherTests {
                                         store: store, transport: origin)
         var live = LivePlaylist(targetDurationSeconds: 1, windowSize: 1)
         for number in 1...3 {
-            let path = StreamWriter.segmentPath(number)
+            let path = StreamLayout.segmentPath(number)
             try store.write([1, 2, UInt8(number)], to: path)
             publisher.addSegment(path, durationSeconds: 0.05)
             for removal in live.append(.init(uri: path, durationSeconds: 0.05)) {
@@ -185,7 +186,7 @@ struct PublishStreamPublisherTests {
         // Each deletion is due 0.1 s after the origin confirmed the playlist that dropped the segment,
         // later on a loaded machine: finishing at once waits for it, within the drain timeout.
         let report = publisher.finish()
-        #expect(origin.storedPaths == ["playlist.m3u8", StreamWriter.segmentPath(3)])
+        #expect(origin.storedPaths == ["playlist.m3u8", StreamLayout.segmentPath(3)])
         #expect(origin.requests.filter { $0.method == .delete }.map(\.url.lastPathComponent)
                     == ["000001.m4s", "000002.m4s"])
         #expect(report.removalsNotDone.isEmpty)
@@ -198,7 +199,7 @@ struct PublishStreamPublisherTests {
         let store = try DirectoryStore(root: root)
         // Every segment's first two tries fail: the local window of 2 slides past segments not yet up.
         let failures = Dictionary(uniqueKeysWithValues: (1...6).map {
-            (StreamWriter.segmentPath($0), [PublishResponse.status(503), .status(503)])
+            (StreamLayout.segmentPath($0), [PublishResponse.status(503), .status(503)])
         })
         let transport = ScriptedOrigin(failures: failures)
         let configuration = StreamPublisher.Configuration(
@@ -209,7 +210,7 @@ struct PublishStreamPublisherTests {
         publisher.addFile("init.mp4")
         var live = LivePlaylist(targetDurationSeconds: 1, windowSize: 2)
         for number in 1...6 {
-            let path = StreamWriter.segmentPath(number)
+            let path = StreamLayout.segmentPath(number)
             try store.write(Array("segment \(number)".utf8), to: path)
             publisher.addSegment(path, durationSeconds: 0.05)
             for removal in live.append(.init(uri: path, durationSeconds: 0.05, mapURI: "init.mp4")) {
@@ -225,7 +226,17 @@ struct PublishStreamPublisherTests {
         let listed = Set(transport.playlistVersions.flatMap { version in
             (try? MediaPlaylist.parse(version.text).segments.map(\.uri)) ?? []
         })
-        #expect(listed == Set((1...6).map(StreamWriter.segmentPath)), "every segment was listed on the origin")
+        #expect(listed == Set((1...6).map(StreamLayout.segmentPath)), "every segment was listed on the origin")
         #expect(try store.list("seg") == ["000005.m4s", "000006.m4s"], "what left the window is gone locally")
+    }
+}
+
+@Suite struct PublishContentHeaderTests {
+    @Test func contentTypeAndCachingFollowTheFileKind() {
+        #expect(StreamPublisher.contentHeaders(forPath: "playlist.m3u8")
+                    == ("application/vnd.apple.mpegurl", "no-cache"))
+        #expect(StreamPublisher.contentHeaders(forPath: "init.mp4") == ("video/mp4", "max-age=31536000, immutable"))
+        #expect(StreamPublisher.contentHeaders(forPath: "seg/000001.m4s")
+                    == ("video/iso.segment", "max-age=31536000, immutable"))
     }
 }

@@ -1,4 +1,5 @@
 import Glibc
+import HLSKit
 
 /// The errno of a failed system call.
 struct Errno: Error, Equatable {

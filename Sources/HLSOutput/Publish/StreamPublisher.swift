@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import HLSKit
 
 /// Uploads a growing HLS stream to an HTTP origin (a WebDAV server, an object store with
 /// authenticated URLs, a CDN's ingest) with PUT, while the stream is being written.
@@ -31,9 +32,6 @@ public final class StreamPublisher: @unchecked Sendable {
         }
     }
 
-    static let playlistContentType = "application/vnd.apple.mpegurl"
-    static let initContentType = "video/mp4"
-    static let segmentContentType = "video/iso.segment"
     static let fallbackContentType = "application/octet-stream"
     /// Playlists change; clients must fetch them again each time.
     static let playlistCacheControl = "no-cache"
@@ -206,12 +204,8 @@ public final class StreamPublisher: @unchecked Sendable {
 
     /// Content-Type and Cache-Control for a file of the stream, chosen by its extension.
     static func contentHeaders(forPath path: String) -> (contentType: String, cacheControl: String) {
-        switch path.split(separator: ".").last {
-        case "m3u8": return (playlistContentType, playlistCacheControl)
-        case "mp4": return (initContentType, mediaCacheControl)
-        case "m4s": return (segmentContentType, mediaCacheControl)
-        default: return (fallbackContentType, mediaCacheControl)
-        }
+        guard let kind = StreamFileKind(path: path) else { return (fallbackContentType, mediaCacheControl) }
+        return (kind.contentType, kind.changes ? playlistCacheControl : mediaCacheControl)
     }
 
     private func url(_ path: String) -> URL {

@@ -3,6 +3,7 @@ import HLSTestSupport
 import Synchronization
 import Testing
 @testable import HLSKit
+@testable import HLSOutput
 
 /// The live rules over successive versions of a playlist (Fixtures/validate/live-*/playlist.N.m3u8),
 /// served by a loader that hands out the next version on each reload, on a clock that only moves

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Testing
 @testable import HLSKit
+@testable import HLSOutput
 
 @Suite("DirectoryStore")
 struct OutputDirectoryStoreTests {

@@ -40,7 +40,32 @@ public struct StreamLayout: Sendable, Equatable {
     public var renditions: [Rendition]
 
     public static let audioGroupID = "audio"
+    /// The names of a stream's files, the same in every rendition directory and in live and file mode.
+    public static let playlistName = "playlist.m3u8"
+    public static let masterPlaylistName = "master.m3u8"
     public static let iFramePlaylistName = "iframes.m3u8"
+    public static let initName = "init.mp4"
+    public static let segmentDirectory = "seg"
+
+    public static func segmentPath(_ sequenceNumber: Int) -> String {
+        let digits = String(sequenceNumber)
+        return segmentDirectory + "/" + String(repeating: "0", count: max(0, 6 - digits.count)) + digits + ".m4s"
+    }
+
+    /// The number in a segment path such as `seg/000042.m4s`; nil for other paths.
+    public static func sequenceNumber(ofPath path: String) -> Int? {
+        let prefix = segmentDirectory + "/"
+        guard path.hasPrefix(prefix), path.hasSuffix(".m4s") else { return nil }
+        return Int(path.dropFirst(prefix.count).dropLast(4))
+    }
+
+    /// 1 for `init.mp4`, N for `init-N.mp4`, nil for other names.
+    public static func initNumber(ofName name: String) -> Int? {
+        if name == StreamLayout.initName { return 1 }
+        guard name.hasPrefix("init-"), name.hasSuffix(".mp4") else { return nil }
+        return Int(name.dropFirst("init-".count).dropLast(".mp4".count))
+    }
+
 
     public init(renditions: [Rendition]) {
         precondition(!renditions.isEmpty, "a stream has at least one rendition")

@@ -1,3 +1,5 @@
+import HLSKit
+
 /// Writes one VOD stream's files in the order that keeps every published state valid: init sections
 /// first, each segment before the playlist that lists it, the master playlist last (DESIGN.md,
 /// writing rules).
@@ -7,10 +9,6 @@
 /// init section (`init-2.mp4` …). The stream's tracks are spread over the renditions of a
 /// `StreamLayout`; every video rendition also gets an I-frame playlist.
 public struct StreamWriter {
-    public static let playlistName = "playlist.m3u8"
-    public static let masterPlaylistName = "master.m3u8"
-    public static let initName = "init.mp4"
-    public static let segmentDirectory = "seg"
 
     public struct Summary: Sendable, Equatable {
         public var segmentCount: Int
@@ -35,33 +33,21 @@ public struct StreamWriter {
         self.layout = layout
     }
 
-    public static func segmentPath(_ sequenceNumber: Int) -> String {
-        let digits = String(sequenceNumber)
-        return segmentDirectory + "/" + String(repeating: "0", count: max(0, 6 - digits.count)) + digits + ".m4s"
-    }
-
-    /// The number in a segment path such as `seg/000042.m4s`; nil for other paths.
-    public static func sequenceNumber(ofPath path: String) -> Int? {
-        let prefix = segmentDirectory + "/"
-        guard path.hasPrefix(prefix), path.hasSuffix(".m4s") else { return nil }
-        return Int(path.dropFirst(prefix.count).dropLast(4))
-    }
-
     /// Whether `store` already holds a stream that a new one would overwrite.
     public static func holdsStream(_ store: DirectoryStore) -> Bool {
-        store.exists(playlistName) || store.exists(masterPlaylistName) || store.exists(initName)
-            || ((try? store.list(segmentDirectory))?.isEmpty == false)
+        store.exists(StreamLayout.playlistName) || store.exists(StreamLayout.masterPlaylistName) || store.exists(StreamLayout.initName)
+            || ((try? store.list(StreamLayout.segmentDirectory))?.isEmpty == false)
     }
 
     /// Removes a previous stream: the playlists first, so the old stream stops being playable before its
     /// media disappears; then the media of every rendition directory the master playlist named.
     public static func removeStream(in store: DirectoryStore) throws(StoreError) {
-        let master = (try? store.read(masterPlaylistName)).map { String(decoding: $0, as: UTF8.self) } ?? ""
+        let master = (try? store.read(StreamLayout.masterPlaylistName)).map { String(decoding: $0, as: UTF8.self) } ?? ""
         let directories = [""] + renditionDirectories(inMaster: master)
-        try store.remove(masterPlaylistName)
+        try store.remove(StreamLayout.masterPlaylistName)
         for directory in directories {
             let prefix = directory.isEmpty ? "" : directory + "/"
-            try store.remove(prefix + playlistName)
+            try store.remove(prefix + StreamLayout.playlistName)
             try store.remove(prefix + StreamLayout.iFramePlaylistName)
         }
         for directory in directories {
@@ -69,8 +55,8 @@ public struct StreamWriter {
             for name in (try? store.list(directory)) ?? [] where name.hasPrefix("init") && name.hasSuffix(".mp4") {
                 try store.remove(prefix + name)
             }
-            for name in (try? store.list(prefix + segmentDirectory)) ?? [] where name.hasSuffix(".m4s") {
-                try store.remove(prefix + segmentDirectory + "/" + name)
+            for name in (try? store.list(prefix + StreamLayout.segmentDirectory)) ?? [] where name.hasSuffix(".m4s") {
+                try store.remove(prefix + StreamLayout.segmentDirectory + "/" + name)
             }
         }
     }
@@ -111,7 +97,7 @@ public struct StreamWriter {
             guard own != renditions[index].tracks else { continue }
             renditions[index].earlierTracks += renditions[index].tracks
             renditions[index].tracks = own
-            renditions[index].initName = sectionCount == 1 ? Self.initName : "init-\(sectionCount).mp4"
+            renditions[index].initName = sectionCount == 1 ? StreamLayout.initName : "init-\(sectionCount).mp4"
             let path = renditions[index].path(renditions[index].initName)
             try put(InitSegment.make(tracks: own), at: path, rendition: index)
             written.append(path)
@@ -127,7 +113,7 @@ public struct StreamWriter {
         var written: [String] = []
         for (index, part) in parts.enumerated() {
             guard let part else { continue }
-            let path = renditions[index].path(Self.segmentPath(part.sequenceNumber))
+            let path = renditions[index].path(StreamLayout.segmentPath(part.sequenceNumber))
             let bytes = MediaFragment.make(sequenceNumber: UInt32(part.sequenceNumber), tracks: part.tracks,
                                            descriptions: renditions[index].tracks)
             try put(bytes, at: path, rendition: index)
@@ -144,12 +130,12 @@ public struct StreamWriter {
         try store.synchronize()
         for index in renditions.indices {
             let record = renditions[index]
-            try put(Array(record.playlist.render().utf8), at: record.path(Self.playlistName), rendition: index)
+            try put(Array(record.playlist.render().utf8), at: record.path(StreamLayout.playlistName), rendition: index)
             if let iFrames = record.iFramePlaylist {
                 try put(Array(iFrames.render().utf8), at: record.path(StreamLayout.iFramePlaylistName), rendition: index)
             }
         }
-        try put(Array(masterPlaylist.render().utf8), at: Self.masterPlaylistName, rendition: nil)
+        try put(Array(masterPlaylist.render().utf8), at: StreamLayout.masterPlaylistName, rendition: nil)
         return summary
     }
 
@@ -161,7 +147,7 @@ public struct StreamWriter {
     /// Every rendition's playlists as they stand, by path: what a publisher uploads.
     public var playlists: [(path: String, playlist: MediaPlaylist)] {
         renditions.flatMap { record in
-            [(record.path(Self.playlistName), record.playlist)]
+            [(record.path(StreamLayout.playlistName), record.playlist)]
                 + (record.iFramePlaylist.map { [(record.path(StreamLayout.iFramePlaylistName), $0)] } ?? [])
         }
     }
@@ -216,7 +202,7 @@ private struct RenditionRecord {
     var tracks: [TrackDescription] = []
     /// The tracks of earlier sections that had other parameters.
     var earlierTracks: [TrackDescription] = []
-    var initName = StreamWriter.initName
+    var initName = StreamLayout.initName
     var startsSection = false
     var entries: [MediaPlaylist.Segment] = []
     var iFrames = IFrameIndex()
@@ -237,7 +223,7 @@ private struct RenditionRecord {
     }
 
     mutating func record(_ segment: Segment, bytes: [UInt8]) {
-        let path = StreamWriter.segmentPath(segment.sequenceNumber)
+        let path = StreamLayout.segmentPath(segment.sequenceNumber)
         if firstSequenceNumber == nil { firstSequenceNumber = segment.sequenceNumber }
         if segment.durationTicks > 0 {
             let bitrate = Int(Int64(bytes.count) * 8 * Int64(segment.timescale) / segment.durationTicks)

@@ -1,4 +1,5 @@
 import Glibc
+import HLSKit
 
 /// Files under one directory, published atomically: a reader sees either the previous complete
 /// file or the new complete file, never a partial one, even across a crash or power loss.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import HLSKit
+@testable import HLSOutput
 
 @Suite struct LiveStreamWriterTests {
     func audioTrack(sampleRate: Int = 48_000) -> TrackDescription {
@@ -113,7 +114,7 @@ import Testing
         #expect(numbers == [1, 2, 3])
         for (index, rendition) in layout.renditions.enumerated() {
             for number in numbers {
-                let path = rendition.path(StreamWriter.segmentPath(number))
+                let path = rendition.path(StreamLayout.segmentPath(number))
                 let own = pieces.filter { $0.rendition == index && $0.sequenceNumber == number }
                 #expect(try served.read(path) == own.flatMap(\.bytes), "\(path)")
                 // Only the pieces of the segment's last part end it; a rendition may have none in that part.

@@ -1,4 +1,5 @@
 import Foundation
+import HLSKit
 
 /// A value behind a lock, shared between threads: `withLock` hands it out to one closure at a time.
 ///
