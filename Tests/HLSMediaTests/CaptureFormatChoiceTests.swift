@@ -1,3 +1,4 @@
+import HLSKit
 import Testing
 @testable import HLSMedia
 

@@ -1,4 +1,5 @@
 import Foundation
+import HLSKit
 import HLSTestSupport
 import Synchronization
 import Testing

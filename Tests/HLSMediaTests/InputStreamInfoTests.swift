@@ -1,4 +1,5 @@
 import Foundation
+import HLSKit
 import Testing
 @testable import HLSMedia
 

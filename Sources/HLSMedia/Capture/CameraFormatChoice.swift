@@ -1,3 +1,5 @@
+import HLSKit
+
 /// A pixel format a V4L2 device offers, by its FourCC.
 public struct CameraPixelFormat: Hashable, Sendable, CustomStringConvertible {
     public var fourCC: UInt32

@@ -1,3 +1,5 @@
+import HLSKit
+
 /// What a capture source hands its handler, on the source's own thread.
 public enum CaptureEvent {
     /// A yuv420p picture; `pts` in microseconds on `MonotonicClock`.

@@ -1,4 +1,5 @@
 import Glibc
+import HLSKit
 
 /// CLOCK_MONOTONIC in microseconds: the one clock every captured frame's `pts` is on.
 public enum MonotonicClock {

@@ -1,4 +1,5 @@
 import CFFmpeg
+import HLSKit
 
 /// Pictures of one size whose buffers are drawn into again once everything handed out from them
 /// has been released, so a source neither allocates nor has the kernel zero a new picture for

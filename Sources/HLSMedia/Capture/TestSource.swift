@@ -1,4 +1,5 @@
 import CFFmpeg
+import HLSKit
 
 /// The built-in source (`--video test`, `--audio test`): `TestPattern` pictures and sound,
 /// timed exactly (frame n at n / fps s, audio in blocks of `audioBlockSamples`), and paced by

@@ -1,5 +1,6 @@
 import CV4L2
 import Foundation
+import HLSKit
 
 /// A V4L2 video capture device and everything it can deliver, read with V4L2's enumeration
 /// ioctls (VIDIOC_QUERYCAP, VIDIOC_ENUM_FMT, VIDIOC_ENUM_FRAMESIZES, VIDIOC_ENUM_FRAMEINTERVALS).

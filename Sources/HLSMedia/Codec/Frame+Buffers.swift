@@ -1,4 +1,5 @@
 import CFFmpeg
+import HLSKit
 
 extension Frame {
     /// Buffer alignment for frames hlscap allocates: 0 lets FFmpeg pick what its SIMD code needs.

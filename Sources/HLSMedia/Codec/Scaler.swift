@@ -1,4 +1,5 @@
 import CFFmpeg
+import HLSKit
 
 /// Converts pictures of any size and pixel format to `width`×`height` yuv420p, the encoder's
 /// input (libswscale). With `keepsAspectRatio` the picture keeps its display shape and black

@@ -1,5 +1,6 @@
 import CFFmpeg
 import Glibc
+import HLSKit
 
 /// Reads the compressed packets of a media file: its best video stream and its audio streams (every
 /// one, or those asked for), in file order. Use one instance from one thread at a time.

@@ -1,4 +1,5 @@
 import CFFmpeg
+import HLSKit
 
 /// What the file demuxer knows about one selected stream before reading its packets.
 public struct InputStreamInfo: Sendable, Equatable {

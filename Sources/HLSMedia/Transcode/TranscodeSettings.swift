@@ -1,3 +1,5 @@
+import HLSKit
+
 /// How `hlscap file` encodes when it transcodes.
 public struct TranscodeSettings: Sendable {
     /// "WxH", "Wx" or "xH"; nil keeps the first input's size (made even).

@@ -1,3 +1,4 @@
+import HLSKit
 import HLSMedia
 
 /// A subcommand: parsed from its words, validated, then run.

@@ -1,4 +1,5 @@
 import Foundation
+import HLSKit
 import HLSMedia
 
 /// `hlscap devices`: the cameras and microphones `hlscap live` can capture from.

@@ -1,5 +1,3 @@
-import HLSKit
-
 /// Turns frames with irregular timestamps into a constant frame rate by dropping and
 /// repeating them, as ffmpeg's `fps` filter does: output frame n stands for the time
 /// `origin + n / frameRate`, and each input frame takes the output slot nearest its own time.

@@ -1,7 +1,7 @@
 import Testing
-@testable import HLSMedia
+@testable import HLSKit
 
-@Suite struct CodecFrameRateConverterTests {
+@Suite struct TimingFrameRateConverterTests {
     /// Runs input times (90 kHz ticks) through a converter to `frameRate`; returns the output
     /// indexes per input frame and the converter.
     static func convert(_ times: [Int64], to frameRate: Rational) -> ([Range<Int64>], FrameRateConverter) {

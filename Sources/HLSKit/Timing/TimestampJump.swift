@@ -6,17 +6,17 @@
 /// are re-stamped evenly between their good neighbours, as a player would play them, instead of
 /// stretching a segment to the bad time. When the track stays at the far time, the timeline
 /// itself jumps, which copying cannot carry.
-enum TimestampJump {
-    static let limitSeconds: Int64 = 10
+public enum TimestampJump {
+    public static let limitSeconds: Int64 = 10
 
     /// `limitSeconds` in units of `timeBase`.
-    static func limit(in timeBase: Rational) -> Int64 {
+    public static func limit(in timeBase: Rational) -> Int64 {
         limitSeconds * Int64(timeBase.denominator) / Int64(max(timeBase.numerator, 1))
     }
     /// How many samples of the track are looked at for one back in step.
-    static let lookaheadSamples = 64
+    public static let lookaheadSamples = 64
 
-    enum Verdict: Equatable {
+    public enum Verdict: Sendable, Equatable {
         case inStep
         /// The sample's decode time, re-stamped between its neighbours.
         case repaired(decodeTime: Int64)
@@ -28,7 +28,7 @@ enum TimestampJump {
     /// samples that follow it (`upcoming`, up to `lookaheadSamples`; fewer only at the end of the
     /// file), all in one time base in which `limit` is `limitSeconds`. `durationHint` is the
     /// sample's own duration, 0 when unknown.
-    static func judge(previous: Int64?, current: Int64, upcoming: [Int64], durationHint: Int64,
+    public static func judge(previous: Int64?, current: Int64, upcoming: [Int64], durationHint: Int64,
                       limit: Int64) -> Verdict {
         guard let previous, abs(current - previous) > limit else { return .inStep }
         guard let back = upcoming.firstIndex(where: { $0 > previous && $0 - previous <= limit }) else {

@@ -1,7 +1,7 @@
 import Testing
-@testable import HLSMedia
+@testable import HLSKit
 
-@Suite struct LiveVideoAdmissionTests {
+@Suite struct TimingVideoAdmissionTests {
     /// Frames at 30 fps while nothing is encoded: the queue's eight, then one every quarter second
     /// up to the hard limit, then none.
     @Test func aStalledQueueStillTakesAFrameEveryQuarterSecondUpToItsHardLimit() {

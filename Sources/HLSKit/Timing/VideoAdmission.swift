@@ -7,20 +7,22 @@
 /// `longestGapMicroseconds` or more after the last one taken is taken anyway, up to `hardLimit`
 /// waiting: the segments stay within a quarter second of their boundary through stalls of a few
 /// seconds, for at most `hardLimit - queueLimit` more pictures in memory.
-struct VideoAdmission: Sendable {
+public struct VideoAdmission: Sendable {
     /// A quarter second at 30 fps.
-    static let queueLimit = 8
+    public static let queueLimit = 8
     /// Under half a second, so a segment that ends this late still rounds to the target duration.
-    static let longestGapMicroseconds: Int64 = 250_000
+    public static let longestGapMicroseconds: Int64 = 250_000
     /// Four seconds of stall at one frame every quarter second.
-    static let hardLimit = queueLimit + 16
+    public static let hardLimit = queueLimit + 16
 
-    private(set) var queued = 0
+    public private(set) var queued = 0
     private var lastTakenMicroseconds: Int64?
+
+    public init() {}
 
     /// Whether the frame captured at `captureMicroseconds` goes to the queue; one that does is
     /// `release`d once encoded.
-    mutating func take(captureMicroseconds: Int64) -> Bool {
+    public mutating func take(captureMicroseconds: Int64) -> Bool {
         let overdue = lastTakenMicroseconds.map { captureMicroseconds - $0 >= Self.longestGapMicroseconds } ?? true
         guard queued < Self.queueLimit || (overdue && queued < Self.hardLimit) else { return false }
         queued += 1
@@ -28,7 +30,7 @@ struct VideoAdmission: Sendable {
         return true
     }
 
-    mutating func release() {
+    public mutating func release() {
         queued -= 1
     }
 }

@@ -1,7 +1,7 @@
 import Testing
-@testable import HLSMedia
+@testable import HLSKit
 
-@Suite struct CaptureSampleClockTests {
+@Suite struct TimingSampleClockTests {
     @Test func oneSamplePacketsWithJitterAreTimedBySampleCount() {
         var clock = SampleClock(sampleRate: 48_000)
         let start: Int64 = 1_000_000

@@ -12,31 +12,31 @@
 /// the period is steered so that the timeline meets that line within `steeringSeconds`. The timeline
 /// is smooth like the count and right like the clock. A packet it misses by more than
 /// `resyncThreshold` (samples lost in an overrun) moves the anchor to that packet's time.
-struct SampleClock {
-    let sampleRate: Int
-    let resyncThresholdMicroseconds: Int64
+public struct SampleClock {
+    public let sampleRate: Int
+    public let resyncThresholdMicroseconds: Int64
     /// Samples received so far: the index of the next sample.
-    private(set) var sampleCount: Int64 = 0
+    public private(set) var sampleCount: Int64 = 0
     /// How many times the anchor moved after the first packet.
-    private(set) var resyncCount = 0
+    public private(set) var resyncCount = 0
     /// How fast the device's sample clock runs against the system clock, in parts per million above
     /// its nominal rate (negative: slower); 0 until the first estimate.
-    private(set) var partsPerMillion: Double = 0
+    public private(set) var partsPerMillion: Double = 0
     private var anchor: (sample: Int64, microseconds: Double)?
     private var microsecondsPerSample: Double
     /// (first sample, clock time) of packets, at most `pointsPerSecond` a second, oldest first.
     private var points: [(sample: Int64, microseconds: Int64)] = []
     private var nextEstimateSample: Int64 = 0
 
-    static let defaultResyncThresholdMicroseconds: Int64 = 50_000
-    static let fitWindowSeconds = 30
-    static let minimumFitSeconds = 1
-    static let steeringSeconds = 1.0
-    static let pointsPerSecond = 20
+    public static let defaultResyncThresholdMicroseconds: Int64 = 50_000
+    public static let fitWindowSeconds = 30
+    public static let minimumFitSeconds = 1
+    public static let steeringSeconds = 1.0
+    public static let pointsPerSecond = 20
     /// The period never strays further from the nominal one: the resampler stretches no more (2 %).
-    static let maximumDeviation = 0.02
+    public static let maximumDeviation = 0.02
 
-    init(sampleRate: Int, resyncThresholdMicroseconds: Int64 = defaultResyncThresholdMicroseconds) {
+    public init(sampleRate: Int, resyncThresholdMicroseconds: Int64 = defaultResyncThresholdMicroseconds) {
         precondition(sampleRate > 0, "sample rate must be positive")
         self.sampleRate = sampleRate
         self.resyncThresholdMicroseconds = resyncThresholdMicroseconds
@@ -46,7 +46,7 @@ struct SampleClock {
     /// Counts a packet of `samples` samples whose first sample the clock puts at `clockMicroseconds`.
     /// Returns true when it made a new estimate of the device's rate (`partsPerMillion`).
     @discardableResult
-    mutating func receive(samples: Int, clockMicroseconds: Int64) -> Bool {
+    public mutating func receive(samples: Int, clockMicroseconds: Int64) -> Bool {
         if anchor == nil || abs(Double(clockMicroseconds) - exactTime(ofSample: sampleCount)) > Double(resyncThresholdMicroseconds) {
             if anchor != nil { resyncCount += 1 }
             anchor = (sampleCount, Double(clockMicroseconds))
@@ -70,7 +70,7 @@ struct SampleClock {
 
     /// The capture time of sample `index` (counted from the first sample received), in
     /// microseconds on the clock; only valid once a packet has been received.
-    func time(ofSample index: Int64) -> Int64 {
+    public func time(ofSample index: Int64) -> Int64 {
         Int64(exactTime(ofSample: index).rounded())
     }
 

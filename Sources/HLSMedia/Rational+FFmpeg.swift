@@ -1,0 +1,14 @@
+import CFFmpeg
+import HLSKit
+
+extension Rational {
+    init(_ value: AVRational) { self.init(value.num, value.den) }
+
+    /// `nil` for FFmpeg's "unknown" values, which have a zero numerator or denominator.
+    init?(ifKnown value: AVRational) {
+        guard value.num != 0, value.den != 0 else { return nil }
+        self.init(value)
+    }
+
+    var avRational: AVRational { AVRational(num: numerator, den: denominator) }
+}
