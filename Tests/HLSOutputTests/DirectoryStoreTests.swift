@@ -153,12 +153,12 @@ struct OutputDirectoryStoreTests {
         try withScratchDirectory { root in
             let store = try DirectoryStore(root: root)
             try store.write([1], to: "seg/000001.m4s")
-            #expect(store.exists("seg/000001.m4s"))
+            #expect(try store.exists("seg/000001.m4s"))
 
             try store.remove("seg/000001.m4s")
             try store.remove("seg/000001.m4s")
 
-            #expect(!store.exists("seg/000001.m4s"))
+            #expect(try !store.exists("seg/000001.m4s"))
             #expect(try store.list("seg").isEmpty)
         }
     }

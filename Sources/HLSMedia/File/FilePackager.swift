@@ -69,7 +69,7 @@ public struct FilePackager {
     /// of the first input, on the joined timeline.
     public var cutMicroseconds: [Int64] = []
     /// Makes the publisher that uploads each file once it is stored; nil writes to disk only.
-    public var publish: ((_ store: DirectoryStore, _ directory: String) -> StreamPublisher)?
+    public var publish: ((_ store: any StreamStore, _ directory: String) -> StreamPublisher)?
 
     public init(inputs: [String], outputDirectory: String, mode: Mode, transcodeSettings: TranscodeSettings,
                 overwrite: Bool) {
@@ -130,7 +130,7 @@ public struct FilePackager {
         return nil
     }
 
-    private func copy(into store: DirectoryStore, maximumKeyframeGapMilliseconds: Int64?,
+    private func copy(into store: any StreamStore, maximumKeyframeGapMilliseconds: Int64?,
                       reason: String) throws -> Outcome {
         var output = Output(writer: StreamWriter(store: store), publisher: nil)
         var nextSequenceNumber = 1
@@ -177,7 +177,7 @@ public struct FilePackager {
         }
     }
 
-    private func transcode(into store: DirectoryStore, reason: String) throws -> Outcome {
+    private func transcode(into store: any StreamStore, reason: String) throws -> Outcome {
         var output = Output(writer: StreamWriter(store: store), publisher: nil)
         do {
             let source = try TranscodeSource(inputs: inputs, settings: transcodeSettings,
@@ -199,7 +199,7 @@ public struct FilePackager {
         }
     }
 
-    private func makeOutput(store: DirectoryStore, layout: StreamLayout) throws(StoreError) -> Output {
+    private func makeOutput(store: any StreamStore, layout: StreamLayout) throws(StoreError) -> Output {
         let publisher = try publish.map { make throws(StoreError) in
             try LayoutPublisher(layout: layout, store: store) { store, directory in make(store, directory) }
         }
@@ -282,9 +282,9 @@ public struct FilePackager {
         return Packaged(nextSequenceNumber: next, durationMicroseconds: durationMicroseconds, cuts: cuts)
     }
 
-    private func prepareOutput() throws -> DirectoryStore {
+    private func prepareOutput() throws -> any StreamStore {
         let store = try DirectoryStore(root: outputDirectory)
-        if StreamWriter.holdsStream(store) {
+        if try StreamWriter.holdsStream(store) {
             guard overwrite else { throw PackagingError.holdsStream(directory: outputDirectory) }
             try StreamWriter.removeStream(in: store)
         }

@@ -96,7 +96,7 @@ public struct LiveConfiguration: Sendable {
     public var overwrite = false
     /// Makes the publisher that uploads what is stored in one rendition directory ("" for the top),
     /// given a store rooted there; nil keeps the stream on disk only.
-    public var makePublisher: (@Sendable (_ store: DirectoryStore, _ directory: String) -> StreamPublisher)?
+    public var makePublisher: (@Sendable (_ store: any StreamStore, _ directory: String) -> StreamPublisher)?
     /// Called on the output queue after each segment is listed.
     public var onSegment: (@Sendable (LiveSegmentReport) -> Void)?
     /// Cut segments into parts of at most this long (LL-HLS); nil cuts none.

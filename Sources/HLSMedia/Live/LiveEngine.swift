@@ -455,15 +455,17 @@ public final class LiveEngine: @unchecked Sendable {
 
     // MARK: Set-up
 
-    private func prepareStore() throws(LiveError) -> DirectoryStore {
-        let store: DirectoryStore
+    private func prepareStore() throws(LiveError) -> any StreamStore {
+        let store: any StreamStore
+        let holdsStream: Bool
         do {
             store = try DirectoryStore(root: configuration.outputDirectory)
-            try store.removeStaleTemporaryFiles()
+            _ = try store.removeStaleTemporaryFiles()
+            holdsStream = try StreamWriter.holdsStream(store)
         } catch {
             throw .store(error)
         }
-        if StreamWriter.holdsStream(store) && !configuration.resume {
+        if holdsStream && !configuration.resume {
             guard configuration.overwrite else { throw .holdsStream(directory: configuration.outputDirectory) }
             do {
                 try StreamWriter.removeStream(in: store)
@@ -474,9 +476,15 @@ public final class LiveEngine: @unchecked Sendable {
         return store
     }
 
-    private func makeWriter(store: DirectoryStore, encoder: LiveEncoder) throws(LiveError) -> LiveStreamWriter {
+    private func makeWriter(store: any StreamStore, encoder: LiveEncoder) throws(LiveError) -> LiveStreamWriter {
         let target = Int((configuration.segmentMilliseconds + 999) / 1000)
-        guard configuration.resume && StreamWriter.holdsStream(store) else {
+        let holdsStream: Bool
+        do {
+            holdsStream = try StreamWriter.holdsStream(store)
+        } catch {
+            throw .store(error)
+        }
+        guard configuration.resume && holdsStream else {
             return LiveStreamWriter(store: store, layout: encoder.layout, tracks: encoder.tracks,
                                     targetDurationSeconds: target, windowSize: configuration.windowSize,
                                     declared: encoder.declared)

@@ -58,7 +58,10 @@ final class LiveRecorder: @unchecked Sendable {
         segmenter = Segmenter(configuration: .init(
             tracks: tracks.map { Segmenter.Track(timescale: $0.timescale, isVideo: $0.isVideo) },
             segmentMilliseconds: settings.segmentMilliseconds, startOffsetSeconds: Self.startOffsetSeconds))
-        writer = try RecordingWriter(path: settings.path, tracks: tracks)
+        let slash = settings.path.lastIndex(of: "/")
+        let directory = slash.map { settings.path[..<$0].isEmpty ? "/" : String(settings.path[..<$0]) } ?? "."
+        let name = slash.map { String(settings.path[settings.path.index(after: $0)...]) } ?? settings.path
+        writer = try RecordingWriter(store: DirectoryStore(root: directory), path: name, tracks: tracks)
     }
 
     /// A captured frame at `ticks` (90 kHz); the recorder keeps its own reference.

@@ -17,12 +17,12 @@ public final class LayoutPublisher: @unchecked Sendable {
     private var masterWaiting = false
 
     /// `makePublisher` gives the publisher of one directory, given a store rooted there.
-    public init(layout: StreamLayout, store: DirectoryStore,
-                makePublisher: (_ store: DirectoryStore, _ directory: String) throws(StoreError) -> StreamPublisher)
+    public init(layout: StreamLayout, store: any StreamStore,
+                makePublisher: (_ store: any StreamStore, _ directory: String) throws(StoreError) -> StreamPublisher)
         throws(StoreError) {
         var publishers: [(String, StreamPublisher)] = []
         for directory in layout.renditions.map(\.directory) {
-            let own = directory.isEmpty ? store : try DirectoryStore(root: store.root + "/" + directory)
+            let own = store.below(directory)
             publishers.append((directory, try makePublisher(own, directory)))
         }
         if let atTop = publishers.first(where: { $0.0.isEmpty })?.1 {

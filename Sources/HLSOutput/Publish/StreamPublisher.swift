@@ -39,7 +39,7 @@ public final class StreamPublisher: @unchecked Sendable {
     static let mediaCacheControl = "max-age=31536000, immutable"
 
     public let configuration: Configuration
-    private let store: DirectoryStore
+    private let store: any StreamStore
     private let transport: any PublishTransport
     private let timerQueue = DispatchQueue(label: "hlscap.publish.timer")
     private let startTime = DispatchTime.now()
@@ -52,7 +52,7 @@ public final class StreamPublisher: @unchecked Sendable {
     /// Local copies that could not be deleted, reported with the deletions not done.
     private var localFailures: [PublishReport.Undelivered] = []
 
-    public init(configuration: Configuration, store: DirectoryStore, transport: any PublishTransport) {
+    public init(configuration: Configuration, store: any StreamStore, transport: any PublishTransport) {
         self.configuration = configuration
         self.store = store
         self.transport = transport

@@ -7,7 +7,7 @@ import HLSKit
 /// Each write goes to a hidden temporary file in the same directory (`.<name>.tmp.<pid>`), is
 /// `fsync`ed, renamed over the public name, and the directory is `fsync`ed so the rename lasts.
 /// Writes to the same path must not run concurrently; writes to different paths may.
-public struct DirectoryStore: Sendable {
+public struct DirectoryStore: StreamStore {
     private static let directoryMode: mode_t = 0o755
     /// Readable by a web server running as another user.
     private static let fileMode: mode_t = 0o644
@@ -15,6 +15,7 @@ public struct DirectoryStore: Sendable {
     private static let writeProbeName = "write-probe"
 
     public let root: String
+    public var location: String { root }
     /// The topmost directory on the way to `root` (`root` itself, or a parent) that did not exist
     /// when the store was made; nil when `root` existed.
     private let firstMissingDirectory: String?
@@ -54,18 +55,8 @@ public struct DirectoryStore: Sendable {
         if !Self.isDirectory(root) { rootDirectory.release() }
     }
 
-    /// When a write must be on stable storage.
-    public enum Durability: Sendable {
-        /// Before `write` returns: the file and its directory entry are `fsync`ed.
-        case immediate
-        /// By the next `synchronize()`: for files that nothing refers to until then, such as the
-        /// segments of a recording before its playlist.
-        case deferred
-    }
-
     /// Stores `bytes` under `relativePath` (such as `seg/000001.m4s`), creating its directories.
-    public func write(_ bytes: [UInt8], to relativePath: String,
-                      durability: Durability = .immediate) throws(StoreError) {
+    public func write(_ bytes: [UInt8], to relativePath: String, durability: Durability) throws(StoreError) {
         let path = try absolutePath(relativePath, for: .write)
         let slash = relativePath.lastIndex(of: "/")
         let directory = slash.map { "\(root)/\(relativePath[..<$0])" } ?? root
@@ -89,6 +80,22 @@ public struct DirectoryStore: Sendable {
         guard durability == .immediate else { return }
         do {
             try Self.syncDirectory(directory)
+        } catch {
+            throw StoreError(.write, path, error)
+        }
+    }
+
+    /// Adds `bytes` at the end of an existing file, `fsync`ed before returning when `immediate`.
+    public func append(_ bytes: [UInt8], to relativePath: String, durability: Durability) throws(StoreError) {
+        let path = try absolutePath(relativePath, for: .write)
+        do {
+            let file = try FileDescriptor.open(path, flags: O_WRONLY | O_APPEND)
+            try file.writeAll(bytes)
+            switch durability {
+            case .immediate: try file.sync()
+            case .deferred: file.startWriteback()
+            }
+            try file.close()
         } catch {
             throw StoreError(.write, path, error)
         }
@@ -118,9 +125,13 @@ public struct DirectoryStore: Sendable {
         }
     }
 
-    public func exists(_ relativePath: String) -> Bool {
-        guard let path = try? absolutePath(relativePath, for: .read) else { return false }
-        return access(path, F_OK) == 0
+    public func exists(_ relativePath: String) throws(StoreError) -> Bool {
+        let path = try absolutePath(relativePath, for: .read)
+        var status = stat()
+        guard lstat(path, &status) != 0 else { return true }
+        let error = Errno.current
+        guard error.rawValue == ENOENT || error.rawValue == ENOTDIR else { throw StoreError(.read, path, error) }
+        return false
     }
 
     public func read(_ relativePath: String) throws(StoreError) -> [UInt8] {
@@ -140,8 +151,8 @@ public struct DirectoryStore: Sendable {
         let path = relativeDirectory.isEmpty ? root : try absolutePath(relativeDirectory, for: .list)
         do {
             return try Self.entries(of: path).filter { !Self.isTemporaryName($0) }.sorted()
-        } catch where error.rawValue == ENOENT && relativeDirectory.isEmpty && firstMissingDirectory != nil {
-            // The root is made by the first write.
+        } catch where error.rawValue == ENOENT && (!relativeDirectory.isEmpty || firstMissingDirectory != nil) {
+            // A directory nothing was written to yet, or the root, made by the first write.
             return []
         } catch {
             throw StoreError(.list, path, error)

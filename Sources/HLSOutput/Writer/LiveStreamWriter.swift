@@ -11,7 +11,7 @@ public struct LiveStreamWriter {
         public var description: String
     }
 
-    public let store: DirectoryStore
+    public let store: any StreamStore
     public let layout: StreamLayout
     public let tracks: [TrackDescription]
     /// File number of the next segment: never reused, even for segments a crash left unlisted.
@@ -28,7 +28,7 @@ public struct LiveStreamWriter {
 
     /// A new stream in an empty directory. The master playlist is written from the `declared` rates
     /// once the first playlists exist (a rate below the first segment's is raised to it); nil writes none.
-    public init(store: DirectoryStore, layout: StreamLayout? = nil, tracks: [TrackDescription],
+    public init(store: any StreamStore, layout: StreamLayout? = nil, tracks: [TrackDescription],
                 targetDurationSeconds: Int, windowSize: Int, declared: [RenditionMeasure]? = nil) {
         let layout = layout ?? .single(trackCount: tracks.count)
         self.store = store
@@ -46,7 +46,7 @@ public struct LiveStreamWriter {
     /// Continues the stream in `store` after a stop or a crash: numbering goes on, the first new segment
     /// of every rendition follows a discontinuity, and a new init section is written where the tracks
     /// changed.
-    public init(resuming store: DirectoryStore, layout: StreamLayout? = nil, tracks: [TrackDescription],
+    public init(resuming store: any StreamStore, layout: StreamLayout? = nil, tracks: [TrackDescription],
                 targetDurationSeconds: Int, windowSize: Int, declared: [RenditionMeasure]? = nil) throws {
         // Errors naming the stream are ResumeError; a failed listing or deletion is the store's own.
         let layout = layout ?? .single(trackCount: tracks.count)
@@ -63,11 +63,11 @@ public struct LiveStreamWriter {
             do {
                 previous = try MediaPlaylist.parse(String(decoding: try store.read(playlistPath), as: UTF8.self))
             } catch {
-                throw ResumeError(description: "\(store.root)/\(playlistPath) cannot be continued (\(error)); "
+                throw ResumeError(description: "\(store.location)/\(playlistPath) cannot be continued (\(error)); "
                     + "a stream is continued with the same renditions it was started with, or replaced")
             }
             guard previous.targetDurationSeconds >= targetDurationSeconds else {
-                throw ResumeError(description: "the stream in \(store.root) has a target duration of "
+                throw ResumeError(description: "the stream in \(store.location) has a target duration of "
                     + "\(previous.targetDurationSeconds) s, shorter than this run needs; the target duration "
                     + "cannot change within a stream: replace the stream or use shorter segments")
             }
@@ -88,7 +88,7 @@ public struct LiveStreamWriter {
             // left them unlisted) are deleted; numbers are never reused, so a cached copy is never wrong.
             let listedPaths = Set(previous.segments.flatMap { [$0.uri] + ($0.mapURI.map { [$0] } ?? []) })
             let segmentDirectory = rendition.path(StreamLayout.segmentDirectory)
-            let segmentPaths = store.exists(segmentDirectory)
+            let segmentPaths = try store.exists(segmentDirectory)
                 ? try store.list(segmentDirectory).map { StreamLayout.segmentDirectory + "/" + $0 } : []
             for path in names.filter({ StreamLayout.initNumber(ofName: $0) != nil }) + segmentPaths
             where !listedPaths.contains(path) && path != initName {
@@ -103,7 +103,7 @@ public struct LiveStreamWriter {
         nextSequenceNumber = highest + 1
         // The master playlist names the same renditions; it is written again only if missing, or if
         // the tracks changed, since its CODECS must then list the formats from before and after.
-        wroteMaster = store.exists(StreamLayout.masterPlaylistName)
+        wroteMaster = try store.exists(StreamLayout.masterPlaylistName)
         if wroteMaster, zip(renditions, layout.renditions).contains(where: { rendition, _ in
             rendition.initName != (rendition.live.playlist.segments.last?.mapURI ?? StreamLayout.initName)
         }), let text = try? store.read(StreamLayout.masterPlaylistName) {

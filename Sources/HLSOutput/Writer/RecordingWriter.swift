@@ -1,4 +1,3 @@
-import Glibc
 import HLSKit
 
 /// One fragmented-MP4 file that grows while it is recorded, playable at every moment:
@@ -13,9 +12,10 @@ import HLSKit
 /// After a crash or a power cut the file holds every fragment synced before it: players read it up
 /// to its last complete fragment.
 public struct RecordingWriter: ~Copyable {
+    public let store: any StreamStore
+    /// The file's path in `store`.
     public let path: String
     public let tracks: [TrackDescription]
-    private let file: FileDescriptor
     private var offset: Int
     private var sequenceNumber: UInt32 = 1
     /// Per track: (time, moof offset) of each fragment's first sync sample.
@@ -23,36 +23,21 @@ public struct RecordingWriter: ~Copyable {
     /// Bytes written, init section included.
     public var byteCount: Int { offset }
 
-    /// Creates (or replaces) the file and stores its init section.
-    public init(path: String, tracks: [TrackDescription]) throws(StoreError) {
+    /// Creates (or replaces) the file at `path` in `store`, holding its init section.
+    public init(store: any StreamStore, path: String, tracks: [TrackDescription]) throws(StoreError) {
+        self.store = store
         self.path = path
         self.tracks = tracks
         let initSection = InitSegment.make(tracks: tracks)
-        file = try Self.create(path, holding: initSection)
+        try store.write(initSection, to: path, durability: .immediate)
         offset = initSection.count
-    }
-
-    private static func create(_ path: String, holding bytes: [UInt8]) throws(StoreError) -> FileDescriptor {
-        do {
-            let file = try FileDescriptor.open(path, flags: O_WRONLY | O_CREAT | O_TRUNC, mode: 0o644)
-            try file.writeAll(bytes)
-            try file.sync()
-            return file
-        } catch {
-            throw StoreError(.write, path, error)
-        }
     }
 
     /// Appends a segment's samples as one fragment and syncs it.
     public mutating func append(_ segment: Segment) throws(StoreError) {
         let bytes = MediaFragment.make(sequenceNumber: sequenceNumber, tracks: segment.tracks, descriptions: tracks,
                                        segmentType: false)
-        do {
-            try file.writeAll(bytes)
-            try file.sync()
-        } catch {
-            throw StoreError(.write, path, error)
-        }
+        try store.append(bytes, to: path, durability: .immediate)
         for track in segment.tracks {
             guard let sync = track.samples.first(where: \.isSync) else { continue }
             let time = UInt64(max(0, sync.decodeTime + Int64(sync.compositionOffset)))
@@ -62,7 +47,7 @@ public struct RecordingWriter: ~Copyable {
         sequenceNumber += 1
     }
 
-    /// Writes the random-access index and closes the file.
+    /// Writes the random-access index: the file is complete.
     public consuming func finish() throws(StoreError) {
         var writer = ByteWriter(capacity: 64 + randomAccess.values.reduce(0) { $0 + $1.count * 19 })
         let start = writer.box("mfra") { mfra in
@@ -87,12 +72,6 @@ public struct RecordingWriter: ~Copyable {
             }
         }
         writer.set(UInt32(writer.count - start), at: writer.count - 4)
-        do {
-            try file.writeAll(writer.bytes)
-            try file.sync()
-            try file.close()
-        } catch {
-            throw StoreError(.write, path, error)
-        }
+        try store.append(writer.bytes, to: path, durability: .immediate)
     }
 }

@@ -20,7 +20,7 @@ public struct StreamWriter {
         public var averageBitrate: Int
     }
 
-    public let store: DirectoryStore
+    public let store: any StreamStore
     public let layout: StreamLayout?
     public private(set) var tracks: [TrackDescription] = []
     private var renditions: [RenditionRecord] = []
@@ -28,20 +28,23 @@ public struct StreamWriter {
     private var writtenPaths: [String] = []
 
     /// `layout` nil puts every track in one rendition at the top of the directory.
-    public init(store: DirectoryStore, layout: StreamLayout? = nil) {
+    public init(store: any StreamStore, layout: StreamLayout? = nil) {
         self.store = store
         self.layout = layout
     }
 
     /// Whether `store` already holds a stream that a new one would overwrite.
-    public static func holdsStream(_ store: DirectoryStore) -> Bool {
-        store.exists(StreamLayout.playlistName) || store.exists(StreamLayout.masterPlaylistName) || store.exists(StreamLayout.initName)
-            || ((try? store.list(StreamLayout.segmentDirectory))?.isEmpty == false)
+    public static func holdsStream(_ store: any StreamStore) throws(StoreError) -> Bool {
+        for name in [StreamLayout.playlistName, StreamLayout.masterPlaylistName, StreamLayout.initName]
+        where try store.exists(name) {
+            return true
+        }
+        return try !store.list(StreamLayout.segmentDirectory).isEmpty
     }
 
     /// Removes a previous stream: the playlists first, so the old stream stops being playable before its
     /// media disappears; then the media of every rendition directory the master playlist named.
-    public static func removeStream(in store: DirectoryStore) throws(StoreError) {
+    public static func removeStream(in store: any StreamStore) throws(StoreError) {
         let master = (try? store.read(StreamLayout.masterPlaylistName)).map { String(decoding: $0, as: UTF8.self) } ?? ""
         let directories = [""] + renditionDirectories(inMaster: master)
         try store.remove(StreamLayout.masterPlaylistName)

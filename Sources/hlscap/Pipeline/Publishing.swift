@@ -62,11 +62,11 @@ struct PublishOptions {
 
     /// A publisher for a recording, which can wait for a slow origin instead of dropping segments;
     /// `directory` is the rendition's place below the origin ("" for the top).
-    func makeFilePublisher(store: DirectoryStore, directory: String = "") -> StreamPublisher {
+    func makeFilePublisher(store: any StreamStore, directory: String = "") -> StreamPublisher {
         makePublisher(store: store, directory: directory, backlogWaitSeconds: drainTimeoutSeconds)
     }
 
-    private func makePublisher(store: DirectoryStore, directory: String, backlogWaitSeconds: Double) -> StreamPublisher {
+    private func makePublisher(store: any StreamStore, directory: String, backlogWaitSeconds: Double) -> StreamPublisher {
         let limits = PublishSchedule.Limits(maxConcurrentRequests: Self.concurrentUploads, backlogSeconds: backlogSeconds)
         let configuration = StreamPublisher.Configuration(
             origin: directory.isEmpty ? origin : origin.appendingPathComponent(directory + "/"),
@@ -80,7 +80,7 @@ struct PublishOptions {
 
     /// A publisher for a live stream: capture never waits for the origin; past the backlog the oldest
     /// waiting segments are dropped and reported.
-    func makeLivePublisher(store: DirectoryStore, directory: String = "") -> StreamPublisher {
+    func makeLivePublisher(store: any StreamStore, directory: String = "") -> StreamPublisher {
         makePublisher(store: store, directory: directory, backlogWaitSeconds: 0)
     }
 
