@@ -68,6 +68,8 @@ public struct FilePackager {
     /// Where segments must start besides the grid (and the inputs' chapters): microseconds from the start
     /// of the first input, on the joined timeline.
     public var cutMicroseconds: [Int64] = []
+    /// Told what the user should know that is not the outcome: files a failed run could not take back.
+    public var onMessage: ((EngineMessage) -> Void)?
     /// Makes the publisher that uploads each file once it is stored; nil writes to disk only.
     public var publish: ((_ store: any StreamStore, _ directory: String) -> StreamPublisher)?
 
@@ -132,7 +134,7 @@ public struct FilePackager {
 
     private func copy(into store: any StreamStore, maximumKeyframeGapMilliseconds: Int64?,
                       reason: String) throws -> Outcome {
-        var output = Output(writer: StreamWriter(store: store), publisher: nil)
+        var output: Output?
         var nextSequenceNumber = 1
         var cuts: [Cut] = []
         var inputsWithNewInitSection: [String] = []
@@ -149,16 +151,20 @@ public struct FilePackager {
                     throw CopyError(path: input, reason: "it has \(source.tracks.count) tracks where the first input has "
                         + "\(trackCount), so its renditions cannot follow a discontinuity", transcodingHelps: true)
                 }
-                if trackCount == nil {
+                let current: Output
+                if let output {
+                    current = output
+                } else {
                     let languages = source.inputStreams.filter { $0.kind == .audio }.map(\.language)
                     let layout = StreamLayout.make(tracks: source.tracks, videoNames: nil, audioLanguages: languages)
-                    output = try makeOutput(store: store, layout: layout)
+                    current = try makeOutput(store: store, layout: layout)
+                    output = current
                     trackCount = source.tracks.count
                 }
                 if let previousTracks, previousTracks != source.tracks { inputsWithNewInitSection.append(input) }
                 previousTracks = source.tracks
-                try output.beginSection(tracks: source.tracks)
-                let packaged = try package(source, into: &output, firstSequenceNumber: nextSequenceNumber,
+                try current.beginSection(tracks: source.tracks)
+                let packaged = try package(source, into: current, firstSequenceNumber: nextSequenceNumber,
                                            keyframeGapLimit: maximumKeyframeGapMilliseconds.map { ($0, input) })
                 nextSequenceNumber = packaged.nextSequenceNumber
                 cuts += packaged.cuts.map {
@@ -166,19 +172,20 @@ public struct FilePackager {
                 }
                 elapsedMicroseconds += packaged.durationMicroseconds
             }
-            let (summary, report) = try finish(&output)
+            guard let output else { throw PackagingError.nothingToStream(inputs: inputs) }
+            let (summary, report) = try finish(output)
             return Outcome(summary: summary, copied: true, reason: reason, skippedCorruptPackets: 0,
                            publishReport: report, renditions: output.writer.renditionDirectories, cuts: cuts,
                            inputsWithNewInitSection: inputsWithNewInitSection)
         } catch {
-            output.writer.removeWrittenFiles()
+            output?.takeBack(reporting: onMessage)
             // Reasons to transcode instead go up as they are; the caller decides.
             throw error
         }
     }
 
     private func transcode(into store: any StreamStore, reason: String) throws -> Outcome {
-        var output = Output(writer: StreamWriter(store: store), publisher: nil)
+        var output: Output?
         do {
             let source = try TranscodeSource(inputs: inputs, settings: transcodeSettings,
                                              askedCutMicroseconds: cutMicroseconds)
@@ -186,15 +193,16 @@ public struct FilePackager {
             let layout = StreamLayout.make(
                 tracks: source.tracks, videoNames: transcodeSettings.ladder == nil ? nil : source.videoRenditionNames,
                 audioLanguages: source.audioLanguages)
-            output = try makeOutput(store: store, layout: layout)
-            try output.beginSection(tracks: source.tracks)
-            let packaged = try package(source, into: &output, firstSequenceNumber: 1, keyframeGapLimit: nil)
-            let (summary, report) = try finish(&output)
+            let started = try makeOutput(store: store, layout: layout)
+            output = started
+            try started.beginSection(tracks: source.tracks)
+            let packaged = try package(source, into: started, firstSequenceNumber: 1, keyframeGapLimit: nil)
+            let (summary, report) = try finish(started)
             return Outcome(summary: summary, copied: false, reason: reason,
                            skippedCorruptPackets: source.skippedCorruptPackets, publishReport: report,
-                           renditions: output.writer.renditionDirectories, cuts: packaged.cuts)
+                           renditions: started.writer.renditionDirectories, cuts: packaged.cuts)
         } catch {
-            output.writer.removeWrittenFiles()
+            output?.takeBack(reporting: onMessage)
             throw error
         }
     }
@@ -203,10 +211,10 @@ public struct FilePackager {
         let publisher = try publish.map { make throws(StoreError) in
             try LayoutPublisher(layout: layout, store: store) { store, directory in make(store, directory) }
         }
-        return Output(writer: StreamWriter(store: store, layout: layout), publisher: publisher)
+        return Output(writer: StreamWriter(store: store, layout: layout, policy: .vod), publisher: publisher)
     }
 
-    private func finish(_ output: inout Output) throws -> (StreamWriter.Summary, PublishReport?) {
+    private func finish(_ output: Output) throws -> (StreamWriter.Summary, PublishReport?) {
         let summary = try output.finish()
         guard summary.segmentCount > 0 else {
             throw PackagingError.nothingToStream(inputs: inputs)
@@ -240,7 +248,7 @@ public struct FilePackager {
     }
 
     /// Segments one source into the writer.
-    private func package(_ source: SampleSource, into output: inout Output, firstSequenceNumber: Int,
+    private func package(_ source: SampleSource, into output: Output, firstSequenceNumber: Int,
                          keyframeGapLimit: (milliseconds: Int64, input: String)?) throws -> Packaged {
         let tracks = source.tracks.map { Segmenter.Track(timescale: $0.timescale, isVideo: $0.isVideo) }
         var segmenter = Segmenter(configuration: .init(tracks: tracks, segmentMilliseconds: segmentMilliseconds,
@@ -293,28 +301,39 @@ public struct FilePackager {
 }
 
 /// The stream writer, and the publisher that uploads what it stores.
-private struct Output {
-    var writer: StreamWriter
+private final class Output {
+    private(set) var writer: StreamWriter
     let publisher: LayoutPublisher?
 
-    mutating func beginSection(tracks: [TrackDescription]) throws {
+    init(writer: StreamWriter, publisher: LayoutPublisher?) {
+        self.writer = writer
+        self.publisher = publisher
+    }
+
+    func beginSection(tracks: [TrackDescription]) throws {
         for path in try writer.beginSection(tracks: tracks) { publisher?.addFile(path) }
     }
 
-    mutating func write(_ segment: Segment) throws {
-        let paths = try writer.write(segment)
+    func write(_ segment: Segment) throws {
+        let paths = try writer.write(segment).paths
         for path in paths { publisher?.addSegment(path, durationSeconds: segment.durationSeconds) }
         publisher?.updatePlaylists(writer.playlists)
     }
 
-    mutating func finish() throws -> StreamWriter.Summary {
-        let summary = try writer.finishVOD()
+    func finish() throws -> StreamWriter.Summary {
+        let summary = try writer.finish()
         publisher?.updatePlaylists(writer.playlists)
         for (path, _) in writer.playlists where path.hasSuffix(StreamLayout.iFramePlaylistName) {
             publisher?.addFile(path)
         }
         publisher?.addFile(StreamLayout.masterPlaylistName)
         return summary
+    }
+
+    /// A failed run: what was stored goes, so that no stream that looks valid is left; each file that
+    /// cannot be removed is reported.
+    func takeBack(reporting report: ((EngineMessage) -> Void)?) {
+        for failure in writer.removeWrittenFiles() { report?(.takeBackFailed(failure)) }
     }
 }
 

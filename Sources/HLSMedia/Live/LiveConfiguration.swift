@@ -108,7 +108,7 @@ public struct LiveConfiguration: Sendable {
                                     _ partTargetSeconds: Double) -> Void)?
     /// Called on the output queue for every rendition's piece of each part, before the segment that
     /// holds it is stored.
-    public var onPart: (@Sendable (LiveStreamWriter.RenditionPart) -> Void)?
+    public var onPart: (@Sendable (StreamWriter.RenditionPart) -> Void)?
     /// Called on the output queue with every rendition's playlist after a segment is listed, and at the end.
     public var onPlaylists: (@Sendable ([MediaPlaylist]) -> Void)?
 

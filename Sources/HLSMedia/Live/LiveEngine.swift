@@ -55,7 +55,7 @@ public final class LiveEngine: @unchecked Sendable {
     // Writing-queue state.
     private var encoder: LiveEncoder?
     // Output-queue state.
-    private var writer: LiveStreamWriter?
+    private var writer: StreamWriter?
     private var publisher: LayoutPublisher?
     /// Files that left the window, deleted after their retention time, at the latest at a clean stop.
     private var retired = RetiredFiles()
@@ -100,13 +100,13 @@ public final class LiveEngine: @unchecked Sendable {
             throw .encoding("the encoders cannot start: \(error)")
         }
         statistics.nameRenditions(encoder.layout.renditions.filter { !$0.directory.hasPrefix("audio") }.map(\.name))
-        let writer = try makeWriter(store: store, encoder: encoder)
+        var writer = try makeWriter(store: store, encoder: encoder)
         encoder.firstSequenceNumber = writer.nextSequenceNumber
         self.encoder = encoder
         if !configuration.realtime { backpressure = DispatchSemaphore(value: VideoAdmission.queueLimit) }
         try startSources()
         do {
-            try writer.writeInitSection()
+            try writer.beginSection(tracks: encoder.tracks)
         } catch {
             abandonStart(sources[...])
             throw .store(error)
@@ -406,7 +406,7 @@ public final class LiveEngine: @unchecked Sendable {
 
     private func finishOutput() {
         do {
-            try writer?.finish()
+            _ = try writer?.finish()
         } catch {
             record(.store(error))
         }
@@ -476,8 +476,10 @@ public final class LiveEngine: @unchecked Sendable {
         return store
     }
 
-    private func makeWriter(store: any StreamStore, encoder: LiveEncoder) throws(LiveError) -> LiveStreamWriter {
-        let target = Int((configuration.segmentMilliseconds + 999) / 1000)
+    private func makeWriter(store: any StreamStore, encoder: LiveEncoder) throws(LiveError) -> StreamWriter {
+        let policy = StreamWriter.PlaylistPolicy.live(
+            targetDurationSeconds: Int((configuration.segmentMilliseconds + 999) / 1000),
+            windowSize: configuration.windowSize)
         let holdsStream: Bool
         do {
             holdsStream = try StreamWriter.holdsStream(store)
@@ -485,14 +487,11 @@ public final class LiveEngine: @unchecked Sendable {
             throw .store(error)
         }
         guard configuration.resume && holdsStream else {
-            return LiveStreamWriter(store: store, layout: encoder.layout, tracks: encoder.tracks,
-                                    targetDurationSeconds: target, windowSize: configuration.windowSize,
-                                    declared: encoder.declared)
+            return StreamWriter(store: store, layout: encoder.layout, policy: policy, declared: encoder.declared)
         }
         do {
-            return try LiveStreamWriter(resuming: store, layout: encoder.layout, tracks: encoder.tracks,
-                                        targetDurationSeconds: target, windowSize: configuration.windowSize,
-                                        declared: encoder.declared)
+            return try StreamWriter(resuming: store, layout: encoder.layout, tracks: encoder.tracks, policy: policy,
+                                    declared: encoder.declared)
         } catch {
             throw .cannotResume("\(error)")
         }

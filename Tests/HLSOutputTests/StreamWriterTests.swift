@@ -1,9 +1,10 @@
 import Foundation
+import Glibc
 import Testing
 @testable import HLSKit
 @testable import HLSOutput
 
-@Suite struct LiveStreamWriterTests {
+@Suite struct StreamWriterTests {
     func audioTrack(sampleRate: Int = 48_000) -> TrackDescription {
         TrackDescription(trackID: 1, timescale: UInt32(sampleRate),
                          format: .aac(AACFormat(audioSpecificConfig: AudioSpecificConfig(sampleRate: sampleRate,
@@ -21,16 +22,29 @@ import Testing
                        startTicks: Int64(number) * 96_256, durationTicks: 96_256, timescale: 48_000)
     }
 
-    func temporaryStore() throws -> DirectoryStore {
-        try DirectoryStore(root: FileManager.default.temporaryDirectory
-            .appendingPathComponent("live-writer-\(UUID().uuidString)").path)
+    func temporaryStore() throws -> MemoryStore {
+        MemoryStore()
+    }
+
+    /// A live writer of one audio rendition that has begun its first section.
+    func liveWriter(_ store: any StreamStore, tracks: [TrackDescription]? = nil, layout: StreamLayout? = nil,
+                    targetDurationSeconds: Int = 2, windowSize: Int) throws -> StreamWriter {
+        let tracks = tracks ?? [audioTrack()]
+        var writer = StreamWriter(store: store, layout: layout ?? .single(trackCount: tracks.count),
+                                  policy: .live(targetDurationSeconds: targetDurationSeconds, windowSize: windowSize))
+        try writer.beginSection(tracks: tracks)
+        return writer
+    }
+
+    func resumedWriter(_ store: any StreamStore, tracks: [TrackDescription], targetDurationSeconds: Int = 2,
+                       windowSize: Int) throws -> StreamWriter {
+        try StreamWriter(resuming: store, layout: .single(trackCount: tracks.count), tracks: tracks,
+                         policy: .live(targetDurationSeconds: targetDurationSeconds, windowSize: windowSize))
     }
 
     @Test func writesSegmentsBeforeTheRollingPlaylist() throws {
         let store = try temporaryStore()
-        defer { try? FileManager.default.removeItem(atPath: store.root) }
-        var writer = LiveStreamWriter(store: store, tracks: [audioTrack()], targetDurationSeconds: 2, windowSize: 2)
-        try writer.writeInitSection()
+        var writer = try liveWriter(store, windowSize: 2)
         var removals: [LivePlaylist.Removal] = []
         for number in 1...3 { removals += try writer.write(segment(number), programDateTime: nil).removals }
         let playlist = try MediaPlaylist.parse(String(decoding: try store.read("playlist.m3u8"), as: UTF8.self))
@@ -47,9 +61,7 @@ import Testing
     /// discontinuity sequence counts it once it leaves the window.
     @Test func aSegmentThatFollowsADiscontinuityIsListedAfterTheTag() throws {
         let store = try temporaryStore()
-        defer { try? FileManager.default.removeItem(atPath: store.root) }
-        var writer = LiveStreamWriter(store: store, tracks: [audioTrack()], targetDurationSeconds: 3, windowSize: 2)
-        try writer.writeInitSection()
+        var writer = try liveWriter(store, targetDurationSeconds: 3, windowSize: 2)
         func playlist() throws -> MediaPlaylist {
             try MediaPlaylist.parse(String(decoding: try store.read("playlist.m3u8"), as: UTF8.self))
         }
@@ -92,16 +104,10 @@ import Testing
         let layout = StreamLayout.make(tracks: tracks, videoNames: nil)
         let served = try temporaryStore()
         let plain = try temporaryStore()
-        defer {
-            try? FileManager.default.removeItem(atPath: served.root)
-            try? FileManager.default.removeItem(atPath: plain.root)
-        }
-        var serving = LiveStreamWriter(store: served, layout: layout, tracks: tracks, targetDurationSeconds: 2,
-                                       windowSize: 0)
+        var serving = try liveWriter(served, tracks: tracks, layout: layout, windowSize: 0)
         // Nothing renders this one's parts (LL-HLS without a server): it makes their fragments itself.
-        var writing = LiveStreamWriter(store: plain, layout: layout, tracks: tracks, targetDurationSeconds: 2,
-                                       windowSize: 0)
-        var pieces: [LiveStreamWriter.RenditionPart] = []
+        var writing = try liveWriter(plain, tracks: tracks, layout: layout, windowSize: 0)
+        var pieces: [StreamWriter.RenditionPart] = []
         var numbers: [Int] = []
         for call in partedSegments() {
             pieces += call.parts.flatMap { serving.render(part: $0) }
@@ -127,18 +133,15 @@ import Testing
 
     @Test func resumingContinuesNumberingPastUnlistedSegmentsAfterADiscontinuity() throws {
         let store = try temporaryStore()
-        defer { try? FileManager.default.removeItem(atPath: store.root) }
-        var first = LiveStreamWriter(store: store, tracks: [audioTrack()], targetDurationSeconds: 2, windowSize: 0)
-        try first.writeInitSection()
+        var first = try liveWriter(store, windowSize: 0)
         for number in 1...2 { _ = try first.write(segment(number), programDateTime: nil) }
         // A crash after segment 3 was stored but before the playlist listed it.
         try store.write([0], to: "seg/000003.m4s")
 
-        var resumed = try LiveStreamWriter(resuming: store, tracks: [audioTrack()], targetDurationSeconds: 2,
-                                           windowSize: 0)
+        var resumed = try resumedWriter(store, tracks: [audioTrack()], windowSize: 0)
         #expect(resumed.nextSequenceNumber == 4)
         #expect(resumed.initName == "init.mp4", "same tracks keep the init section")
-        try resumed.writeInitSection()
+        try resumed.beginSection(tracks: [audioTrack()])
         _ = try resumed.write(segment(4), programDateTime: nil)
         let text = String(decoding: try store.read("playlist.m3u8"), as: UTF8.self)
         #expect(text.contains("seg/000002.m4s\n#EXT-X-DISCONTINUITY\n#EXTINF:2.005,\nseg/000004.m4s\n"))
@@ -146,15 +149,12 @@ import Testing
 
     @Test func resumingWithOtherTracksStartsANewInitSection() throws {
         let store = try temporaryStore()
-        defer { try? FileManager.default.removeItem(atPath: store.root) }
-        var first = LiveStreamWriter(store: store, tracks: [audioTrack()], targetDurationSeconds: 2, windowSize: 0)
-        try first.writeInitSection()
+        var first = try liveWriter(store, windowSize: 0)
         _ = try first.write(segment(1), programDateTime: nil)
 
-        var resumed = try LiveStreamWriter(resuming: store, tracks: [audioTrack(sampleRate: 44_100)],
-                                           targetDurationSeconds: 2, windowSize: 0)
+        var resumed = try resumedWriter(store, tracks: [audioTrack(sampleRate: 44_100)], windowSize: 0)
         #expect(resumed.initName == "init-2.mp4")
-        try resumed.writeInitSection()
+        try resumed.beginSection(tracks: [audioTrack(sampleRate: 44_100)])
         _ = try resumed.write(segment(2), programDateTime: nil)
         let playlist = try MediaPlaylist.parse(String(decoding: try store.read("playlist.m3u8"), as: UTF8.self))
         #expect(playlist.segments.map(\.mapURI) == ["init.mp4", "init-2.mp4"])
@@ -164,21 +164,17 @@ import Testing
 
     @Test func resumingDeletesWhatNoPlaylistListsAndNeverReusesAnInitName() throws {
         let store = try temporaryStore()
-        defer { try? FileManager.default.removeItem(atPath: store.root) }
         // A window of 2 over 4 segments (1 and 2 left it), then a run with other tracks (init-2), stopped.
-        var first = LiveStreamWriter(store: store, tracks: [audioTrack()], targetDurationSeconds: 2, windowSize: 2)
-        try first.writeInitSection()
+        var first = try liveWriter(store, windowSize: 2)
         for number in 1...4 { _ = try first.write(segment(number), programDateTime: nil) }
-        var second = try LiveStreamWriter(resuming: store, tracks: [audioTrack(sampleRate: 44_100)],
-                                          targetDurationSeconds: 2, windowSize: 2)
-        try second.writeInitSection()
+        var second = try resumedWriter(store, tracks: [audioTrack(sampleRate: 44_100)], windowSize: 2)
+        try second.beginSection(tracks: [audioTrack(sampleRate: 44_100)])
         for number in 5...6 { _ = try second.write(segment(number), programDateTime: nil) }
         try second.finish()
         #expect(try store.list("seg") == ["000003.m4s", "000004.m4s", "000005.m4s", "000006.m4s"],
                 "the second run deleted 1 and 2; 3 and 4 left its window and wait for their retention")
 
-        let third = try LiveStreamWriter(resuming: store, tracks: [audioTrack(sampleRate: 32_000)],
-                                         targetDurationSeconds: 2, windowSize: 2)
+        let third = try resumedWriter(store, tracks: [audioTrack(sampleRate: 32_000)], windowSize: 2)
         #expect(try store.list("seg") == ["000005.m4s", "000006.m4s"])
         #expect(try store.list("") == ["init-2.mp4", "playlist.m3u8", "seg"], "init.mp4 is no longer listed")
         #expect(third.initName == "init-3.mp4")
@@ -187,15 +183,89 @@ import Testing
 
     @Test func resumingRefusesALongerTargetDurationAndUnreadablePlaylists() throws {
         let store = try temporaryStore()
-        defer { try? FileManager.default.removeItem(atPath: store.root) }
-        var first = LiveStreamWriter(store: store, tracks: [audioTrack()], targetDurationSeconds: 2, windowSize: 0)
+        var first = try liveWriter(store, windowSize: 0)
         _ = try first.write(segment(1), programDateTime: nil)
-        #expect(throws: LiveStreamWriter.ResumeError.self) {
-            try LiveStreamWriter(resuming: store, tracks: [audioTrack()], targetDurationSeconds: 4, windowSize: 0)
+        #expect(throws: StreamWriter.ResumeError.self) {
+            try resumedWriter(store, tracks: [audioTrack()], targetDurationSeconds: 4, windowSize: 0)
         }
         try store.write(Array("not a playlist".utf8), to: "playlist.m3u8")
-        #expect(throws: LiveStreamWriter.ResumeError.self) {
-            try LiveStreamWriter(resuming: store, tracks: [audioTrack()], targetDurationSeconds: 2, windowSize: 0)
+        #expect(throws: StreamWriter.ResumeError.self) {
+            try resumedWriter(store, tracks: [audioTrack()], windowSize: 0)
         }
+    }
+
+    // MARK: Recordings (the VOD policy)
+
+    /// Two audio renditions (`audio/1`, `audio/2`) written as a recording of `sections` joined inputs,
+    /// two segments each.
+    func recording(_ store: any StreamStore, sections: [[TrackDescription]]) throws -> StreamWriter {
+        let layout = StreamLayout.make(tracks: sections[0], videoNames: nil)
+        var writer = StreamWriter(store: store, layout: layout, policy: .vod)
+        var number = 1
+        for tracks in sections {
+            try writer.beginSection(tracks: tracks)
+            for _ in 0..<2 {
+                var next = segment(number)
+                next.tracks.append(FragmentTrack(trackID: 2, baseDecodeTime: next.tracks[0].baseDecodeTime,
+                                                 samples: next.tracks[0].samples))
+                _ = try writer.write(next)
+                number += 1
+            }
+        }
+        return writer
+    }
+
+    @Test func aRecordingIsListedOnceItsMediaIsSyncedAndEachSectionFollowsADiscontinuity() throws {
+        let store = MemoryStore()
+        var writer = try recording(store, sections: [[audioTrack(), audioTrack()],
+                                                     [audioTrack(), audioTrack(sampleRate: 44_100)]])
+        #expect(!store.writeLog.contains { $0.hasSuffix(".m3u8") }, "nothing is listed before the end")
+        #expect(store.durableFiles.isEmpty, "media waits for one sync")
+        let summary = try writer.finish()
+        #expect(Set(store.durableFiles.keys) == Set(store.files.keys), "the sync came before the playlists")
+        let log = store.writeLog
+        #expect(log.suffix(3) == ["audio/1/playlist.m3u8", "audio/2/playlist.m3u8", "master.m3u8"])
+        #expect(summary.segmentCount == 4)
+        let first = try MediaPlaylist.parse(store.text("audio/1/playlist.m3u8") ?? "")
+        let second = try MediaPlaylist.parse(store.text("audio/2/playlist.m3u8") ?? "")
+        #expect(first.playlistType == .vod && first.endList)
+        #expect(first.segments.map(\.discontinuity) == [false, false, true, false])
+        #expect(first.segments.map(\.mapURI) == ["init.mp4", "init.mp4", "init.mp4", "init.mp4"],
+                "an unchanged rendition keeps its init section")
+        #expect(second.segments.map(\.mapURI) == ["init.mp4", "init.mp4", "init-2.mp4", "init-2.mp4"])
+        #expect(store.files["audio/2/init-2.mp4"] != nil && store.files["audio/1/init-2.mp4"] == nil)
+    }
+
+    @Test func aFailedRecordingTakesBackWhatItStoredAndReportsWhatItCouldNot() throws {
+        let store = MemoryStore()
+        let writer = try recording(store, sections: [[audioTrack(), audioTrack()]])
+        store.inject(.init(.remove, errno: EACCES) { $0 == "audio/2/seg/000002.m4s" })
+        let failures = writer.removeWrittenFiles()
+        #expect(failures == [StoreError(operation: .remove, path: "memory/audio/2/seg/000002.m4s", errno: EACCES)])
+        #expect(Array(store.files.keys) == ["audio/2/seg/000002.m4s"], "everything else went")
+    }
+
+    @Test func replacingAStreamRemovesEveryRenditionTheMasterNames() throws {
+        let store = MemoryStore()
+        var writer = try recording(store, sections: [[audioTrack(), audioTrack()]])
+        try writer.finish()
+        try store.write([0], to: "notes.txt")
+        #expect(try StreamWriter.holdsStream(store))
+        try StreamWriter.removeStream(in: store)
+        #expect(Array(store.files.keys) == ["notes.txt"])
+        #expect(try !StreamWriter.holdsStream(store))
+    }
+
+    /// Without its master playlist the rendition folders cannot be found: replacing must fail rather than
+    /// leave their media under a new stream.
+    @Test func aMasterPlaylistThatCannotBeReadStopsTheReplacement() throws {
+        let store = MemoryStore()
+        var writer = try recording(store, sections: [[audioTrack(), audioTrack()]])
+        try writer.finish()
+        store.inject(.init(.read, errno: EIO) { $0 == StreamLayout.masterPlaylistName })
+        #expect(throws: StoreError(operation: .read, path: "memory/master.m3u8", errno: EIO)) {
+            try StreamWriter.removeStream(in: store)
+        }
+        #expect(store.files["audio/1/seg/000001.m4s"] != nil)
     }
 }

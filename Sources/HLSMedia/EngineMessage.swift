@@ -1,0 +1,20 @@
+import HLSOutput
+
+/// What the engine tells the user on the way that is not its outcome: warnings and notices. Libraries
+/// never print; the command line turns each into a line.
+public enum EngineMessage: Sendable {
+    /// A device failed or went away; a stand-in keeps its track flowing while it is waited for.
+    case deviceLost(CaptureError)
+    /// A lost device is back after `seconds`; the stream goes on after a discontinuity.
+    case deviceBack(device: String, seconds: Double)
+    /// The upload backlog is full: this segment will not reach the origin.
+    case uploadDropped(path: String)
+    /// Writing the stream failed, so the stream stopped; the recording beside it goes on.
+    case streamStopped(StoreError)
+    /// The recording beside the stream failed; the stream goes on.
+    case recordingStopped(path: String, reason: String)
+    /// A file that left the playlist could not be deleted.
+    case removalFailed(StoreError)
+    /// A failed run could not remove a file it had stored.
+    case takeBackFailed(StoreError)
+}
