@@ -24,7 +24,7 @@ DEPS_PACKAGES := libavcodec-dev libavformat-dev libavdevice-dev libavutil-dev li
 # v4l-utils and alsa-utils for the tools that probe the drivers inside it.
 VM_PACKAGES := qemu-system-x86 linux-image-amd64 busybox-static cpio kmod v4l-utils alsa-utils
 
-.PHONY: deps build release test test-tools test-fuzz-parsers test-devices soak soak-publish latency crash-campaign clock-drift fuzz fuzz-parsers test-sanitizers golden demo bench fixtures clean
+.PHONY: deps build release check test test-tools test-fuzz-parsers test-devices soak soak-publish latency crash-campaign clock-drift fuzz fuzz-parsers test-sanitizers golden demo bench fixtures clean
 
 deps:
 	scripts/install-deps.sh $(DEPS_PACKAGES)
@@ -41,6 +41,14 @@ RELEASE_FLAGS := -c release --static-swift-stdlib -Xswiftc -use-ld=lld -Xlinker 
 release: deps
 	$(SWIFT) build $(RELEASE_FLAGS)
 	.build/release/hlscap --version
+
+# The loop to run while working: the build and every test that runs in process (the pure core, the
+# stores and writers, FFmpeg's wrappers and the capture sources, the live engine on the test source
+# into a store in memory, the server), about two minutes. `make test` adds the built binary's runs.
+UNIT_TESTS := HLSKitTests|HLSOutputTests|HLSMediaTests|HLSEngineTests|HLSServerTests
+check: build
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build --filter '$(UNIT_TESTS)' 2>&1 | tee .build/swift-check.log
 
 # The checkers' own tests run first: an end-to-end result means nothing if they cannot fail.
 # Tests run one at a time: live runs, ALSA capture and publishing are paced in real time and

@@ -24,17 +24,22 @@ let package = Package(
             dependencies: ["CFFmpeg", "CV4L2", "HLSKit", "HLSOutput"]
         ),
         .target(
+            name: "HLSEngine",
+            dependencies: ["HLSMedia", "HLSOutput", "HLSKit"]
+        ),
+        .target(
             name: "HLSServer",
             dependencies: ["CMicroHTTPD", "CZlib", "HLSKit", "HLSOutput"]
         ),
         .executableTarget(
             name: "hlscap",
-            dependencies: ["HLSKit", "HLSOutput", "HLSMedia", "HLSServer"]
+            dependencies: ["HLSKit", "HLSOutput", "HLSMedia", "HLSEngine", "HLSServer"]
         ),
         .target(name: "HLSTestSupport", dependencies: ["HLSKit", "HLSOutput"], path: "Tests/HLSTestSupport"),
         .testTarget(name: "HLSKitTests", dependencies: ["HLSKit", "HLSTestSupport"]),
         .testTarget(name: "HLSOutputTests", dependencies: ["HLSOutput", "HLSKit", "HLSTestSupport"]),
         .testTarget(name: "HLSMediaTests", dependencies: ["HLSMedia", "HLSOutput", "HLSKit", "HLSTestSupport"]),
+        .testTarget(name: "HLSEngineTests", dependencies: ["HLSEngine", "HLSMedia", "HLSOutput", "HLSKit", "HLSTestSupport"]),
         .testTarget(name: "HLSServerTests", dependencies: ["HLSServer", "HLSOutput", "HLSKit", "HLSTestSupport"]),
         .testTarget(name: "hlscapTests", dependencies: ["HLSKit", "HLSOutput", "HLSTestSupport"]),
     ]

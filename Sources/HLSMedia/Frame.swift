@@ -54,10 +54,10 @@ public final class Frame {
 ///
 /// Unchecked sendable: `Frame`'s ownership rule — the sender keeps no reference once it has handed
 /// the frame on, so only the receiving queue ever touches it.
-struct FrameHandoff: @unchecked Sendable {
-    let frame: Frame
+public struct FrameHandoff: @unchecked Sendable {
+    public let frame: Frame
 
-    init(_ frame: Frame) {
+    public init(_ frame: Frame) {
         self.frame = frame
     }
 }

@@ -55,7 +55,8 @@ func runMain(_ words: [String]) -> ExitCode {
         try command.init(arguments: &arguments).run()
         return .success
     } catch let error as CommandError {
-        printError(error.message)
+        // A second interrupt has nothing more to say.
+        if !error.message.isEmpty { printError(error.message) }
         if error.exitCode == .usage { printError("run 'hlscap \(command.name) --help' for usage") }
         return error.exitCode
     } catch {

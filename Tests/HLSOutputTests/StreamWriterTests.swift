@@ -39,7 +39,7 @@ import Testing
     func resumedWriter(_ store: any StreamStore, tracks: [TrackDescription], targetDurationSeconds: Int = 2,
                        windowSize: Int) throws -> StreamWriter {
         try StreamWriter(resuming: store, layout: .single(trackCount: tracks.count), tracks: tracks,
-                         policy: .live(targetDurationSeconds: targetDurationSeconds, windowSize: windowSize))
+                         policy: .live(targetDurationSeconds: targetDurationSeconds, windowSize: windowSize), now: Date())
     }
 
     @Test func writesSegmentsBeforeTheRollingPlaylist() throws {

@@ -96,4 +96,73 @@ import Testing
         #expect(result.stdout.isEmpty, "no summary of a stream that never started: \(result.stdout)")
         #expect(PackagedStream.files(below: stream).isEmpty, "\(PackagedStream.files(below: stream))")
     }
+
+    /// The first interrupt ends the playlist at once and says on one line what it still waits for (the
+    /// retention time of what left the window); a second one exits then, leaving those files listed for
+    /// `--resume`, which deletes them once their time has passed.
+    @Test func aStopThatWaitsSaysSoAndASecondInterruptLeavesTheFilesForResume() throws {
+        let directory = try PackagedStream.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let stream = directory.appendingPathComponent("stream")
+        let arguments = ["live"] + LiveStream.testSource + ["--window", "3", "--segment-duration", "1", "--quiet",
+                                                            "--out", stream.path]
+        let hlscap = try ExternalTools.startHlscap(arguments)
+        // A window of 3: segments 1 to 3 have left it once segment 6 is listed.
+        let started = Date()
+        while (try? LiveStream.playlist(in: stream))?.mediaSequence ?? 0 < 4, hlscap.isRunning,
+              Date().timeIntervalSince(started) < LiveStream.startupSeconds {
+            Thread.sleep(forTimeInterval: LiveStream.pollSeconds)
+        }
+        try #require((try? LiveStream.playlist(in: stream))?.mediaSequence ?? 0 >= 4, "\(hlscap.stderr)")
+        hlscap.send(SIGINT)
+        let stopped = Date()
+        while !hlscap.stderr.contains("deleted in"), Date().timeIntervalSince(stopped) < 5 {
+            Thread.sleep(forTimeInterval: LiveStream.pollSeconds)
+        }
+        #expect(Date().timeIntervalSince(stopped) < 2, "the wait is announced at once: \(hlscap.stderr)")
+        #expect(try LiveStream.playlist(in: stream).endList)
+        let line = hlscap.stderr.split(separator: "\n").first { $0.contains("deleted in") } ?? ""
+        #expect(line.hasPrefix("hlscap: the stream has ended; ") && line.contains("Ctrl-C again"), "\(line)")
+        hlscap.send(SIGINT)
+        let result = hlscap.finish(timeoutSeconds: LiveStream.stopSeconds)
+        #expect(result.exitStatus == 130 && !result.timedOut, "\(result.stderr)")
+        #expect(Date().timeIntervalSince(stopped) < 4, "the second interrupt did not wait")
+        let left = RetiredFiles.parseManifest(try String(contentsOf: stream.appendingPathComponent(".retired"),
+                                                         encoding: .utf8))
+        #expect(!left.isEmpty && left.allSatisfy { FileManager.default.fileExists(
+            atPath: stream.appendingPathComponent($0.path).path) }, "\(left)")
+        _ = try expectConsistentFinishedStream(stream)
+
+        // Long enough after their time: the resumed run deletes them and keeps only what it lists.
+        Thread.sleep(forTimeInterval: max(0, (left.map(\.removableAt).max() ?? Date()).timeIntervalSinceNow))
+        let resumed = try ExternalTools.runHlscap(arguments + ["--resume", "--duration", "2"],
+                                                  timeoutSeconds: LiveStream.stopSeconds + 30)
+        #expect(resumed.exitStatus == 0, "\(resumed.stderr)")
+        for file in left { #expect(!FileManager.default.fileExists(atPath: stream.appendingPathComponent(file.path).path)) }
+        #expect(!FileManager.default.fileExists(atPath: stream.appendingPathComponent(".retired").path))
+    }
+
+    /// Without --out the stream is spooled in a temporary directory: a second interrupt removes it too.
+    @Test func aSecondInterruptRemovesTheUploadSpool() throws {
+        let temporary = try PackagedStream.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: temporary) }
+        let hlscap = try ExternalTools.startHlscap(
+            ["live"] + LiveStream.testSource + ["--quiet", "--publish", Self.unreachableOrigin,
+                                                "--publish-drain-timeout", String(Self.drainTimeoutSeconds)],
+            environment: ["TMPDIR": temporary.path])
+        let deadline = Date(timeIntervalSinceNow: LiveStream.stopSeconds)
+        var spool: [String] = []
+        while spool.isEmpty, Date() < deadline {
+            Thread.sleep(forTimeInterval: LiveStream.pollSeconds)
+            spool = PackagedStream.files(below: temporary).filter { $0.hasSuffix(".m4s") }
+        }
+        try #require(!spool.isEmpty, "segments wait in the spool: \(hlscap.stderr)")
+        hlscap.send(SIGINT)
+        Thread.sleep(forTimeInterval: 1)
+        hlscap.send(SIGINT)
+        let result = hlscap.finish(timeoutSeconds: LiveStream.stopSeconds)
+        #expect(result.exitStatus == 130 && !result.timedOut, "\(result.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: temporary.path).isEmpty,
+                "\(PackagedStream.files(below: temporary))")
+    }
 }

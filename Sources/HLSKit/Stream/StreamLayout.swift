@@ -46,6 +46,8 @@ public struct StreamLayout: Sendable, Equatable {
     public static let iFramePlaylistName = "iframes.m3u8"
     public static let initName = "init.mp4"
     public static let segmentDirectory = "seg"
+    /// Files a stopped live stream left waiting for their retention time, for the run that continues it.
+    public static let retiredListName = ".retired"
 
     public static func segmentPath(_ sequenceNumber: Int) -> String {
         let digits = String(sequenceNumber)

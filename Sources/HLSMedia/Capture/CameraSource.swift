@@ -32,6 +32,17 @@ public final class CameraSource: CaptureSource {
         self.configuration = configuration
     }
 
+    public var name: String { device?.path ?? configuration.device ?? "/dev/video*" }
+
+    public var delivers: CaptureKinds { .video }
+
+    /// A dark picture about the size the camera delivered (made even), so the scalers see little change.
+    public var standIn: StandInSource.Content? {
+        let rate = configuration.frameRate
+        return .video(width: (choice?.width ?? configuration.width) & ~1, height: (choice?.height ?? configuration.height) & ~1,
+                      framesPerSecond: max(1, Int((Double(rate.numerator) / Double(rate.denominator)).rounded())))
+    }
+
     public func start(handler: @escaping (CaptureEvent) -> Void) throws {
         precondition(thread == nil, "a capture source starts once")
         let thread = CaptureThread(handler: handler)
@@ -92,7 +103,8 @@ public final class CameraSource: CaptureSource {
     private static func openDevice(_ configuration: Configuration) throws(CaptureError) -> V4L2Device {
         if let path = configuration.device { return try V4L2Device(path: path) }
         guard let first = V4L2Device.captureDevices().first else {
-            throw CaptureError(device: "/dev/video*", message: "no V4L2 capture device found; connect a camera or give --video test")
+            throw CaptureError(device: "/dev/video*", message: "no V4L2 capture device found; connect a camera",
+                               isMissing: true)
         }
         return first
     }

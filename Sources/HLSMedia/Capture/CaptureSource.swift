@@ -23,14 +23,40 @@ public enum CaptureEvent {
     case ended
 }
 
-/// A camera, a microphone or a synthetic source that reads on its own thread.
+/// What a source delivers.
+public struct CaptureKinds: OptionSet, Sendable {
+    public let rawValue: Int
+
+    public init(rawValue: Int) { self.rawValue = rawValue }
+
+    public static let video = CaptureKinds(rawValue: 1)
+    public static let audio = CaptureKinds(rawValue: 2)
+}
+
+/// A camera, a microphone or a synthetic source that reads on its own thread: what the live engine
+/// captures. A new kind of input is a new type that conforms; the engine asks it, not its type.
 ///
 /// `start` opens the device, so an unusable device fails there with a `CaptureError`;
 /// afterwards every result arrives through the handler, one event at a time. After `stop()`
 /// returns the handler is not called again; calling `stop()` from inside the handler is allowed.
 public protocol CaptureSource: AnyObject {
+    /// The device as the user named it, for messages.
+    var name: String { get }
+    var delivers: CaptureKinds { get }
+    /// Whether frames come at the source's own pace, as a device's do: when the writing queue falls
+    /// behind, late video frames are dropped. A source that is not live (a test source making frames
+    /// as fast as it can) waits for the queue instead, and ends on its own.
+    var isLive: Bool { get }
+    /// What keeps the track flowing while the device is away (`.lost` until `.restored`), as the device
+    /// would have delivered it; nil when the source is never lost.
+    var standIn: StandInSource.Content? { get }
     func start(handler: @escaping (CaptureEvent) -> Void) throws
     func stop()
+}
+
+extension CaptureSource {
+    public var isLive: Bool { true }
+    public var standIn: StandInSource.Content? { nil }
 }
 
 /// A capture device that cannot be opened, or that failed while it was being read.
@@ -38,10 +64,13 @@ public struct CaptureError: Error, Equatable, CustomStringConvertible {
     /// The device as the user named it: "/dev/video0", "hw:1,0", "test".
     public var device: String
     public var message: String
+    /// There is no such device (as opposed to one that cannot be used).
+    public var isMissing: Bool
 
-    public init(device: String, message: String) {
+    public init(device: String, message: String, isMissing: Bool = false) {
         self.device = device
         self.message = message
+        self.isMissing = isMissing
     }
 
     public var description: String { "\(device): \(message)" }

@@ -34,6 +34,13 @@ public final class MicrophoneSource: CaptureSource {
         self.configuration = configuration
     }
 
+    public var name: String { configuration.device }
+
+    public var delivers: CaptureKinds { .audio }
+
+    /// Silence at the rate and channel count the device delivered.
+    public var standIn: StandInSource.Content? { .audio(sampleRate: sampleRate, channelCount: channelCount) }
+
     public func start(handler: @escaping (CaptureEvent) -> Void) throws {
         precondition(thread == nil, "a capture source starts once")
         let thread = CaptureThread(handler: handler)

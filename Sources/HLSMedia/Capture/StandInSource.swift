@@ -39,6 +39,15 @@ public final class StandInSource: CaptureSource, @unchecked Sendable {
         self.content = content
     }
 
+    public var name: String { "stand-in" }
+
+    public var delivers: CaptureKinds {
+        switch content {
+        case .video: .video
+        case .audio: .audio
+        }
+    }
+
     public func start(handler: @escaping (CaptureEvent) -> Void) {
         precondition(thread == nil, "a capture source starts once")
         let thread = CaptureThread(handler: handler)

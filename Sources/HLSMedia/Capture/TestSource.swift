@@ -46,6 +46,14 @@ public final class TestSource: CaptureSource {
         self.configuration = configuration
     }
 
+    public var name: String { Self.deviceName }
+
+    public var delivers: CaptureKinds {
+        CaptureKinds(configuration.video ? [.video] : []).union(configuration.audio ? [.audio] : [])
+    }
+
+    public var isLive: Bool { configuration.realtime }
+
     public func start(handler: @escaping (CaptureEvent) -> Void) throws {
         precondition(thread == nil, "a capture source starts once")
         let thread = CaptureThread(handler: handler)

@@ -39,12 +39,21 @@ extension Frame {
 
     /// Another reference to the same buffers, whose properties (pts, picture type) can change
     /// without touching this frame.
-    func newReference() throws -> Frame {
+    public func newReference() throws -> Frame {
         guard let copy = av_frame_clone(pointer) else { throw FFmpegError.outOfMemory }
         return Frame(owning: copy, timeBase: timeBase)
     }
 
     var pixelFormat: AVPixelFormat { AVPixelFormat(rawValue: pointer.pointee.format) }
+
+    /// yuv420p: what the encoders take without converting.
+    public var isPlanarYUV420: Bool { pixelFormat == AV_PIX_FMT_YUV420P }
+
+    /// Whether a pixel is as wide as it is high (or its shape is unknown).
+    public var hasSquarePixels: Bool {
+        let aspect = pointer.pointee.sample_aspect_ratio
+        return aspect.num == 0 || aspect.num == aspect.den
+    }
     var sampleFormat: AVSampleFormat { AVSampleFormat(rawValue: pointer.pointee.format) }
 
     /// Plane `index`'s first byte and the bytes from one row to the next.

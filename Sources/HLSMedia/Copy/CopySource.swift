@@ -14,12 +14,10 @@ public struct CopyError: Error, CustomStringConvertible {
         self.transcodingHelps = transcodingHelps
     }
 
-    /// The file and the reason, without advice: what automatic mode says when it transcodes instead.
+    /// The file and the reason: what automatic mode says when it transcodes instead.
     public var summary: String { "\(path): \(reason)" }
 
-    public var description: String {
-        transcodingHelps ? summary + "; leave out --copy and transcoding will handle it" : summary
-    }
+    public var description: String { summary }
 }
 
 /// Reads an H.264 or HEVC and AAC recording as track descriptions and samples for the segmenter,

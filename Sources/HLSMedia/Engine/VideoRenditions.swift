@@ -1,4 +1,3 @@
-import CFFmpeg
 import HLSKit
 import HLSOutput
 
@@ -13,7 +12,7 @@ public final class VideoRenditions {
     /// One track per rendition, numbered from `firstTrackIndex`.
     public let tracks: [TrackDescription]
 
-    private let encoders: [VideoEncoder]
+    private let encoders: [any VideoEncoding]
     private let scalers: [Scaler]
     private var schedule: KeyframeSchedule
     private var firstTicks: Int64?
@@ -21,14 +20,15 @@ public final class VideoRenditions {
     private var pendingCutTicks: [Int64] = []
 
     public init(renditions: [VideoRenditionSettings], frameRate: Rational, preset: String, zeroLatency: Bool,
-                constantBitRate: Bool = false, segmentMilliseconds: Int64, threadCount: Int, firstTrackIndex: Int) throws {
+                constantBitRate: Bool = false, segmentMilliseconds: Int64, threadCount: Int, firstTrackIndex: Int,
+                makeEncoder: VideoEncoderFactory = VideoEncoder.factory) throws {
         precondition(!renditions.isEmpty, "video needs at least one rendition")
         self.renditions = renditions
         self.frameRate = frameRate
         // The grid forces the keyframes; the interval only bounds a stream whose clock stalls.
         let segmentFrames = Int((Int64(frameRate.numerator) * segmentMilliseconds
             + Int64(frameRate.denominator) * 1000 - 1) / (Int64(frameRate.denominator) * 1000))
-        var encoders: [VideoEncoder] = []
+        var encoders: [any VideoEncoding] = []
         var tracks: [TrackDescription] = []
         for (position, rendition) in renditions.enumerated() {
             var settings = VideoEncoderSettings(
@@ -37,7 +37,7 @@ public final class VideoRenditions {
                 keyframeIntervalFrames: max(1, segmentFrames), threadCount: threadCount)
             settings.codec = rendition.codec
             settings.constantBitRate = constantBitRate
-            let encoder = try VideoEncoder(settings: settings, trackIndex: firstTrackIndex + position)
+            let encoder = try makeEncoder(settings, firstTrackIndex + position)
             encoders.append(encoder)
             tracks.append(TrackDescription(trackID: UInt32(firstTrackIndex + position + 1),
                                            timescale: UInt32(VideoEncoder.timescale), format: encoder.trackFormat))
@@ -96,10 +96,7 @@ public final class VideoRenditions {
     /// Each rendition's own scaler, so renditions can be scaled at once; the picture is only read.
     private func scaled(_ frame: Frame, to index: Int) throws -> Frame {
         let size = renditions[index].size
-        let aspect = frame.pointer.pointee.sample_aspect_ratio
-        let squarePixels = aspect.num == 0 || aspect.num == aspect.den
-        if frame.width == size.width, frame.height == size.height, frame.pixelFormat == AV_PIX_FMT_YUV420P,
-           squarePixels {
+        if frame.width == size.width, frame.height == size.height, frame.isPlanarYUV420, frame.hasSquarePixels {
             return frame
         }
         return try scalers[index].scale(frame)

@@ -5,8 +5,8 @@ import HLSKit
 /// Audio time is the count of samples written. Each input's first frame is placed exactly where its
 /// timestamp says (silence fills a gap, an overlap is cut); later frames only re-align when their
 /// timestamps stray more than `Resampler.hardCompensationSeconds` from the count, as after a real gap.
-final class AudioLane {
-    let encoder: AudioEncoder
+public final class AudioLane {
+    public let encoder: AudioEncoder
     let trackIndex: Int
     let sampleRate: Int
 
@@ -15,13 +15,13 @@ final class AudioLane {
     private var writtenSamples: Int64 = 0
     private var alignsNextFrameExactly = true
     /// Whether `encode` measures the peak level of what it converts (for a live status line).
-    var measuresLevel = false
+    public var measuresLevel = false
     /// The peak level of the frames the last `encode` converted, 0…1.
-    private(set) var lastPeakLevel: Float = 0
+    public private(set) var lastPeakLevel: Float = 0
 
 
     /// `followsTimestamps`: the input is captured audio whose device clock drifts (`Resampler`).
-    init(settings: AudioEncoderSettings, trackIndex: Int, followsTimestamps: Bool = false) throws {
+    public init(settings: AudioEncoderSettings, trackIndex: Int, followsTimestamps: Bool = false) throws {
         encoder = try AudioEncoder(settings: settings, trackIndex: trackIndex)
         self.trackIndex = trackIndex
         sampleRate = settings.sampleRate
@@ -30,13 +30,13 @@ final class AudioLane {
     }
 
     /// The next frame starts a new input: place it exactly.
-    func startInput() {
+    public func startInput() {
         alignsNextFrameExactly = true
     }
 
     /// Encodes a decoded frame that belongs at `ticks` (90 kHz output timeline; nil when it has no
     /// timestamp); returns where the written audio now ends, in ticks.
-    func encode(_ frame: Frame, atTicks ticks: Int64?, into samples: inout [EncodedSample]) throws -> Int64 {
+    public func encode(_ frame: Frame, atTicks ticks: Int64?, into samples: inout [EncodedSample]) throws -> Int64 {
         var converted = try resampler.convert(frame)
         if measuresLevel { lastPeakLevel = converted.reduce(0) { max($0, $1.peakLevel()) } }
         if let ticks {
@@ -59,7 +59,7 @@ final class AudioLane {
     }
 
     /// Silence from the end of the written audio until `endTicks`.
-    func pad(untilTicks endTicks: Int64, into samples: inout [EncodedSample]) throws {
+    public func pad(untilTicks endTicks: Int64, into samples: inout [EncodedSample]) throws {
         let missing = rescale(endTicks, from: VideoEncoder.timescale, to: Int64(sampleRate)) - writtenSamples
         if missing > 0 {
             try write(Frame.silence(sampleCount: Int(missing), sampleRate: sampleRate,
@@ -67,7 +67,7 @@ final class AudioLane {
         }
     }
 
-    func flush() throws -> [EncodedSample] {
+    public func flush() throws -> [EncodedSample] {
         var samples: [EncodedSample] = []
         if let tail = try resampler.flush() { try write(tail, into: &samples) }
         if let remainder = try fifo.readRemainder() { samples += try encoder.encode(remainder) }
@@ -75,7 +75,7 @@ final class AudioLane {
         return samples
     }
 
-    var endTicks: Int64 { rescale(writtenSamples, from: Int64(sampleRate), to: VideoEncoder.timescale) }
+    public var endTicks: Int64 { rescale(writtenSamples, from: Int64(sampleRate), to: VideoEncoder.timescale) }
 
     private func write(_ frame: Frame, into samples: inout [EncodedSample]) throws {
         frame.pts = writtenSamples

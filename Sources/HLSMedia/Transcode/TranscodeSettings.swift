@@ -6,7 +6,7 @@ public struct TranscodeSettings: Sendable {
     public var size: String?
     /// nil keeps the first input's average frame rate.
     public var frameRate: Rational?
-    /// nil picks about 0.1 bit per pixel.
+    /// nil picks `VideoRenditionSettings.defaultBitrate`.
     public var videoBitrate: Int?
     public var preset = "veryfast"
     public var audio = AudioEncoderSettings()
@@ -21,10 +21,4 @@ public struct TranscodeSettings: Sendable {
 
     /// Used when an input does not say its frame rate.
     public static let fallbackFrameRate = Rational(30, 1)
-
-    /// About 0.1 bit per pixel, in steps of 100 kb/s: 2.8 Mb/s for 720p30, 6.2 Mb/s for 1080p30.
-    public static func defaultVideoBitrate(width: Int, height: Int, frameRate: Rational) -> Int {
-        let bits = Int64(width) * Int64(height) * Int64(frameRate.numerator) / Int64(max(frameRate.denominator, 1)) / 10
-        return Int(max(200_000, bits / 100_000 * 100_000))
-    }
 }

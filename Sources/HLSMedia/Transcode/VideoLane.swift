@@ -46,7 +46,7 @@ final class VideoLane {
                                                   inputHeight: stream.height, rotationDegrees: stream.rotationDegrees)
                 rungs = [VideoRenditionSettings(
                     size: size, bitrate: settings.videoBitrate
-                        ?? TranscodeSettings.defaultVideoBitrate(width: size.width, height: size.height, frameRate: frameRate),
+                        ?? VideoRenditionSettings.defaultBitrate(size: size, frameRate: frameRate),
                     name: "", codec: settings.videoCodec)]
             }
         } catch let error as OutputSize.ResolveError {

@@ -89,3 +89,31 @@ public final class URLSessionLoader: ResourceLoader {
         }
     }
 }
+
+/// Reads a stream from a store, at `store:///` URLs (`store:///720p/playlist.m3u8`): the validator's
+/// view of a stream held in memory or anywhere else a store keeps it.
+public struct StoreLoader: ResourceLoader {
+    public static let scheme = "store"
+    public let store: any StreamStore
+
+    public init(store: any StreamStore) {
+        self.store = store
+    }
+
+    /// The URL of a file of the store.
+    public static func url(_ path: String) -> URL {
+        URL(string: "\(scheme):///\(path)")!
+    }
+
+    public func load(_ url: URL) throws(LoadError) -> [UInt8] {
+        let path = String(url.path.drop { $0 == "/" })
+        do {
+            guard try store.exists(path) else { throw LoadError.notFound("\(store.location)/\(path) does not exist") }
+            return try store.read(path)
+        } catch let error as LoadError {
+            throw error
+        } catch {
+            throw .readFailed("\(error)")
+        }
+    }
+}

@@ -1,3 +1,4 @@
+import Foundation
 import HLSKit
 
 extension StreamWriter {
@@ -8,14 +9,23 @@ extension StreamWriter {
 
     /// Continues the live stream in `store` after a stop or a crash: numbering goes on, the first new
     /// segment of every rendition follows a discontinuity, and `beginSection` writes a new init section
-    /// where the tracks changed. Segments and init sections that no playlist lists any more are deleted.
-    /// Errors naming the stream are `ResumeError`; a failed listing or deletion is the store's own.
+    /// where the tracks changed. Segments and init sections that no playlist lists any more are deleted,
+    /// except those the last run left waiting for a retention time that has not passed at `now`: they are
+    /// the `pendingRemovals`. Errors naming the stream are `ResumeError`; a failed listing or deletion is
+    /// the store's own.
     public init(resuming store: any StreamStore, layout: StreamLayout, tracks: [TrackDescription],
-                policy: PlaylistPolicy, declared: [RenditionMeasure]? = nil) throws {
+                policy: PlaylistPolicy, declared: [RenditionMeasure]? = nil, now: Date) throws {
         guard case .live(let targetDurationSeconds, _) = policy else {
             throw ResumeError(description: "only a live stream can be continued")
         }
         self.init(store: store, layout: layout, policy: policy, declared: declared)
+        var waiting: [String: Date] = [:]
+        if try store.exists(StreamLayout.retiredListName) {
+            let text = String(decoding: try store.read(StreamLayout.retiredListName), as: UTF8.self)
+            for file in RetiredFiles.parseManifest(text) where file.removableAt > now {
+                waiting[file.path] = file.removableAt
+            }
+        }
         var highest = 0
         for index in layout.renditions.indices {
             let rendition = layout.renditions[index]
@@ -50,12 +60,17 @@ extension StreamWriter {
             let listedPaths = Set(previous.segments.flatMap { [$0.uri] + ($0.mapURI.map { [$0] } ?? []) })
             for path in names.filter({ StreamLayout.initNumber(ofName: $0) != nil }) + storedSegments
             where !listedPaths.contains(path) && path != initName {
-                try store.remove(rendition.path(path))
+                if let removableAt = waiting[rendition.path(path)] {
+                    pendingRemovals.append((rendition.path(path), removableAt))
+                } else {
+                    try store.remove(rendition.path(path))
+                }
             }
             renditions[index] = RenditionWriter(directory: rendition.directory, policy: policy, resuming: previous,
                                                 initName: initName)
         }
         nextSequenceNumber = highest + 1
+        try store.remove(StreamLayout.retiredListName)
         // The master playlist names the same renditions; it is written again only if missing, or if
         // the tracks changed, since its CODECS must then list the formats from before and after.
         wroteMaster = try store.exists(StreamLayout.masterPlaylistName)
@@ -90,6 +105,7 @@ extension StreamWriter {
             directories += renditionDirectories(inMaster: text)
         }
         try store.remove(StreamLayout.masterPlaylistName)
+        try store.remove(StreamLayout.retiredListName)
         for directory in directories {
             let prefix = directory.isEmpty ? "" : directory + "/"
             try store.remove(prefix + StreamLayout.playlistName)

@@ -84,6 +84,8 @@ public struct StreamWriter {
     private var sectionCount = 0
     /// What a recording stored, so that a failed run can take it back.
     private var writtenPaths: [String] = []
+    /// Files an earlier run of a resumed stream left waiting for their retention time, and when each may go.
+    public internal(set) var pendingRemovals: [(path: String, removableAt: Date)] = []
 
     /// A new stream in `store`. A live stream's master playlist is written from the `declared` rates
     /// once the first playlists exist (a rate below the first segment's is raised to it); a live

@@ -1,4 +1,5 @@
 import Foundation
+import HLSEngine
 import HLSKit
 import HLSMedia
 import HLSOutput
@@ -44,7 +45,8 @@ extension CommandError {
         case let error as MediaInputError:
             self.init(error.description, exitCode: error.isUnreadable ? .noInput : .dataError)
         case let error as CopyError:
-            self.init(error.description, exitCode: .dataError)
+            let advice = error.transcodingHelps ? "; leave out --copy and transcoding will handle it" : ""
+            self.init(error.summary + advice, exitCode: .dataError)
         case let error as CodecError:
             self.init("\(error)", exitCode: .dataError)
         case let error as StoreError:

@@ -1,4 +1,5 @@
 import Foundation
+import HLSEngine
 import HLSMedia
 
 /// Redraws the status line on stderr a few times a second, when stderr is a terminal.

@@ -1,6 +1,8 @@
 import Foundation
+import HLSEngine
 import HLSKit
 import HLSMedia
+import HLSOutput
 
 /// `hlscap file INPUT… --out DIR`: packages recordings as a VOD HLS stream.
 struct FileCommand: Command {
@@ -147,7 +149,7 @@ struct FileCommand: Command {
 
     func run() throws {
         let spoolDirectory = outputDirectory == nil ? try PublishOptions.makeSpoolDirectory() : nil
-        defer { spoolDirectory.map { try? FileManager.default.removeItem(atPath: $0) } }
+        defer { spoolDirectory.map(PublishOptions.removeSpoolDirectory) }
         let directory = outputDirectory ?? spoolDirectory!
         let progress = quiet ? nil : Progress.onTerminal()
         var packager = FilePackager(inputs: inputs, outputDirectory: directory, mode: mode,
@@ -155,6 +157,7 @@ struct FileCommand: Command {
         packager.cutMicroseconds = cutMicroseconds
         packager.onTotalSeconds = { progress?.totalSeconds = $0 }
         packager.onProgress = { progress?.advance(toSeconds: $0) }
+        packager.onMessage = EngineMessage.print
         packager.publish = publish.map { options in
             { store, directory in options.makeFilePublisher(store: store, directory: directory) }
         }

@@ -1,6 +1,8 @@
 import Foundation
+import HLSEngine
 import HLSKit
 import HLSMedia
+import HLSOutput
 import HLSServer
 
 /// `hlscap live --out DIR`: a camera and a microphone (or the built-in test source) to a rolling HLS stream.
@@ -77,6 +79,11 @@ struct LiveCommand: Command {
         """
 
     var configuration: LiveConfiguration
+    var inputs: CaptureInputs
+    /// nil: the stream goes only to the origin, through a temporary directory.
+    var outputDirectory: String?
+    /// The recording's path as given (`--record`), and its options.
+    var record: (path: String, size: OutputSize?, codec: VideoCodec, bitrate: Int?)?
     var publish: PublishOptions?
     var serve: ServerOptions?
     var quiet: Bool
@@ -84,10 +91,11 @@ struct LiveCommand: Command {
 
     init(arguments: inout ArgumentList) throws {
         var configuration = LiveConfiguration()
-        configuration.video = try arguments.value("--video").map(LiveConfiguration.VideoInput.init) ?? .firstCamera
-        configuration.audio = try arguments.value("--audio").map(LiveConfiguration.AudioInput.init) ?? .device("default")
-        configuration.realtime = !arguments.flag("--no-realtime")
-        configuration.reconnect = arguments.flag("--reconnect")
+        var inputs = CaptureInputs()
+        inputs.video = try arguments.value("--video").map(CaptureInputs.Video.init) ?? .firstCamera
+        inputs.audio = try arguments.value("--audio").map(CaptureInputs.Audio.init) ?? .device("default")
+        inputs.realtime = !arguments.flag("--no-realtime")
+        inputs.reconnect = arguments.flag("--reconnect")
         configuration.resume = arguments.flag("--resume")
         configuration.overwrite = arguments.flag("--overwrite")
         guard !(configuration.resume && configuration.overwrite) else {
@@ -113,16 +121,16 @@ struct LiveCommand: Command {
             throw CommandError.usage("--ladder and --video-bitrate exclude each other: give each rung its rate, "
                 + "as in --ladder 720p@2500k,360p@600k")
         }
-        if configuration.ladder != nil, configuration.video == LiveConfiguration.VideoInput.none {
+        if configuration.ladder != nil, inputs.video == .none {
             throw CommandError.usage("--ladder needs video; it cannot be used with --video none")
         }
         if let path = try arguments.value("--record") {
-            var record = LiveConfiguration.Recording(path: path)
-            record.size = try arguments.value("--record-size").map { try Parse.size($0, option: "--record-size") }
-            record.codec = try arguments.value("--record-codec")
-                .map { try Parse.videoCodec($0, option: "--record-codec") } ?? .hevc
-            record.bitrate = try arguments.value("--record-bitrate").map { try Parse.bitrate($0, option: "--record-bitrate") }
-            configuration.record = record
+            record = (path: path,
+                      size: try arguments.value("--record-size").map { try Parse.size($0, option: "--record-size") },
+                      codec: try arguments.value("--record-codec")
+                          .map { try Parse.videoCodec($0, option: "--record-codec") } ?? .hevc,
+                      bitrate: try arguments.value("--record-bitrate")
+                          .map { try Parse.bitrate($0, option: "--record-bitrate") })
         } else if let stray = try ["--record-size", "--record-codec", "--record-bitrate"].first(where: {
             try arguments.value($0) != nil
         }) {
@@ -145,6 +153,7 @@ struct LiveCommand: Command {
         }
         configuration.durationMilliseconds = try arguments.value("--duration")
             .map { try Parse.milliseconds($0, option: "--duration") }
+        inputs.durationMilliseconds = configuration.durationMilliseconds
         publish = try PublishOptions(arguments: &arguments)
         serve = try ServerOptions(arguments: &arguments, option: "--serve")
         let lowLatency = arguments.flag("--low-latency")
@@ -165,17 +174,19 @@ struct LiveCommand: Command {
         } else if partDuration != nil {
             throw CommandError.usage("--part-duration needs --low-latency")
         }
-        let outputDirectory = try arguments.value("--out")
+        outputDirectory = try arguments.value("--out")
         guard outputDirectory != nil || publish != nil else {
             throw CommandError.usage("--out DIR or --publish URL is required: where the stream goes")
         }
-        configuration.outputDirectory = outputDirectory ?? ""
         let extra = try arguments.positionals()
         guard extra.isEmpty else { throw CommandError.usage("unexpected argument \(extra[0])") }
-        guard configuration.video != .none || configuration.audio != .none else {
+        guard inputs.video != .none || inputs.audio != .none else {
             throw CommandError.usage("--video none and --audio none leave nothing to capture")
         }
+        inputs.size = configuration.size
+        inputs.framesPerSecond = configuration.framesPerSecond
         self.configuration = configuration
+        self.inputs = inputs
     }
 
     /// Ten frames at 30 fps: parts three times a second, PART-HOLD-BACK 1 s (Apple asks 3 part
@@ -184,10 +195,25 @@ struct LiveCommand: Command {
 
     func run() throws {
         var configuration = configuration
-        let spooled = configuration.outputDirectory.isEmpty
-        let spoolDirectory = spooled ? try PublishOptions.makeSpoolDirectory() : nil
-        defer { spoolDirectory.map { try? FileManager.default.removeItem(atPath: $0) } }
-        if let spoolDirectory { configuration.outputDirectory = spoolDirectory }
+        let spoolDirectory = outputDirectory == nil ? try PublishOptions.makeSpoolDirectory() : nil
+        defer { spoolDirectory.map(PublishOptions.removeSpoolDirectory) }
+        let directory = outputDirectory ?? spoolDirectory!
+        let store: DirectoryStore
+        let sources: [any CaptureSource]
+        do {
+            store = try DirectoryStore(root: directory)
+            sources = try inputs.makeSources()
+            if let record {
+                let (recordDirectory, name) = Self.split(record.path)
+                var recording = LiveConfiguration.Recording(store: try DirectoryStore(root: recordDirectory), path: name)
+                recording.size = record.size
+                recording.codec = record.codec
+                recording.bitrate = record.bitrate
+                configuration.record = recording
+            }
+        } catch {
+            throw commandError(error)
+        }
         if let publish {
             configuration.makePublisher = { store, directory in publish.makeLivePublisher(store: store, directory: directory) }
         }
@@ -221,10 +247,10 @@ struct LiveCommand: Command {
         }
         let entry = configuration.ladder == nil ? StreamLayout.playlistName : StreamLayout.masterPlaylistName
         let http = try serve.map {
-            try $0.start(StreamServer(root: configuration.outputDirectory, lowLatency: lowLatency, metrics: metrics),
-                         entry: entry)
+            try $0.start(StreamServer(root: directory, lowLatency: lowLatency, metrics: metrics), entry: entry)
         }
-        let engine = LiveEngine(configuration: configuration)
+        let engine = LiveEngine(configuration: configuration, sources: sources, store: store,
+                                messages: EngineMessage.print)
         metrics.add { [statistics = engine.statistics] in EngineMetrics.families(statistics) }
         // A stream that ran is served three target durations more, so that viewers fetch the last
         // playlist, parts and segments before the server goes; one that did not start, not at all.
@@ -235,11 +261,9 @@ struct LiveCommand: Command {
                 http.stop()
             }
         }
+        // A second interrupt ends the run at once: `run` returns, and the clean-up above still happens.
         let signals = SignalHandling(onMark: { engine.startSegmentAtNextFrame() }) { second in
-            if second {
-                engine.endAtOnce()
-                exit(ExitCode.interrupted.rawValue)
-            }
+            if second { return engine.endAtOnce() }
             engine.requestStop()
         }
         defer { signals.cancel() }
@@ -250,13 +274,13 @@ struct LiveCommand: Command {
             outcome = try engine.run()
         } catch {
             status?.stop()
-            throw CommandError(error)
+            throw commandError(error)
         }
         status?.stop()
+        guard !outcome.endedAtOnce else { throw CommandError("", exitCode: .interrupted) }
         lingerSeconds = Double(configuration.segmentMilliseconds) * 3 / 1000
-        let name = configuration.ladder == nil ? StreamLayout.playlistName : StreamLayout.masterPlaylistName
-        let location = spooled ? publish!.origin.appendingPathComponent(name).absoluteString
-            : configuration.outputDirectory + "/" + name
+        let location = outputDirectory.map { $0 + "/" + entry }
+            ?? publish!.origin.appendingPathComponent(entry).absoluteString
         print("\(location): " + outcome.summary)
         if let recording = outcome.recording { print(recording) }
         if let report = outcome.publishReport, let publish {
@@ -265,6 +289,26 @@ struct LiveCommand: Command {
                 throw report.incompleteError(origin: publish.origin)
             }
         }
-        if let failure = outcome.failure { throw CommandError(streamFailure: failure, resumable: !spooled) }
+        if let failure = outcome.failure {
+            throw CommandError(streamFailure: failure, resumable: outputDirectory != nil)
+        }
+    }
+
+    /// `error` as this command reports it: a missing default camera suggests the test source.
+    private func commandError(_ error: any Error) -> CommandError {
+        var error = error
+        if let capture = error as? CaptureError { error = LiveError.device(capture) }
+        if case LiveError.device(var capture) = error, capture.isMissing, inputs.video == .firstCamera {
+            capture.message += ", or give --video test for the built-in test source"
+            error = LiveError.device(capture)
+        }
+        return CommandError(error)
+    }
+
+    /// A file's directory and name: `rec/a.mp4` → (`rec`, `a.mp4`), `a.mp4` → (`.`, `a.mp4`).
+    static func split(_ path: String) -> (directory: String, name: String) {
+        guard let slash = path.lastIndex(of: "/") else { return (".", path) }
+        let directory = String(path[..<slash])
+        return (directory.isEmpty ? "/" : directory, String(path[path.index(after: slash)...]))
     }
 }

@@ -84,6 +84,15 @@ struct PublishOptions {
         makePublisher(store: store, directory: directory, backlogWaitSeconds: 0)
     }
 
+    /// Deletes the temporary directory of an upload; a failure is reported, not hidden.
+    static func removeSpoolDirectory(_ path: String) {
+        do {
+            try FileManager.default.removeItem(atPath: path)
+        } catch {
+            printError("warning: the temporary directory \(path) could not be removed: \(error.localizedDescription)")
+        }
+    }
+
     /// A fresh directory for the files the stream needs on disk only until they are uploaded.
     static func makeSpoolDirectory() throws -> String {
         let path = FileManager.default.temporaryDirectory

@@ -1,4 +1,5 @@
 import Foundation
+import HLSEngine
 import HLSKit
 import HLSMedia
 import HLSServer

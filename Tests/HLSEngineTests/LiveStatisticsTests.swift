@@ -1,5 +1,5 @@
 import Testing
-@testable import HLSMedia
+@testable import HLSEngine
 
 /// The summary line a live run prints at its end.
 @Suite struct LiveStatisticsTests {

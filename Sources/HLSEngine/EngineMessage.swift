@@ -1,3 +1,4 @@
+import HLSMedia
 import HLSOutput
 
 /// What the engine tells the user on the way that is not its outcome: warnings and notices. Libraries
@@ -17,4 +18,12 @@ public enum EngineMessage: Sendable {
     case removalFailed(StoreError)
     /// A failed run could not remove a file it had stored.
     case takeBackFailed(StoreError)
+    /// The stream has ended (ENDLIST is written); `fileCount` files that left the playlist are deleted
+    /// in `seconds`, once no viewer holding an earlier playlist can still ask for them.
+    case waitingForRetention(fileCount: Int, seconds: Double)
+    /// A second interrupt left `fileCount` files that were waiting for their retention time; the next
+    /// run that continues the stream deletes them when their time comes.
+    case leftForNextRun(fileCount: Int)
+    /// Ending the playlists at a second interrupt failed.
+    case endFailed(StoreError)
 }

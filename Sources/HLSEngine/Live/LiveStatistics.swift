@@ -7,7 +7,8 @@ import HLSOutput
 /// Unchecked sendable: every mutable property is read and written under `lock`.
 public final class LiveStatistics: @unchecked Sendable {
     private let lock = NSLock()
-    private let startMicroseconds = MonotonicClock.nowMicroseconds()
+    private let clock: any EngineClock
+    private let startMicroseconds: Int64
     private var frames = 0
     private var recentFrameTimes: [Int64] = []
     private var droppedFrames = 0
@@ -28,7 +29,10 @@ public final class LiveStatistics: @unchecked Sendable {
     /// Uploads, when publishing: their counts join the status line.
     var publisher: LayoutPublisher?
 
-    init() {}
+    public init(clock: any EngineClock = SystemClock()) {
+        self.clock = clock
+        startMicroseconds = clock.monotonicMicroseconds()
+    }
 
     /// Names the video renditions whose rates the status line shows, in layout order.
     func nameRenditions(_ names: [String]) {
@@ -118,7 +122,7 @@ public final class LiveStatistics: @unchecked Sendable {
     /// audio level.
     public func statusLine() -> String {
         lock.withLock {
-            let uptime = Int((MonotonicClock.nowMicroseconds() - startMicroseconds) / 1_000_000)
+            let uptime = Int((clock.monotonicMicroseconds() - startMicroseconds) / 1_000_000)
             var fps = 0.0
             if let first = recentFrameTimes.first, let last = recentFrameTimes.last, last > first {
                 fps = Double(recentFrameTimes.count - 1) * 1_000_000 / Double(last - first)

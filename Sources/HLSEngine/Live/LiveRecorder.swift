@@ -1,6 +1,8 @@
 import Dispatch
 import Foundation
 import HLSKit
+import HLSMedia
+import HLSOutput
 import HLSOutput
 
 /// The full-quality recording beside the stream (`--record`): a second encoding of the same capture,
@@ -12,6 +14,7 @@ import HLSOutput
 /// and the failure only under `lock`.
 final class LiveRecorder: @unchecked Sendable {
     struct Settings: Sendable {
+        var store: any StreamStore
         var path: String
         var size: OutputSize
         var codec: VideoCodec
@@ -19,6 +22,10 @@ final class LiveRecorder: @unchecked Sendable {
         var framesPerSecond: Int
         var preset: String
         var segmentMilliseconds: Int64
+        var makeVideoEncoder: VideoEncoderFactory
+
+        /// The file as the user named it.
+        var location: String { store.location + "/" + path }
     }
 
     /// A file starts near zero rather than at the stream's 10 s: one second still keeps the AAC
@@ -40,14 +47,17 @@ final class LiveRecorder: @unchecked Sendable {
     private var recordedFrames = 0
     private var droppedFrames = 0
     private var failure: String?
+    private let messages: @Sendable (EngineMessage) -> Void
 
-    init(settings: Settings, audio: TrackDescription?) throws {
+    init(settings: Settings, audio: TrackDescription?, messages: @escaping @Sendable (EngineMessage) -> Void) throws {
         self.settings = settings
+        self.messages = messages
         video = try VideoRenditions(
             renditions: [VideoRenditionSettings(size: settings.size, bitrate: settings.bitrate, name: "record",
                                                 codec: settings.codec)],
             frameRate: Rational(Int32(settings.framesPerSecond), 1), preset: settings.preset, zeroLatency: false,
-            segmentMilliseconds: settings.segmentMilliseconds, threadCount: 0, firstTrackIndex: 0)
+            segmentMilliseconds: settings.segmentMilliseconds, threadCount: 0, firstTrackIndex: 0,
+            makeEncoder: settings.makeVideoEncoder)
         var tracks = video.tracks
         if var audio {
             audio.trackID = 2
@@ -58,10 +68,7 @@ final class LiveRecorder: @unchecked Sendable {
         segmenter = Segmenter(configuration: .init(
             tracks: tracks.map { Segmenter.Track(timescale: $0.timescale, isVideo: $0.isVideo) },
             segmentMilliseconds: settings.segmentMilliseconds, startOffsetSeconds: Self.startOffsetSeconds))
-        let slash = settings.path.lastIndex(of: "/")
-        let directory = slash.map { settings.path[..<$0].isEmpty ? "/" : String(settings.path[..<$0]) } ?? "."
-        let name = slash.map { String(settings.path[settings.path.index(after: $0)...]) } ?? settings.path
-        writer = try RecordingWriter(store: DirectoryStore(root: directory), path: name, tracks: tracks)
+        writer = try RecordingWriter(store: settings.store, path: settings.path, tracks: tracks)
     }
 
     /// A captured frame at `ticks` (90 kHz); the recorder keeps its own reference.
@@ -129,7 +136,7 @@ final class LiveRecorder: @unchecked Sendable {
             }
         }
         return lock.withLock {
-            Outcome(path: settings.path, frames: recordedFrames, dropped: droppedFrames, byteCount: finishedBytes,
+            Outcome(path: settings.location, frames: recordedFrames, dropped: droppedFrames, byteCount: finishedBytes,
                     failure: failure)
         }
     }
@@ -156,7 +163,6 @@ final class LiveRecorder: @unchecked Sendable {
         }
         guard first else { return }
         writer = nil
-        FileHandle.standardError.write(Data(
-            "hlscap: warning: the recording \(settings.path) stopped: \(error); the stream goes on\n".utf8))
+        messages(.recordingStopped(path: settings.location, reason: "\(error)"))
     }
 }

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import HLSKit
+import HLSMedia
 import HLSOutput
 
 /// capture threads → writing queue (scalers, encoders, segmenter) → output queue (files, playlists,
@@ -12,26 +13,34 @@ import HLSOutput
 /// arrive while the writing queue is full are dropped and counted — before any rendition sees them,
 /// so every rendition drops the same frames and the rungs stay aligned; audio is never dropped.
 ///
+/// What it captures (its sources), where the stream goes (its store), its clock and where its messages
+/// go are given to it: tests run it in process on the test source and a store in memory.
+///
 /// Unchecked sendable: the writing-queue state (`encoder`) is touched only on `writingQueue`, the
-/// output state (`writer`, `publisher`) only on `outputQueue` once `run` has set it up, and the rest
-/// is immutable or under `state`.
+/// output state (`writer`, `publisher`, `retired`) only on `outputQueue` once `run` has set it up, and the
+/// rest is immutable or under `state`.
 public final class LiveEngine: @unchecked Sendable {
     /// How long `endAtOnce` waits for the output queue to add EXT-X-ENDLIST.
     public static let endAtOnceGraceMilliseconds = 500
 
     public let configuration: LiveConfiguration
-    public let statistics = LiveStatistics()
+    public let statistics: LiveStatistics
+    public let store: any StreamStore
+    private let sources: [any CaptureSource]
+    private let clock: any EngineClock
+    private let messages: @Sendable (EngineMessage) -> Void
 
     private let writingQueue = DispatchQueue(label: "hlscap.live.writing")
     private let outputQueue = DispatchQueue(label: "hlscap.live.output")
     private let stopped = DispatchSemaphore(value: 0)
+    /// Signalled by a second interrupt: a clean stop waiting out retention times gives up.
+    private let abandonWaits = DispatchSemaphore(value: 0)
     /// Capture threads wait here until every source has started and the init sections are stored;
     /// then frames are taken, or dropped when the start failed, so a device that cannot be opened
     /// leaves no stream behind.
     private let startup = DispatchGroup()
     private let state = Locked(State())
     private var backpressure: DispatchSemaphore?
-    private var sources: [CaptureSource] = []
 
     private struct State {
         var admission = VideoAdmission()
@@ -40,8 +49,10 @@ public final class LiveEngine: @unchecked Sendable {
         var failure: LiveError?
         /// The stream's output failed: segments are no longer written (a recording goes on).
         var streamStopped = false
-        /// Lost devices (`--reconnect`) by source index: what failed, since when, and what stands in.
+        /// Lost devices by source index: what failed, since when, and what stands in.
         var outages: [Int: Outage] = [:]
+        /// A second interrupt ended the stream.
+        var endedAtOnce = false
     }
 
     private struct Outage {
@@ -49,7 +60,9 @@ public final class LiveEngine: @unchecked Sendable {
         var sinceMicroseconds: Int64
         var standIn: StandInSource
 
-        var secondsSoFar: Double { Double(MonotonicClock.nowMicroseconds() - sinceMicroseconds) / 1_000_000 }
+        func secondsSoFar(_ clock: any EngineClock) -> Double {
+            Double(clock.monotonicMicroseconds() - sinceMicroseconds) / 1_000_000
+        }
     }
 
     // Writing-queue state.
@@ -57,11 +70,22 @@ public final class LiveEngine: @unchecked Sendable {
     // Output-queue state.
     private var writer: StreamWriter?
     private var publisher: LayoutPublisher?
-    /// Files that left the window, deleted after their retention time, at the latest at a clean stop.
+    /// Files that left the window, deleted after their retention time, at the latest at a clean stop;
+    /// times on the monotonic clock, in seconds.
     private var retired = RetiredFiles()
+    private var finishedOutput = false
 
-    public init(configuration: LiveConfiguration) {
+    /// `sources` are started by `run`, each on its own thread; `messages` receives the warnings and
+    /// notices of the way, on any thread.
+    public init(configuration: LiveConfiguration, sources: [any CaptureSource], store: any StreamStore,
+                clock: any EngineClock = SystemClock(),
+                messages: @escaping @Sendable (EngineMessage) -> Void = { _ in }) {
         self.configuration = configuration
+        self.sources = sources
+        self.store = store
+        self.clock = clock
+        self.messages = messages
+        statistics = LiveStatistics(clock: clock)
         startup.enter()
     }
 
@@ -75,35 +99,47 @@ public final class LiveEngine: @unchecked Sendable {
         public var recording: String?
         /// How the stream ended badly, after it had started.
         public var failure: LiveError?
+        /// A second interrupt ended it at once (`endAtOnce`): the playlists have ENDLIST, what waited
+        /// is left as it is.
+        public var endedAtOnce: Bool
     }
 
-    /// Captures until `requestStop`, the duration, or the end of a source; throws when the stream
-    /// cannot start.
+    /// Every source's kinds together.
+    private var delivers: CaptureKinds { sources.reduce(CaptureKinds()) { $0.union($1.delivers) } }
+
+    /// Captures until `requestStop`, the duration, the end of a source, or `endAtOnce`; throws when the
+    /// stream cannot start.
     public func run() throws(LiveError) -> Outcome {
-        let store = try prepareStore()
-        sources = try makeSources()
+        precondition(!sources.isEmpty, "a live stream captures something")
+        try prepareStore()
         var configuration = self.configuration
         if let record = configuration.record {
-            if configuration.resume {
-                configuration.record?.path = record.pathAvoidingExisting()
-            } else if !configuration.overwrite, FileManager.default.fileExists(atPath: record.path) {
-                throw .recordingExists(path: record.path)
+            let exists: Bool
+            do {
+                exists = try record.store.exists(record.path)
+                if configuration.resume { configuration.record?.path = try record.pathAvoidingExisting() }
+            } catch {
+                throw .store(error)
             }
+            if exists, !configuration.resume, !configuration.overwrite { throw .recordingExists(path: record.location) }
         }
         let encoder: LiveEncoder
         do {
-            encoder = try LiveEncoder(configuration: configuration, hasVideo: configuration.video != .none,
-                                      hasAudio: configuration.audio != .none, statistics: statistics)
+            encoder = try LiveEncoder(configuration: configuration, delivers: delivers, statistics: statistics,
+                                      clock: clock, messages: messages)
         } catch let error as StoreError {
             throw .store(error)
         } catch {
             throw .encoding("the encoders cannot start: \(error)")
         }
-        statistics.nameRenditions(encoder.layout.renditions.filter { !$0.directory.hasPrefix("audio") }.map(\.name))
-        var writer = try makeWriter(store: store, encoder: encoder)
+        let layout = encoder.layout
+        statistics.nameRenditions(layout.renditions.indices.filter { !layout.isAudioRendition($0, in: encoder.tracks) }
+            .map { layout.renditions[$0].name })
+        var writer = try makeWriter(encoder: encoder)
         encoder.firstSequenceNumber = writer.nextSequenceNumber
         self.encoder = encoder
-        if !configuration.realtime { backpressure = DispatchSemaphore(value: VideoAdmission.queueLimit) }
+        let isLive = sources.allSatisfy(\.isLive)
+        if !isLive { backpressure = DispatchSemaphore(value: VideoAdmission.queueLimit) }
         try startSources()
         do {
             try writer.beginSection(tracks: encoder.tracks)
@@ -129,7 +165,7 @@ public final class LiveEngine: @unchecked Sendable {
         statistics.publisher = publisher
         self.publisher = publisher
 
-        if let milliseconds = configuration.durationMilliseconds, configuration.realtime {
+        if let milliseconds = configuration.durationMilliseconds, isLive {
             DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(Int(milliseconds))) { [self] in
                 requestStop()
             }
@@ -137,8 +173,9 @@ public final class LiveEngine: @unchecked Sendable {
         state.withLock { $0.accepting = true }
         startup.leave()
         stopped.wait()
+        let (failure, endedAtOnce) = state.withLock { ($0.failure, $0.endedAtOnce) }
         return Outcome(summary: statistics.summary(), publishReport: finalReport.withLock { $0 },
-                       recording: recording.withLock { $0 }, failure: state.withLock { $0.failure })
+                       recording: recording.withLock { $0 }, failure: failure, endedAtOnce: endedAtOnce)
     }
 
     private let finalReport = Locked<PublishReport?>(nil)
@@ -154,13 +191,13 @@ public final class LiveEngine: @unchecked Sendable {
                 throw .device(error)
             } catch {
                 abandonStart(sources[..<index])
-                throw .device(CaptureError(device: "\(source)", message: "\(error)"))
+                throw .device(CaptureError(device: source.name, message: "\(error)"))
             }
         }
     }
 
     /// Lets the waiting capture threads go on to drop their frames, and stops their sources.
-    private func abandonStart(_ started: ArraySlice<CaptureSource>) {
+    private func abandonStart(_ started: ArraySlice<any CaptureSource>) {
         startup.leave()
         for source in started { source.stop() }
     }
@@ -200,20 +237,9 @@ public final class LiveEngine: @unchecked Sendable {
         }
     }
 
-    /// A device was lost (`--reconnect`): a stand-in keeps its track flowing until it is back.
+    /// A device was lost and is waited for: a stand-in keeps its track flowing until it is back.
     private func standIn(for index: Int, lost: CaptureError) {
-        let content: StandInSource.Content
-        switch sources[index] {
-        case let microphone as MicrophoneSource:
-            content = .audio(sampleRate: microphone.sampleRate, channelCount: microphone.channelCount)
-        case let camera as CameraSource:
-            // About the size the camera delivered (made even), so the scalers see little change.
-            content = .video(width: (camera.choice?.width ?? configuration.size.width) & ~1,
-                             height: (camera.choice?.height ?? configuration.size.height) & ~1,
-                             framesPerSecond: configuration.framesPerSecond)
-        default:
-            return stop(failure: .deviceFailed(lost))
-        }
+        guard let content = sources[index].standIn else { return stop(failure: .deviceFailed(lost)) }
         let standIn: StandInSource
         do {
             standIn = try StandInSource(content)
@@ -222,11 +248,12 @@ public final class LiveEngine: @unchecked Sendable {
         }
         let started = state.withLock { state -> Bool in
             guard !state.stopping else { return false }
-            state.outages[index] = Outage(error: lost, sinceMicroseconds: MonotonicClock.nowMicroseconds(), standIn: standIn)
+            state.outages[index] = Outage(error: lost, sinceMicroseconds: clock.monotonicMicroseconds(),
+                                          standIn: standIn)
             return true
         }
         guard started else { return }
-        FileHandle.standardError.write(Data("hlscap: warning: \(lost); waiting for it to come back (--reconnect)\n".utf8))
+        messages(.deviceLost(lost))
         standIn.start { [weak self] event in self?.handle(event, from: nil) }
     }
 
@@ -235,11 +262,9 @@ public final class LiveEngine: @unchecked Sendable {
     private func endStandIn(for index: Int) {
         guard let outage = state.withLock({ $0.outages.removeValue(forKey: index) }) else { return }
         outage.standIn.stop()
-        let seconds = outage.secondsSoFar
+        let seconds = outage.secondsSoFar(clock)
         statistics.countOutage(device: outage.error.device, seconds: seconds)
-        FileHandle.standardError.write(Data(String(
-            format: "hlscap: %@ is back after %.1f s; the stream goes on after a discontinuity\n",
-            outage.error.device, seconds).utf8))
+        messages(.deviceBack(device: outage.error.device, seconds: seconds))
         writingQueue.async { [self] in
             encoder?.startsSegmentAtNextFrame = true
             encoder?.nextSegmentFollowsDiscontinuity = true
@@ -247,7 +272,7 @@ public final class LiveEngine: @unchecked Sendable {
     }
 
     private func admitVideoFrame(_ frame: Frame) -> Bool {
-        let captured = frame.pts ?? MonotonicClock.nowMicroseconds()
+        let captured = frame.pts ?? clock.monotonicMicroseconds()
         return state.withLock { $0.admission.take(captureMicroseconds: captured) }
     }
 
@@ -299,7 +324,8 @@ public final class LiveEngine: @unchecked Sendable {
                 do throws(StoreError) {
                     let written = try writer.write(segment, programDateTime: timing.programDateTime(of: segment))
                     let lastSampleTicks = Int64(segment.tracks.first?.samples.last?.durationTicks ?? 0)
-                    let latency = timing.publishLatencyMicroseconds(of: segment, lastSampleTicks: lastSampleTicks)
+                    let latency = timing.publishLatencyMicroseconds(of: segment, lastSampleTicks: lastSampleTicks,
+                                                                    nowMicroseconds: clock.monotonicMicroseconds())
                     statistics.countSegment(segment, bytes: written.byteCount, renditionBytes: written.renditionByteCounts,
                                             latencyMicroseconds: latency, path: written.path)
                     configuration.onSegment?(LiveSegmentReport(path: written.path, durationSeconds: segment.durationSeconds,
@@ -307,10 +333,9 @@ public final class LiveEngine: @unchecked Sendable {
                                                                droppedFramesSoFar: statistics.droppedFrameCount))
                     for removal in written.removals { scheduleRemoval(removal) }
                     if let publisher {
-                        for path in written.paths where path.hasSuffix(".m4s") {
+                        for path in written.paths where StreamFileKind(path: path) == .segment {
                             for dropped in publisher.addSegment(path, durationSeconds: segment.durationSeconds) {
-                                FileHandle.standardError.write(Data(
-                                    "hlscap: warning: the upload backlog is full; \(dropped) will not reach the origin\n".utf8))
+                                messages(.uploadDropped(path: dropped))
                             }
                         }
                         publisher.updatePlaylists(writer.playlists)
@@ -325,35 +350,33 @@ public final class LiveEngine: @unchecked Sendable {
                     }
                     // The recording goes on: only the stream ends, reported at the stop.
                     record(.store(error))
-                    FileHandle.standardError.write(Data(
-                        "hlscap: warning: \(error); the stream stopped, the recording goes on\n".utf8))
+                    messages(.streamStopped(error))
                     return
                 }
             }
         }
     }
 
+    /// A file that left the window goes after its retention time (`retentionSeconds` from now).
     private func scheduleRemoval(_ removal: LivePlaylist.Removal) {
         // The publisher deletes the local copy itself, once the origin no longer needs it.
         if let publisher { return publisher.removeFile(removal.uri, afterSeconds: removal.retentionSeconds) }
-        retired.add(removal.uri, removableAt: Self.uptimeSeconds() + removal.retentionSeconds)
-        let milliseconds = Int((removal.retentionSeconds * 1000).rounded(.up))
+        retired.add(removal.uri, removableAt: clock.monotonicSeconds + removal.retentionSeconds)
+        let milliseconds = Int((max(0, removal.retentionSeconds) * 1000).rounded(.up))
         outputQueue.asyncAfter(deadline: .now() + .milliseconds(milliseconds)) { [self] in
-            removeRetiredFiles(now: Self.uptimeSeconds())
+            removeRetiredFiles(now: clock.monotonicSeconds)
         }
     }
 
     private func removeRetiredFiles(now: Double) {
         for path in retired.takeRemovable(now: now) {
             do {
-                try writer?.store.remove(path)
+                try store.remove(path)
             } catch {
-                FileHandle.standardError.write(Data("hlscap: warning: \(error)\n".utf8))
+                messages(.removalFailed(error))
             }
         }
     }
-
-    private static func uptimeSeconds() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
 
     // MARK: Stopping
 
@@ -377,7 +400,7 @@ public final class LiveEngine: @unchecked Sendable {
         guard first else { return }
         let outages = state.withLock { state in Array(state.outages.values) }
         for outage in outages {
-            statistics.noteAwayAtStop(device: outage.error.device, seconds: outage.secondsSoFar)
+            statistics.noteAwayAtStop(device: outage.error.device, seconds: outage.secondsSoFar(clock))
         }
         let standIns = outages.map(\.standIn)
         DispatchQueue.global().async { [self] in
@@ -405,17 +428,24 @@ public final class LiveEngine: @unchecked Sendable {
     }
 
     private func finishOutput() {
+        guard !state.withLock({ $0.endedAtOnce }) else { return }
         do {
             _ = try writer?.finish()
         } catch {
             record(.store(error))
         }
+        finishedOutput = true
         if let writer { configuration.onPlaylists?(writer.mediaPlaylists) }
         // A viewer holding an earlier playlist may still fetch what left the window: wait out the
-        // retention time (RFC 8216bis 6.2.2), then delete it. A stream whose writing failed ends at
-        // once instead, and leaves those files to the run that resumes it.
+        // retention time (RFC 8216bis 6.2.2), then delete it, saying so, since the wait can be long. A
+        // second interrupt leaves the files for the next run. A stream whose writing failed ends at once
+        // instead, and leaves those files to the run that resumes it.
         if let last = retired.lastRemovableAt, !state.withLock({ $0.streamStopped }) {
-            Thread.sleep(forTimeInterval: max(0, last - Self.uptimeSeconds()))
+            let seconds = max(0, last - clock.monotonicSeconds)
+            messages(.waitingForRetention(fileCount: retired.count, seconds: seconds))
+            if abandonWaits.wait(timeout: .now() + .milliseconds(Int((seconds * 1000).rounded(.up)))) == .success {
+                return  // `endAtOnce` is next on this queue and ends the run.
+            }
             removeRetiredFiles(now: last)
         }
         guard let publisher, let writer else {
@@ -442,41 +472,62 @@ public final class LiveEngine: @unchecked Sendable {
         }
     }
 
-    /// A second interrupt: end the playlists as they stand, without waiting for uploads or a busy disk
-    /// for long. Every file on disk is whole either way (temp file and rename).
+    /// A second interrupt: end the playlists as they stand, without waiting for uploads, retention times
+    /// or a busy disk for long, and let `run` return. Every file on disk is whole either way (temporary
+    /// file and rename). Files still waiting for their retention time are left, listed for the next run
+    /// in the store to delete when their time comes.
     public func endAtOnce() {
+        abandonWaits.signal()
         let ended = DispatchSemaphore(value: 0)
         outputQueue.async { [self] in
-            try? writer?.finish()
+            state.withLock { $0.endedAtOnce = true }
+            if !finishedOutput {
+                finishedOutput = true
+                do throws(StoreError) {
+                    _ = try writer?.finish()
+                } catch {
+                    messages(.endFailed(error))
+                }
+            }
+            leaveRetiredFiles()
             ended.signal()
         }
         _ = ended.wait(timeout: .now() + .milliseconds(Self.endAtOnceGraceMilliseconds))
+        stopped.signal()
+    }
+
+    /// Lists the files that still wait for their retention time where the next run finds them.
+    private func leaveRetiredFiles() {
+        guard retired.count > 0 else { return }
+        let manifest = retired.manifest(monotonicNow: clock.monotonicSeconds, now: clock.now())
+        do {
+            try store.write(Array(manifest.utf8), to: StreamLayout.retiredListName)
+            messages(.leftForNextRun(fileCount: retired.count))
+        } catch {
+            messages(.removalFailed(error))
+        }
     }
 
     // MARK: Set-up
 
-    private func prepareStore() throws(LiveError) -> any StreamStore {
-        let store: any StreamStore
+    private func prepareStore() throws(LiveError) {
         let holdsStream: Bool
         do {
-            store = try DirectoryStore(root: configuration.outputDirectory)
             _ = try store.removeStaleTemporaryFiles()
             holdsStream = try StreamWriter.holdsStream(store)
         } catch {
             throw .store(error)
         }
-        if holdsStream && !configuration.resume {
-            guard configuration.overwrite else { throw .holdsStream(directory: configuration.outputDirectory) }
-            do {
-                try StreamWriter.removeStream(in: store)
-            } catch {
-                throw .store(error)
-            }
+        guard holdsStream && !configuration.resume else { return }
+        guard configuration.overwrite else { throw .holdsStream(location: store.location) }
+        do {
+            try StreamWriter.removeStream(in: store)
+        } catch {
+            throw .store(error)
         }
-        return store
     }
 
-    private func makeWriter(store: any StreamStore, encoder: LiveEncoder) throws(LiveError) -> StreamWriter {
+    private func makeWriter(encoder: LiveEncoder) throws(LiveError) -> StreamWriter {
         let policy = StreamWriter.PlaylistPolicy.live(
             targetDurationSeconds: Int((configuration.segmentMilliseconds + 999) / 1000),
             windowSize: configuration.windowSize)
@@ -489,52 +540,24 @@ public final class LiveEngine: @unchecked Sendable {
         guard configuration.resume && holdsStream else {
             return StreamWriter(store: store, layout: encoder.layout, policy: policy, declared: encoder.declared)
         }
+        let writer: StreamWriter
         do {
-            return try StreamWriter(resuming: store, layout: encoder.layout, tracks: encoder.tracks, policy: policy,
-                                    declared: encoder.declared)
+            writer = try StreamWriter(resuming: store, layout: encoder.layout, tracks: encoder.tracks, policy: policy,
+                                      declared: encoder.declared, now: clock.now())
+        } catch let error as StoreError {
+            throw .store(error)
         } catch {
             throw .cannotResume("\(error)")
         }
-    }
-
-    private func makeSources() throws(LiveError) -> [CaptureSource] {
-        var sources: [CaptureSource] = []
-        if configuration.video == .test || configuration.audio.isTest {
-            var test = TestSource.Configuration()
-            test.width = configuration.size.width
-            test.height = configuration.size.height
-            test.framesPerSecond = configuration.framesPerSecond
-            test.video = configuration.video == .test
-            test.audio = configuration.audio.isTest
-            if case .test(let partsPerMillion) = configuration.audio { test.audioClockPartsPerMillion = partsPerMillion }
-            test.realtime = configuration.realtime
-            if !configuration.realtime, let milliseconds = configuration.durationMilliseconds {
-                test.durationMicroseconds = milliseconds * 1000
-            }
-            do {
-                sources.append(try TestSource(test))
-            } catch {
-                throw .device(CaptureError(device: "test", message: "\(error)"))
+        // What an earlier run left waiting for its retention time goes when that time comes.
+        let now = clock.now()
+        for pending in writer.pendingRemovals {
+            retired.add(pending.path, removableAt: clock.monotonicSeconds + pending.removableAt.timeIntervalSince(now))
+            let milliseconds = Int((max(0, pending.removableAt.timeIntervalSince(now)) * 1000).rounded(.up))
+            outputQueue.asyncAfter(deadline: .now() + .milliseconds(milliseconds)) { [self] in
+                removeRetiredFiles(now: clock.monotonicSeconds)
             }
         }
-        switch configuration.video {
-        case .firstCamera, .device:
-            var camera = CameraSource.Configuration()
-            if case .device(let path) = configuration.video { camera.device = path }
-            camera.width = configuration.size.width
-            camera.height = configuration.size.height
-            camera.frameRate = Rational(Int32(configuration.framesPerSecond), 1)
-            camera.reconnect = configuration.reconnect
-            sources.append(CameraSource(camera))
-        case .test, .none:
-            break
-        }
-        if case .device(let name) = configuration.audio {
-            var microphone = MicrophoneSource.Configuration()
-            microphone.device = name
-            microphone.reconnect = configuration.reconnect
-            sources.append(MicrophoneSource(microphone))
-        }
-        return sources
+        return writer
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import HLSKit
+import HLSMedia
 import HLSOutput
 
 /// Why packaging recordings failed, beyond the errors of reading, decoding and storing. Carries no

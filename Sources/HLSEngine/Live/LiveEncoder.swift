@@ -1,5 +1,7 @@
 import Foundation
 import HLSKit
+import HLSMedia
+import HLSOutput
 
 /// Where the stream's timeline sits on the capture clock and the wall clock.
 struct LiveTiming: Sendable {
@@ -25,11 +27,11 @@ struct LiveTiming: Sendable {
         return originDate.addingTimeInterval(Double(start - origin) / 1_000_000)
     }
 
-    /// From the capture of the segment's last sample to now.
-    func publishLatencyMicroseconds(of segment: Segment, lastSampleTicks: Int64) -> Int64? {
+    /// From the capture of the segment's last sample to `nowMicroseconds`.
+    func publishLatencyMicroseconds(of segment: Segment, lastSampleTicks: Int64, nowMicroseconds: Int64) -> Int64? {
         guard let end = captureMicroseconds(ticks: segment.startTicks + segment.durationTicks - lastSampleTicks,
                                             timescale: segment.timescale) else { return nil }
-        return MonotonicClock.nowMicroseconds() - end
+        return nowMicroseconds - end
     }
 }
 
@@ -45,6 +47,7 @@ final class LiveEncoder {
 
     private let configuration: LiveConfiguration
     private let statistics: LiveStatistics
+    private let clock: any EngineClock
     private let video: VideoRenditions?
     private let audio: AudioLane?
     private var segmenter: Segmenter?
@@ -59,21 +62,25 @@ final class LiveEncoder {
     /// The recording beside the stream, fed the same frames and the same audio.
     let recorder: LiveRecorder?
 
-    init(configuration: LiveConfiguration, hasVideo: Bool, hasAudio: Bool, statistics: LiveStatistics) throws {
+    init(configuration: LiveConfiguration, delivers: CaptureKinds, statistics: LiveStatistics,
+         clock: any EngineClock, messages: @escaping @Sendable (EngineMessage) -> Void) throws {
         self.configuration = configuration
         self.statistics = statistics
+        self.clock = clock
         var tracks: [TrackDescription] = []
-        var renditions: [StreamLayout.Rendition] = []
-        var declared: [RenditionMeasure] = []
+        // What each track's encoder is held to, for the master playlist written before anything is measured.
+        var trackMeasures: [RenditionMeasure] = []
         let segmentMilliseconds = configuration.segmentMilliseconds
-        if hasVideo {
+        let framesPerSecond = configuration.framesPerSecond
+        if delivers.contains(.video) {
             let settings = Self.videoRenditions(configuration)
             let renditionsEncoder = try VideoRenditions(
-                renditions: settings, frameRate: Rational(Int32(configuration.framesPerSecond), 1),
+                renditions: settings, frameRate: Rational(Int32(framesPerSecond), 1),
                 preset: configuration.preset, zeroLatency: true,
                 // A ladder's master playlist declares every rung's rate before anything is measured.
                 constantBitRate: configuration.ladder != nil, segmentMilliseconds: segmentMilliseconds,
-                threadCount: configuration.encoderThreads(for: settings[0].size), firstTrackIndex: 0)
+                threadCount: configuration.encoderThreads(for: settings[0].size), firstTrackIndex: 0,
+                makeEncoder: configuration.makeVideoEncoder)
             tracks += renditionsEncoder.tracks
             for (index, rendition) in settings.enumerated() {
                 let encoderSettings = VideoEncoderSettings(
@@ -81,20 +88,17 @@ final class LiveEncoder {
                     frameRate: renditionsEncoder.frameRate, bitrate: rendition.bitrate, zeroLatency: true,
                     keyframeIntervalFrames: 1)
                 let peak = Self.withContainerOverhead(encoderSettings.peakSegmentBitrate(
-                    segmentMilliseconds: segmentMilliseconds), framesPerSecond: configuration.framesPerSecond)
-                declared.append(RenditionMeasure(
+                    segmentMilliseconds: segmentMilliseconds), framesPerSecond: framesPerSecond)
+                trackMeasures.append(RenditionMeasure(
                     tracks: [renditionsEncoder.tracks[index]], peakBitrate: peak,
-                    averageBitrate: Self.withContainerOverhead(rendition.bitrate, framesPerSecond: configuration.framesPerSecond),
-                    framesPerSecond: Double(configuration.framesPerSecond), iFramePeakBitrate: peak,
-                    iFrameAverageBitrate: 0))
-                renditions.append(StreamLayout.Rendition(directory: configuration.ladder == nil ? "" : rendition.name,
-                                                         trackIndexes: [index], name: rendition.name))
+                    averageBitrate: Self.withContainerOverhead(rendition.bitrate, framesPerSecond: framesPerSecond),
+                    framesPerSecond: Double(framesPerSecond), iFramePeakBitrate: peak, iFrameAverageBitrate: 0))
             }
             video = renditionsEncoder
         } else {
             video = nil
         }
-        if hasAudio {
+        if delivers.contains(.audio) {
             let audioSettings = AudioEncoderSettings(bitrate: configuration.audioBitrate)
             // A microphone's clock drifts from the camera's: the audio keeps to its capture times.
             let lane = try AudioLane(settings: audioSettings, trackIndex: tracks.count, followsTimestamps: true)
@@ -103,45 +107,45 @@ final class LiveEncoder {
                                          format: .aac(AACFormat(audioSpecificConfig: lane.encoder.audioSpecificConfig,
                                                                 averageBitrate: UInt32(configuration.audioBitrate))))
             let average = Self.withContainerOverhead(configuration.audioBitrate, framesPerSecond: audioSettings.sampleRate / 1024)
-            let audioMeasure = RenditionMeasure(tracks: [track], peakBitrate: average + average / 10,
-                                                averageBitrate: average, framesPerSecond: nil, iFramePeakBitrate: 0,
-                                                iFrameAverageBitrate: 0)
-            if configuration.ladder != nil || !hasVideo {
-                renditions.append(StreamLayout.Rendition(directory: hasVideo ? "audio" : "", trackIndexes: [tracks.count],
-                                                         name: "Audio"))
-                declared.append(audioMeasure)
-            } else {
-                // One rendition, audio and video together: hlscap's layout without a ladder.
-                renditions[0].trackIndexes.append(tracks.count)
-                declared[0].tracks.append(track)
-                declared[0].peakBitrate += audioMeasure.peakBitrate
-                declared[0].averageBitrate += audioMeasure.averageBitrate
-            }
+            trackMeasures.append(RenditionMeasure(tracks: [track], peakBitrate: average + average / 10,
+                                                  averageBitrate: average, framesPerSecond: nil, iFramePeakBitrate: 0,
+                                                  iFrameAverageBitrate: 0))
             tracks.append(track)
             audio = lane
         } else {
             audio = nil
         }
         self.tracks = tracks
-        self.declared = declared
-        layout = StreamLayout(renditions: renditions)
+        // The same layout as a file's: one rendition, or with a ladder every rung and the audio apart.
+        layout = StreamLayout.make(tracks: tracks, videoNames: configuration.ladder.map { $0.map(\.name) })
+        declared = layout.renditions.map { rendition in
+            let own = rendition.trackIndexes.map { trackMeasures[$0] }
+            var measure = own[0]
+            for other in own.dropFirst() {
+                measure.tracks += other.tracks
+                measure.peakBitrate += other.peakBitrate
+                measure.averageBitrate += other.averageBitrate
+            }
+            return measure
+        }
         recorder = try configuration.record.map { record in
             let size = record.size ?? configuration.size
-            let rate = record.bitrate ?? Int(Double(2 * LiveConfiguration.defaultVideoBitrate(
-                size: size, framesPerSecond: configuration.framesPerSecond)) * (record.codec == .hevc ? 0.8 : 1))
+            let rate = record.bitrate ?? Int(Double(2 * VideoRenditionSettings.defaultBitrate(
+                size: size, frameRate: Rational(Int32(framesPerSecond), 1))) * (record.codec == .hevc ? 0.8 : 1))
             return try LiveRecorder(
-                settings: .init(path: record.path, size: size, codec: record.codec, bitrate: rate,
-                                framesPerSecond: configuration.framesPerSecond, preset: configuration.preset,
-                                segmentMilliseconds: configuration.segmentMilliseconds),
-                audio: tracks.first { !$0.isVideo })
+                settings: .init(store: record.store, path: record.path, size: size, codec: record.codec, bitrate: rate,
+                                framesPerSecond: framesPerSecond, preset: configuration.preset,
+                                segmentMilliseconds: configuration.segmentMilliseconds,
+                                makeVideoEncoder: configuration.makeVideoEncoder),
+                audio: tracks.first { !$0.isVideo }, messages: messages)
         }
     }
 
     private static func videoRenditions(_ configuration: LiveConfiguration) -> [VideoRenditionSettings] {
         guard let ladder = configuration.ladder else {
             let bitrate = configuration.videoBitrate
-                ?? LiveConfiguration.defaultVideoBitrate(size: configuration.size,
-                                                         framesPerSecond: configuration.framesPerSecond)
+                ?? VideoRenditionSettings.defaultBitrate(size: configuration.size,
+                                                         frameRate: Rational(Int32(configuration.framesPerSecond), 1))
             return [VideoRenditionSettings(size: configuration.size, bitrate: bitrate, name: "",
                                            codec: configuration.videoCodec)]
         }
@@ -184,8 +188,8 @@ final class LiveEncoder {
         let origin = timing.originMicroseconds ?? captureMicroseconds
         if timing.originMicroseconds == nil {
             timing.originMicroseconds = origin
-            let age = MonotonicClock.nowMicroseconds() - captureMicroseconds
-            timing.originDate = Date().addingTimeInterval(-Double(age) / 1_000_000)
+            let age = clock.monotonicMicroseconds() - captureMicroseconds
+            timing.originDate = clock.now().addingTimeInterval(-Double(age) / 1_000_000)
         }
         return captureMicroseconds - origin
     }

@@ -1,66 +1,27 @@
 import Foundation
 import HLSKit
+import HLSMedia
 import HLSOutput
 
-/// What `LiveEngine` captures, how it encodes, and where the stream goes.
+/// How `LiveEngine` encodes what its sources capture, and what it tells the caller on the way. Where
+/// the stream goes is the engine's store; what it captures, its sources.
 public struct LiveConfiguration: Sendable {
-    public enum VideoInput: Sendable, Equatable {
-        case firstCamera, device(String), test, none
-
-        public init(_ text: String) {
-            switch text {
-            case "test": self = .test
-            case "none": self = .none
-            default: self = .device(text)
-            }
-        }
-    }
-
-    public enum AudioInput: Sendable, Equatable {
-        /// `test`, or `test:+5000ppm`: the tone as a microphone whose sample clock runs that fast
-        /// (`TestSource.Configuration.audioClockPartsPerMillion`).
-        case device(String), test(clockPartsPerMillion: Int), none
-
-        public init(_ text: String) {
-            switch text {
-            case "test": self = .test(clockPartsPerMillion: 0)
-            case "none": self = .none
-            default:
-                if text.hasPrefix("test:"), text.hasSuffix("ppm"),
-                   let partsPerMillion = Int(text.dropFirst("test:".count).dropLast("ppm".count)) {
-                    self = .test(clockPartsPerMillion: partsPerMillion)
-                } else {
-                    self = .device(text)
-                }
-            }
-        }
-
-        var isTest: Bool {
-            if case .test = self { return true }
-            return false
-        }
-    }
-
-    public var video = VideoInput.firstCamera
-    public var audio = AudioInput.device("default")
     /// The capture size, and the encoded size without a ladder.
     public var size = OutputSize(width: 1280, height: 720)
     public var framesPerSecond = 30
-    /// With the test source: as fast as it encodes instead of in real time.
-    public var realtime = true
-    /// A camera or microphone that fails or disappears is waited for while a stand-in (a dark picture
-    /// or silence) keeps its track flowing; the stream goes on after EXT-X-DISCONTINUITY when it comes
-    /// back. Without it such a failure ends the stream.
-    public var reconnect = false
     /// Several video renditions, tallest first; nil encodes one at `size`.
     public var ladder: [LadderRung]?
-    /// nil picks about 0.1 bit per pixel.
+    /// nil picks `VideoEncoderSettings.defaultBitrate` for the size and rate.
     public var videoBitrate: Int?
     public var videoCodec = VideoCodec.h264
+    /// Makes each rendition's video encoder; libavcodec's software encoders unless another is given.
+    public var makeVideoEncoder: VideoEncoderFactory = VideoEncoder.factory
     /// A full-quality recording beside the stream, written as one fragmented MP4 file.
     public var record: Recording?
 
     public struct Recording: Sendable {
+        /// Where the recording goes: the file `path` in `store`.
+        public var store: any StreamStore
         public var path: String
         /// nil records at the capture size.
         public var size: OutputSize?
@@ -68,22 +29,23 @@ public struct LiveConfiguration: Sendable {
         /// nil picks twice the stream's default rate for the size (H.264), 80 % of that for HEVC.
         public var bitrate: Int?
 
-        public init(path: String) {
+        public init(store: any StreamStore, path: String) {
+            self.store = store
             self.path = path
         }
 
+        /// The file's name as the user knows it.
+        public var location: String { store.location + "/" + path }
+
         /// With a resumed stream, a new file beside the old one: `rec.mp4` → `rec-2.mp4`, `rec-3.mp4` …
-        func pathAvoidingExisting() -> String {
-            guard FileManager.default.fileExists(atPath: path) else { return path }
-            let url = URL(fileURLWithPath: path)
-            let stem = url.deletingPathExtension().lastPathComponent
-            let suffix = url.pathExtension.isEmpty ? "" : "." + url.pathExtension
-            let directory = url.deletingLastPathComponent()
-            for number in 2... {
-                let candidate = directory.appendingPathComponent("\(stem)-\(number)\(suffix)").path
-                if !FileManager.default.fileExists(atPath: candidate) { return candidate }
-            }
-            return path
+        func pathAvoidingExisting() throws(StoreError) -> String {
+            guard try store.exists(path) else { return path }
+            let dot = path.lastIndex(of: ".").flatMap { path[$0...].contains("/") ? nil : $0 }
+            let stem = dot.map { String(path[..<$0]) } ?? path
+            let suffix = dot.map { String(path[$0...]) } ?? ""
+            var number = 2
+            while try store.exists("\(stem)-\(number)\(suffix)") { number += 1 }
+            return "\(stem)-\(number)\(suffix)"
         }
     }
     public var audioBitrate = 128_000
@@ -91,11 +53,12 @@ public struct LiveConfiguration: Sendable {
     public var segmentMilliseconds: Int64 = 2000
     public var windowSize = 6
     public var durationMilliseconds: Int64?
-    public var outputDirectory = "."
+    /// Continue the stream the store holds, after a stop or a crash.
     public var resume = false
+    /// Replace the stream the store holds.
     public var overwrite = false
     /// Makes the publisher that uploads what is stored in one rendition directory ("" for the top),
-    /// given a store rooted there; nil keeps the stream on disk only.
+    /// given the store seen from there; nil keeps the stream in the store only.
     public var makePublisher: (@Sendable (_ store: any StreamStore, _ directory: String) -> StreamPublisher)?
     /// Called on the output queue after each segment is listed.
     public var onSegment: (@Sendable (LiveSegmentReport) -> Void)?
@@ -113,12 +76,6 @@ public struct LiveConfiguration: Sendable {
     public var onPlaylists: (@Sendable ([MediaPlaylist]) -> Void)?
 
     public init() {}
-
-    /// About 0.1 bit per pixel: 2.8 Mb/s for 720p30, 6.2 Mb/s for 1080p30.
-    public static func defaultVideoBitrate(size: OutputSize, framesPerSecond: Int) -> Int {
-        let bits = size.width * size.height * framesPerSecond / 10
-        return max(200_000, bits / 100_000 * 100_000)
-    }
 
     /// Up to 720p30 one thread keeps up in real time with room to spare and costs less CPU than
     /// sliced threads, which split every frame; larger pictures get every core. A ladder's rungs
@@ -139,11 +96,11 @@ public struct LiveSegmentReport: Sendable {
     public var droppedFramesSoFar: Int
 }
 
-/// Why a live stream could not start, or how it ended badly. Carries no exit status: the command
-/// line decides that.
+/// Why a live stream could not start, or how it ended badly. Carries no exit status and names no
+/// option: the command line decides what to say.
 public enum LiveError: Error, CustomStringConvertible {
-    /// The output directory holds a stream, and neither resuming nor replacing it was asked for.
-    case holdsStream(directory: String)
+    /// The store holds a stream, and neither resuming nor replacing it was asked for.
+    case holdsStream(location: String)
     case cannotResume(String)
     case store(StoreError)
     /// A device that could not be opened.
@@ -160,7 +117,7 @@ public enum LiveError: Error, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .holdsStream(let directory): "\(directory) already holds a stream"
+        case .holdsStream(let location): "\(location) already holds a stream"
         case .cannotResume(let reason): reason
         case .store(let error): error.description
         case .device(let error): error.description
