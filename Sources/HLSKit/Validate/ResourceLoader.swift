@@ -19,7 +19,7 @@ public enum LoadError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-/// Reads playlists and media: files, or HTTP in `URLSessionLoader`; tests give their own.
+/// Reads playlists and media: files, HTTP or a store (HLSOutput has those loaders); tests give their own.
 public protocol ResourceLoader: Sendable {
     func load(_ url: URL) throws(LoadError) -> [UInt8]
     /// Whether `url` can be read, without reading it where the loader can tell so more cheaply.
