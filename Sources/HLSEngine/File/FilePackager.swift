@@ -6,8 +6,8 @@ import HLSOutput
 /// Why packaging recordings failed, beyond the errors of reading, decoding and storing. Carries no
 /// exit status: the command line decides that.
 public enum PackagingError: Error, CustomStringConvertible {
-    /// The output directory holds a stream, and replacing it was not asked for.
-    case holdsStream(directory: String)
+    /// The store holds a stream, and replacing it was not asked for.
+    case holdsStream(location: String)
     /// The inputs gave nothing to start a stream with.
     case nothingToStream(inputs: [String])
     /// An error without a message that names the inputs.
@@ -15,7 +15,7 @@ public enum PackagingError: Error, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .holdsStream(let directory): "\(directory) already holds a stream"
+        case .holdsStream(let location): "\(location) already holds a stream"
         case .nothingToStream(let inputs):
             "\(inputs.joined(separator: ", ")): no video keyframe or audio sample to start a stream with"
         case .failed(let inputs, let underlying): "\(inputs.joined(separator: ", ")): packaging failed: \(underlying)"
@@ -59,7 +59,8 @@ public struct FilePackager {
     public static let copyableKeyframeGapSegments: Int64 = 2
 
     public var inputs: [String]
-    public var outputDirectory: String
+    /// Where the stream goes.
+    public var store: any StreamStore
     public var mode: Mode
     public var transcodeSettings: TranscodeSettings
     public var overwrite: Bool
@@ -74,10 +75,10 @@ public struct FilePackager {
     /// Makes the publisher that uploads each file once it is stored; nil writes to disk only.
     public var publish: ((_ store: any StreamStore, _ directory: String) -> StreamPublisher)?
 
-    public init(inputs: [String], outputDirectory: String, mode: Mode, transcodeSettings: TranscodeSettings,
+    public init(inputs: [String], store: any StreamStore, mode: Mode, transcodeSettings: TranscodeSettings,
                 overwrite: Bool) {
         self.inputs = inputs
-        self.outputDirectory = outputDirectory
+        self.store = store
         self.mode = mode
         self.transcodeSettings = transcodeSettings
         self.overwrite = overwrite
@@ -86,7 +87,7 @@ public struct FilePackager {
     private var segmentMilliseconds: Int64 { transcodeSettings.segmentMilliseconds }
 
     public func run() throws -> Outcome {
-        let store = try prepareOutput()
+        try prepareOutput()
         switch mode {
         case .copy:
             return try copy(into: store, maximumKeyframeGapMilliseconds: nil, reason: "copying was asked for")
@@ -291,13 +292,11 @@ public struct FilePackager {
         return Packaged(nextSequenceNumber: next, durationMicroseconds: durationMicroseconds, cuts: cuts)
     }
 
-    private func prepareOutput() throws -> any StreamStore {
-        let store = try DirectoryStore(root: outputDirectory)
+    private func prepareOutput() throws {
         if try StreamWriter.holdsStream(store) {
-            guard overwrite else { throw PackagingError.holdsStream(directory: outputDirectory) }
+            guard overwrite else { throw PackagingError.holdsStream(location: store.location) }
             try StreamWriter.removeStream(in: store)
         }
-        return store
     }
 }
 

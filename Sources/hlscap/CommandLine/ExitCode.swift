@@ -57,8 +57,8 @@ extension CommandError {
             self.init(error)
         case let error as KeyframeGapTooLong:
             self.init(error.description, exitCode: .dataError)
-        case PackagingError.holdsStream(let directory):
-            self.init("\(directory) already holds a stream; add --overwrite to replace it or choose another --out",
+        case PackagingError.holdsStream(let location):
+            self.init("\(location) already holds a stream; add --overwrite to replace it or choose another --out",
                       exitCode: .cannotCreate)
         case let error as PackagingError:
             self.init(error.description, exitCode: .dataError)
@@ -109,8 +109,8 @@ extension CommandError {
 
     init(_ error: LiveError) {
         switch error {
-        case .holdsStream(let directory):
-            self.init("\(directory) already holds a stream; add --resume to continue it, --overwrite to replace it, "
+        case .holdsStream(let location):
+            self.init("\(location) already holds a stream; add --resume to continue it, --overwrite to replace it, "
                 + "or choose another --out", exitCode: .cannotCreate)
         case .cannotResume(let reason):
             self.init(reason + " (--overwrite starts a new stream)", exitCode: .cannotCreate)

@@ -152,8 +152,14 @@ struct FileCommand: Command {
         defer { spoolDirectory.map(PublishOptions.removeSpoolDirectory) }
         let directory = outputDirectory ?? spoolDirectory!
         let progress = quiet ? nil : Progress.onTerminal()
-        var packager = FilePackager(inputs: inputs, outputDirectory: directory, mode: mode,
-                                    transcodeSettings: transcodeSettings, overwrite: overwrite)
+        let store: DirectoryStore
+        do {
+            store = try DirectoryStore(root: directory)
+        } catch {
+            throw CommandError(error)
+        }
+        var packager = FilePackager(inputs: inputs, store: store, mode: mode, transcodeSettings: transcodeSettings,
+                                    overwrite: overwrite)
         packager.cutMicroseconds = cutMicroseconds
         packager.onTotalSeconds = { progress?.totalSeconds = $0 }
         packager.onProgress = { progress?.advance(toSeconds: $0) }
