@@ -123,6 +123,8 @@ public struct MediaPlaylistDocument: Sendable {
     /// Every tag name, for version and feature checks.
     public var tagNames: Set<String> = []
     public var lineCount: Int
+    /// Whether the first line is `#EXTM3U`.
+    public var hasHeader: Bool
 
     public var version: Int { versions.first?.value ?? 1 }
 
@@ -136,6 +138,7 @@ public struct MediaPlaylistDocument: Sendable {
 
     public init(_ document: PlaylistDocument) {
         lineCount = document.lineCount
+        hasHeader = document.hasHeader
         var builder = Builder()
         for entry in document.entries {
             switch entry {
@@ -147,7 +150,8 @@ public struct MediaPlaylistDocument: Sendable {
             }
         }
         if let pending = builder.pendingDurationLine {
-            issues.append(.init(line: pending, section: "4.4.4.1", message: "EXTINF is not followed by a segment URI"))
+            issues.append(.init(line: pending, section: "4.4.4.1", message: "EXTINF is not followed by a segment URI",
+                                error: PlaylistError(line: pending, problem: .durationWithoutURI)))
         }
         trailingParts = builder.parts
     }
@@ -179,12 +183,14 @@ private struct Builder {
 
     mutating func apply(_ tag: PlaylistDocument.Tag, to playlist: inout MediaPlaylistDocument) {
         let value = Substring(tag.value ?? "")
-        func issue(_ section: String, _ message: String) {
-            playlist.issues.append(.init(line: tag.line, section: section, message: message))
+        func issue(_ section: String, _ message: String, _ problem: PlaylistError.Problem? = nil) {
+            playlist.issues.append(.init(line: tag.line, section: section, message: message,
+                                         error: problem.map { PlaylistError(line: tag.line, problem: $0) }))
         }
         func integer(_ section: String) -> Int? {
             guard let number = PlaylistNumber.decimalInteger(value) else {
-                issue(section, "\(tag.name) value \"\(value)\" is not a decimal-integer")
+                issue(section, "\(tag.name) value \"\(value)\" is not a decimal-integer",
+                      .malformedNumber(tag: tag.name, value: String(value)))
                 return nil
             }
             return number
@@ -227,7 +233,8 @@ private struct Builder {
             if Self.playlistTypes.contains(String(value)) {
                 playlist.playlistType = .init(value: String(value), line: tag.line)
             } else {
-                issue("4.4.3.5", "EXT-X-PLAYLIST-TYPE \"\(value)\" is neither VOD nor EVENT")
+                issue("4.4.3.5", "EXT-X-PLAYLIST-TYPE \"\(value)\" is neither VOD nor EVENT",
+                      .unknownPlaylistType(String(value)))
             }
         case "EXT-X-ENDLIST":
             playlist.endList.append(tag.line)
@@ -237,7 +244,10 @@ private struct Builder {
             playlist.independentSegments = true
         case "EXTINF":
             if let earlier = pendingDurationLine {
-                issue("4.4.4.1", "EXTINF follows the EXTINF of line \(earlier) with no segment URI between them")
+                playlist.issues.append(.init(
+                    line: tag.line, section: "4.4.4.1",
+                    message: "EXTINF follows the EXTINF of line \(earlier) with no segment URI between them",
+                    error: PlaylistError(line: earlier, problem: .durationWithoutURI)))
             }
             let durationText = value.prefix { $0 != "," }
             if !value.contains(",") {
@@ -249,7 +259,8 @@ private struct Builder {
                 if durationText.contains(".") { playlist.decimalDurationLines.append(tag.line) }
             } else {
                 duration = 0
-                issue("4.4.4.1", "EXTINF duration \"\(durationText)\" is not a decimal number")
+                issue("4.4.4.1", "EXTINF duration \"\(durationText)\" is not a decimal number",
+                      .malformedNumber(tag: tag.name, value: String(durationText)))
             }
         case "EXT-X-BYTERANGE":
             playlist.byteRangeLines.append(tag.line)
@@ -266,16 +277,31 @@ private struct Builder {
             if let date = ProgramDateTime.parse(value) {
                 programDateTime = (date, tag.line)
             } else {
-                issue("4.4.4.6", "EXT-X-PROGRAM-DATE-TIME \"\(value)\" is not an ISO 8601 date-time with a time zone")
+                issue("4.4.4.6", "EXT-X-PROGRAM-DATE-TIME \"\(value)\" is not an ISO 8601 date-time with a time zone",
+                      .malformedDate(String(value)))
             }
         case "EXT-X-MAP":
             playlist.mapLines.append(tag.line)
+            let issuesBefore = playlist.issues.count
+            var uri: String?
             attributes { reader in
                 reader.require("URI", section: "4.4.4.5")
-                if let uri = reader.quotedString("URI", section: "4.4.4.5") {
+                uri = reader.quotedString("URI", section: "4.4.4.5")
+                if let uri {
                     map = .init(uri: uri, byteRange: reader.quotedByteRange("BYTERANGE", section: "4.4.4.5"),
                                 line: tag.line)
                 }
+            }
+            // Without a quoted URI the segments that follow have no init section to name.
+            if uri == nil, issuesBefore < playlist.issues.count {
+                let problem: PlaylistError.Problem
+                do {
+                    _ = try AttributeList.parse(value)
+                    problem = .missingAttribute(tag: tag.name, name: "URI")
+                } catch {
+                    problem = .malformedAttributeList(tag: tag.name, reason: error.reason)
+                }
+                playlist.issues[issuesBefore].error = PlaylistError(line: tag.line, problem: problem)
             }
         case "EXT-X-PART-INF":
             once(playlist.partInformation, "4.4.3.7")
@@ -367,7 +393,8 @@ private struct Builder {
     mutating func addSegment(uri: String, line: Int, to playlist: inout MediaPlaylistDocument) {
         guard let seconds = duration else {
             playlist.issues.append(.init(line: line, section: "4.4.4.1",
-                                         message: "segment URI \"\(uri)\" has no EXTINF before it"))
+                                         message: "segment URI \"\(uri)\" has no EXTINF before it",
+                                         error: PlaylistError(line: line, problem: .uriWithoutDuration(uri))))
             return
         }
         if discontinuity { discontinuities += 1 }

@@ -21,11 +21,15 @@ public struct PlaylistDocument: Sendable, Equatable {
         public var line: Int
         public var section: String
         public var message: String
+        /// Where a strict reading stops (`MediaPlaylist.parse`): set on the issues that leave a value the
+        /// playlist model needs unreadable; nil on those it reads past.
+        public var error: PlaylistError?
 
-        public init(line: Int, section: String, message: String) {
+        public init(line: Int, section: String, message: String, error: PlaylistError? = nil) {
             self.line = line
             self.section = section
             self.message = message
+            self.error = error
         }
     }
 
