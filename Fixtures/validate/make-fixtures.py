@@ -104,6 +104,19 @@ def mark_first_video_sample_non_sync(segment, video_track):
     return bytes(data)
 
 
+def retype_first_video_nal(segment, video_track, nal_type):
+    """A copy of segment whose first video sample's first NAL unit has another type (H.264's low 5 bits)."""
+    data = bytearray(segment)
+    moof = find(segment, b"moof")[0]
+    for track_id, _, trun in trafs(segment):
+        if track_id != video_track:
+            continue
+        data_offset = struct.unpack(">i", data[trun + 16:trun + 20])[0]
+        header = moof[1] + data_offset + 4  # past the NAL unit's 4-byte length
+        data[header] = data[header] & 0xE0 | nal_type
+    return bytes(data)
+
+
 def write(directory, name, content):
     path = os.path.join(HERE, directory, name)
     os.makedirs(os.path.dirname(path), exist_ok=True)
@@ -270,6 +283,9 @@ def main():
     write("independent-segments", "000002.m4s", mark_first_video_sample_non_sync(segments[1], video))
     write("independent-segments", "playlist.m3u8", media_playlist([BASE_SEGMENTS[0], "000002.m4s", BASE_SEGMENTS[2]]))
     write("extinf-duration", "playlist.m3u8", media_playlist(BASE_SEGMENTS, durations={1: "1.300"}))
+    # The second segment's first NAL unit read as a PPS: it names SPS 7, which the decoder never gets.
+    write("parameter-sets", "000002.m4s", retype_first_video_nal(segments[1], video, 8))
+    write("parameter-sets", "playlist.m3u8", media_playlist([BASE_SEGMENTS[0], "000002.m4s", BASE_SEGMENTS[2]]))
 
     # Apple's authoring specification (warnings only).
     write("apple-iframe-playlists", "master.m3u8", master(iframe=False))

@@ -116,4 +116,20 @@ struct SPSFixture: Sendable, CustomTestStringConvertible {
             try H264SequenceParameterSet(parsing: cut)
         }
     }
+
+    /// What a decoder refuses, the parser refuses: FFmpeg drops such an SPS ("sps_id out of range",
+    /// "illegal aspect ratio"), so a copy that kept it would decode nothing. The fixture's SPS
+    /// (`6742c00dda0507ec…`), edited by Tests/Tools/h264_sps_edit.py.
+    @Test(arguments: [
+        ("6742c00d05368141fb011000000300100000030320f142aa", "seq_parameter_set_id", 40),
+        ("6742c00dda0507ed9040000003004000000c83c50aa8", "aspect_ratio_idc", 100),
+    ])
+    func rejectsWhatADecoderRefuses(nalUnit: String, field: String, value: Int) {
+        #expect(throws: BitstreamError.invalidField(structure: "H.264 SPS", field: field, value: value)) {
+            try H264SequenceParameterSet(parsing: [UInt8](hex: nalUnit))
+        }
+        #expect(throws: Never.self) {
+            try H264SequenceParameterSet(parsing: [UInt8](hex: "6742c00dda0507ec0440000003004000000c83c50aa800"))
+        }
+    }
 }

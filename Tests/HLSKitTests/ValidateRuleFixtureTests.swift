@@ -47,6 +47,7 @@ import Testing
         Case(rule: "tfdt-continuity", location: "000002.m4s@72"),
         Case(rule: "independent-segments", location: "000002.m4s@92"),
         Case(rule: "extinf-duration", location: "../base/seg/000002.m4s"),
+        Case(rule: "parameter-sets", location: "000002.m4s@868"),
         Case(rule: "apple-iframe-playlists", location: "master.m3u8"),
         Case(rule: "apple-average-bandwidth", location: "master.m3u8:4"),
         Case(rule: "apple-frame-rate", location: "master.m3u8:4"),

@@ -62,6 +62,57 @@ import Testing
         try ExternalTools.validateStream(copied.directory)
     }
 
+    /// The first SPS has an id a decoder refuses (it takes 0 to 31): ffmpeg loses the first GOP and decodes
+    /// the rest; a copy that kept that SPS in its init section decoded nothing.
+    @Test func aFirstSPSADecoderRefusesIsLeftOutAsADecoderLeavesIt() throws {
+        let input = try Self.transportStream(named: "first-sps-id-40.ts", editArguments: ["--sps-id", "40", "--only", "1"])
+        let decodable = try ExternalTools.ffprobeFrameCount(path: input.path)
+        #expect(decodable == 75, "ffmpeg loses the first of the fixture's four GOPs")
+        let packaged = try Self.package(input, [])
+        defer { packaged.remove() }
+        #expect(packaged.result.exitStatus == 0, "\(packaged.result.stderr)")
+        #expect(try ExternalTools.ffprobeFrameCount(path: packaged.playlistURL.path) == decodable)
+        try ExternalTools.validateStream(packaged.directory)
+    }
+
+    /// The third GOP's SPS has a reserved aspect ratio, which a decoder refuses: copied, that SPS would
+    /// travel in the samples. Automatic mode transcodes instead, --copy refuses with one line, and a
+    /// stream another packager copied from it is invalid.
+    @Test func samplesCarryingAnSPSADecoderRefusesAreNotCopied() throws {
+        let input = try Self.transportStream(named: "third-sps-reserved-ratio.ts",
+                                             editArguments: ["--aspect-ratio-idc", "100", "--only", "3"])
+        let decodable = try ExternalTools.ffprobeFrameCount(path: input.path)
+
+        let automatic = try Self.package(input, [])
+        defer { automatic.remove() }
+        #expect(automatic.result.exitStatus == 0, "\(automatic.result.stderr)")
+        #expect(automatic.result.stdout.contains("mode transcode (\(input.path): an H.264 sequence parameter set in "
+            + "the samples cannot be read"), "\(automatic.result.stdout)")
+        #expect(try ExternalTools.ffprobeFrameCount(path: automatic.playlistURL.path) == decodable)
+        try ExternalTools.validateStream(automatic.directory)
+
+        let copied = try Self.package(input, ["--copy"])
+        defer { copied.remove() }
+        #expect(copied.result.exitStatus == 65, "\(copied.result.stderr)")
+        let lines = copied.result.stderr.split(separator: "\n")
+        #expect(lines.count == 1 && lines[0].hasPrefix("hlscap: \(input.path): an H.264 sequence parameter set in the "
+            + "samples cannot be read") && lines[0].hasSuffix("; leave out --copy and transcoding will handle it"),
+                "\(copied.result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: copied.playlistURL.path))
+
+        // ffmpeg's HLS muxer copies the samples as they are: the validator names what hlscap refused.
+        let other = try PackagedStream.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: other) }
+        let muxed = try ExternalTools.run("ffmpeg", [
+            "-nostdin", "-v", "error", "-i", input.path, "-c", "copy", "-bsf:a", "aac_adtstoasc", "-f", "hls",
+            "-hls_segment_type", "fmp4",
+            "-hls_time", "1", "-hls_playlist_type", "vod", other.appendingPathComponent("playlist.m3u8").path])
+        #expect(muxed.succeeded, "\(muxed.stderr)")
+        let report = try ExternalTools.runHlscap(["validate", other.path])
+        #expect(report.exitStatus == 65, "\(report.stdout)\(report.stderr)")
+        #expect(report.stdout.contains("[parameter-sets, "), "\(report.stdout)")
+    }
+
     /// Video PES packets hold one frame, audio ones about eleven AAC frames: one far frame, or a run.
     /// Transcoding would otherwise fill the 3216 s gap with repeated frames and silence.
     @Test(arguments: [("video", 50), ("audio", 8)], [["--copy"], ["--transcode"]])

@@ -97,9 +97,9 @@ public struct FilePackager {
             if let reason = try firstReasonNotToCopy() {
                 return try transcode(into: store, reason: reason)
             }
-            // An upload cannot be taken back: find long keyframe gaps before anything is published.
-            if publish != nil, let gap = try firstKeyframeGapTooLong() {
-                return try transcode(into: store, reason: gap.description)
+            // An upload cannot be taken back: read the samples once before anything is published.
+            if publish != nil, let reason = try firstReasonNotToCopySamples() {
+                return try transcode(into: store, reason: reason)
             }
             do {
                 return try copy(into: store,
@@ -224,19 +224,22 @@ public struct FilePackager {
         return (summary, output.publisher?.finish())
     }
 
-    /// Reads the inputs' video packets once, without decoding, for a keyframe gap copy mode must refuse.
-    private func firstKeyframeGapTooLong() throws -> KeyframeGapTooLong? {
+    /// Reads the inputs' packets once, without decoding, for what copying would meet on the way: a keyframe
+    /// gap too long, or samples whose own parameter sets would not decode.
+    private func firstReasonNotToCopySamples() throws -> String? {
         let limit = Self.copyableKeyframeGapSegments * segmentMilliseconds
         for input in inputs {
-            let source = try CopySource(demuxer: FileDemuxer(path: input, audio: transcodeSettings.audioTracks))
-            var check = KeyframeGapCheck(limitMilliseconds: limit, input: input)
             do {
+                let source = try CopySource(demuxer: FileDemuxer(path: input, audio: transcodeSettings.audioTracks))
+                var check = KeyframeGapCheck(limitMilliseconds: limit, input: input)
                 while let sample = try source.nextSample() {
                     try check.check(sample, timescale: Int64(source.tracks[sample.track].timescale),
                                     isVideo: source.tracks[sample.track].isVideo)
                 }
             } catch let gap as KeyframeGapTooLong {
-                return gap
+                return gap.description
+            } catch let refusal as CopyError {
+                return refusal.summary
             }
         }
         return nil

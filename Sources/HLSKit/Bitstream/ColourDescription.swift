@@ -36,8 +36,10 @@ enum VideoUsabilityHeader {
     ]
 
     /// Reads up to the end of the colour description. The ratio is nil when absent or unspecified,
-    /// the colour description when colour_description_present_flag is 0.
-    static func read(_ reader: inout BitReader) throws
+    /// the colour description when colour_description_present_flag is 0. A reserved aspect_ratio_idc
+    /// (17 to 254) is an error when `reservedRatioIsError` names the structure: H.264 decoders refuse
+    /// such an SPS (FFmpeg's "illegal aspect ratio"), HEVC ones read past it.
+    static func read(_ reader: inout BitReader, reservedRatioIsError structure: String? = nil) throws
         -> (sampleAspectRatio: H264SequenceParameterSet.SampleAspectRatio?, colour: ColourDescription?) {
         var ratio: H264SequenceParameterSet.SampleAspectRatio?
         if try reader.readFlag() {  // aspect_ratio_info_present_flag
@@ -47,6 +49,8 @@ enum VideoUsabilityHeader {
             } else if (1...UInt32(sampleAspectRatios.count)).contains(index) {
                 let (horizontal, vertical) = sampleAspectRatios[Int(index) - 1]
                 ratio = .init(horizontal: horizontal, vertical: vertical)
+            } else if index != 0, let structure {
+                throw BitstreamError.invalidField(structure: structure, field: "aspect_ratio_idc", value: Int(index))
             }
         }
         if try reader.readFlag() {  // overscan_info_present_flag

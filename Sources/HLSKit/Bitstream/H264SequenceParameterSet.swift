@@ -76,6 +76,7 @@ public struct H264SequenceParameterSet: Sendable, Equatable {
         constraintFlags = UInt8(try reader.readBits(8))
         levelIndication = UInt8(try reader.readBits(8))
         sequenceParameterSetID = try reader.readUE()
+        try Self.check("seq_parameter_set_id", sequenceParameterSetID, in: Self.parameterSetIDRange)
 
         chromaFormat = Self.defaultChromaFormat
         separateColourPlane = false
@@ -100,7 +101,7 @@ public struct H264SequenceParameterSet: Sendable, Equatable {
             }
         }
 
-        _ = try reader.readUE()  // log2_max_frame_num_minus4
+        try Self.check("log2_max_frame_num_minus4", try reader.readUE(), in: Self.log2MinusFourRange)
         try Self.skipPictureOrderCount(in: &reader)
         _ = try reader.readUE()  // max_num_ref_frames
         try reader.skipBits(1)  // gaps_in_frame_num_value_allowed_flag
@@ -119,7 +120,7 @@ public struct H264SequenceParameterSet: Sendable, Equatable {
         sampleAspectRatio = .square
         colourDescription = nil
         if try reader.readFlag() {  // vui_parameters_present_flag
-            let vui = try VideoUsabilityHeader.read(&reader)
+            let vui = try VideoUsabilityHeader.read(&reader, reservedRatioIsError: Self.structure)
             sampleAspectRatio = vui.sampleAspectRatio ?? .square
             colourDescription = vui.colour
         }
@@ -141,6 +142,16 @@ public struct H264SequenceParameterSet: Sendable, Equatable {
     }
 
     private static let structure = "H.264 SPS"
+    /// seq_parameter_set_id is 0 to 31 (7.4.2.1.1): a decoder has 32 slots and refuses any other.
+    private static let parameterSetIDRange: ClosedRange<UInt32> = 0...31
+    /// log2_max_frame_num_minus4 and log2_max_pic_order_cnt_lsb_minus4 are 0 to 12 (7.4.2.1.1).
+    private static let log2MinusFourRange: ClosedRange<UInt32> = 0...12
+
+    private static func check(_ field: String, _ value: UInt32, in range: ClosedRange<UInt32>) throws {
+        guard range.contains(value) else {
+            throw BitstreamError.invalidField(structure: structure, field: field, value: Int(value))
+        }
+    }
     private static let macroblockSize = 16
     private static let defaultBitDepth = 8
     private static let defaultChromaFormat: UInt32 = 1
@@ -196,17 +207,20 @@ public struct H264SequenceParameterSet: Sendable, Equatable {
     private static func skipPictureOrderCount(in reader: inout BitReader) throws {
         switch try reader.readUE() {  // pic_order_cnt_type
         case 0:
-            _ = try reader.readUE()  // log2_max_pic_order_cnt_lsb_minus4
+            try check("log2_max_pic_order_cnt_lsb_minus4", try reader.readUE(), in: log2MinusFourRange)
         case 1:
             try reader.skipBits(1)  // delta_pic_order_always_zero_flag
             _ = try reader.readSE()  // offset_for_non_ref_pic
             _ = try reader.readSE()  // offset_for_top_to_bottom_field
             let cycleLength = try reader.readUE()
+            try check("num_ref_frames_in_pic_order_cnt_cycle", cycleLength, in: 0...255)
             for _ in 0..<cycleLength {
                 _ = try reader.readSE()  // offset_for_ref_frame
             }
-        default:
+        case 2:
             break
+        case let type:
+            throw BitstreamError.invalidField(structure: structure, field: "pic_order_cnt_type", value: Int(type))
         }
     }
 }

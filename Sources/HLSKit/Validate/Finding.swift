@@ -126,6 +126,9 @@ extension ValidationRule {
         "with EXT-X-INDEPENDENT-SEGMENTS every video segment starts with a sync sample")
     public static let segmentDuration = ValidationRule(
         "extinf-duration", "\(rfc) 4.4.4.1", .error, "EXTINF is the segment's duration within one frame")
+    public static let parameterSets = ValidationRule(
+        "parameter-sets", "\(rfc) 4.4.4.3; ISO/IEC 14496-10 7.4.2.1.1", .error,
+        "parameter sets in the samples can be decoded and describe the pictures the sample entry describes")
 
     // Apple's authoring specification.
     public static let iFramePlaylists = ValidationRule(
@@ -178,7 +181,7 @@ extension ValidationRule {
         header, syntax, playlistKind, defineName, defineDuplicate, variableReference, version, targetDuration, mediaSequence, discontinuitySequence, map, byteRange,
         playlistType, endList, programDateTime, bandwidth, variantAttributes, renditionGroups, partInformation,
         partDuration, serverControl, preloadHint, skip, uri,
-        initSection, codecs, segmentBoxes, decodeTimeContinuity, independentSegments, segmentDuration,
+        initSection, codecs, segmentBoxes, decodeTimeContinuity, independentSegments, segmentDuration, parameterSets,
         iFramePlaylists, averageBandwidth, frameRate, measuredBandwidth, liveProgramDateTime, liveWindow,
         discontinuitySequencePresent, stereoAudio, partHoldBack, keyframeInterval,
         liveMediaSequence, liveTargetDuration, livePlaylistType, liveStale, liveRetention, blockingReload,

@@ -11,6 +11,10 @@ struct InitSectionInfo {
         var codec: String?
         var sampleEntryType: String?
         var channelCount: Int?
+        /// The video sample entry's parameter sets, to judge those the samples carry; nil when unreadable.
+        var parameterSets: InBandParameterSets?
+        /// Bytes of each NAL unit length in the samples.
+        var nalUnitLengthSize = 4
 
         var isVideo: Bool { handler == "vide" }
         var isAudio: Bool { handler == "soun" }
@@ -59,6 +63,7 @@ struct InitSectionInfo {
                     track.sampleEntryType = entry.type
                     track.codec = try Self.codecString(entry)
                     if track.isAudio { track.channelCount = try entry.audioSampleEntry().channelCount }
+                    Self.readParameterSets(entry, into: &track)
                 }
                 tracks.append(track)
             } catch {
@@ -67,6 +72,19 @@ struct InitSectionInfo {
         }
         if tracks.isEmpty {
             problems.append((moov.offset, "moov has no track"))
+        }
+    }
+
+    /// avcC's or hvcC's parameter sets; an unreadable record is the `codecs` rule's to report.
+    private static func readParameterSets(_ entry: MP4Box, into track: inout Track) {
+        if let avcC = entry.children.first(where: { $0.type == "avcC" }),
+           let configuration = try? AVCDecoderConfiguration(parsing: avcC.avcConfigurationBytes()) {
+            track.parameterSets = InBandParameterSets(configuration)
+            track.nalUnitLengthSize = configuration.nalUnitLengthSize
+        } else if let hvcC = entry.children.first(where: { $0.type == "hvcC" }),
+                  let configuration = try? HEVCDecoderConfiguration(parsing: hvcC.hevcConfigurationBytes()) {
+            track.parameterSets = InBandParameterSets(configuration)
+            track.nalUnitLengthSize = configuration.nalUnitLengthSize
         }
     }
 

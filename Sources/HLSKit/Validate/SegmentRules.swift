@@ -10,6 +10,8 @@ struct SegmentChecker {
     private var lastSyncSeconds: Double?
     /// The longest time between two sync samples of the video track, across segments.
     private(set) var longestSyncIntervalSeconds: Double?
+    /// Per video track, the parameter sets in force: the sample entry's and those the samples brought.
+    private var parameterSets: [UInt32: InBandParameterSets] = [:]
     let independentSegments: Bool
     let iFramesOnly: Bool
 
@@ -22,6 +24,7 @@ struct SegmentChecker {
     mutating func restart() {
         nextDecodeTime = [:]
         lastSyncSeconds = nil
+        parameterSets = [:]
     }
 
     /// Checks `bytes` of `segment`: the whole file, or a slice of it that keeps the file's indices, so
@@ -110,6 +113,8 @@ struct SegmentChecker {
                 longest[track.trackID] = max(longest[track.trackID] ?? 0, duration)
                 let sampleStart = dataPosition &+ runBytes
                 runBytes &+= Int(entry.size ?? defaultSize)
+                checkParameterSets(in: mdats, from: sampleStart, to: dataPosition &+ runBytes, of: track,
+                                   report: report)
                 let flags = index == 0 ? (run.firstSampleFlags ?? entry.flags ?? defaultFlags) : (entry.flags ?? defaultFlags)
                 let isSync = flags & MP4Box.nonSyncSampleFlag == 0
                 if track.isVideo, !firstOfTrack.contains(track.trackID) {
@@ -150,6 +155,20 @@ struct SegmentChecker {
         }
         nextDecodeTime[track.trackID] = (decodeTime &+ fragmentTicks,
                                          max(nextDecodeTime[track.trackID]?.longestSample ?? 0, longest[track.trackID] ?? 0))
+    }
+
+    /// The parameter sets a video sample carries; a sample outside every mdat is `segment-boxes`' to report.
+    private mutating func checkParameterSets(in mdats: [MP4Box], from start: Int, to end: Int,
+                                             of track: InitSectionInfo.Track,
+                                             report: (ValidationRule, Int?, String) -> Void) {
+        guard track.isVideo, var sets = parameterSets[track.trackID] ?? track.parameterSets, start < end,
+              let mdat = mdats.first(where: { start >= $0.payload.startIndex && end <= $0.payload.endIndex }),
+              let units = try? LengthPrefixed.nalUnits(in: Array(mdat.payload[start..<end]),
+                                                       lengthSize: track.nalUnitLengthSize) else { return }
+        if let problem = sets.check(units) {
+            report(.parameterSets, start, "track \(track.trackID): \(problem)")
+        }
+        parameterSets[track.trackID] = sets
     }
 
     private mutating func noteSync(seconds: Double) {

@@ -41,6 +41,8 @@ public final class CopySource {
         var conversion: Conversion
         var timescale: Int64
         var lastDecodeTime: Int64?
+        /// The parameter sets video samples carry, checked against the sample entry.
+        var parameterSets: InBandParameterSets?
     }
 
     public let path: String
@@ -74,12 +76,12 @@ public final class CopySource {
                 let (framing, configuration) = try Self.videoConfiguration(
                     stream, streamIndex: index, demuxer: demuxer, readAhead: &readAhead)
                 state.append(Track(info: stream, conversion: .h264(framing, configuration),
-                                   timescale: Self.videoTimescale))
+                                   timescale: Self.videoTimescale, parameterSets: InBandParameterSets(configuration)))
             } else if stream.isHEVC {
                 let (framing, configuration) = try Self.hevcConfiguration(
                     stream, streamIndex: index, demuxer: demuxer, readAhead: &readAhead)
                 state.append(Track(info: stream, conversion: .hevc(framing, configuration),
-                                   timescale: Self.videoTimescale))
+                                   timescale: Self.videoTimescale, parameterSets: InBandParameterSets(configuration)))
             } else {
                 let stripsADTS = stream.extradata.isEmpty
                 state.append(Track(info: stream, conversion: .aac(stripsADTS: stripsADTS),
@@ -161,6 +163,7 @@ public final class CopySource {
                 throw CopyError(path: path, reason: "broken H.264 sample at \(seconds(decodeTime, track)) s "
                     + "(\(error)); the file is corrupt")
             }
+            try checkParameterSets(in: unit.bytes, of: index, at: decodeTime)
             return EncodedSample(track: index, decodeTime: decodeTime,
                                  compositionOffset: Int32(clamping: presentationTime - decodeTime),
                                  durationHint: duration, isSync: unit.isIDR, data: unit.bytes)
@@ -172,6 +175,7 @@ public final class CopySource {
                 throw CopyError(path: path, reason: "broken HEVC sample at \(seconds(decodeTime, track)) s "
                     + "(\(error)); the file is corrupt")
             }
+            try checkParameterSets(in: unit.bytes, of: index, at: decodeTime)
             return EncodedSample(track: index, decodeTime: decodeTime,
                                  compositionOffset: Int32(clamping: presentationTime - decodeTime),
                                  durationHint: duration, isSync: unit.isIntraRandomAccessPoint, data: unit.bytes)
@@ -188,6 +192,16 @@ public final class CopySource {
             return EncodedSample(track: index, decodeTime: decodeTime, durationHint: duration, isSync: true,
                                  data: data)
         }
+    }
+
+    /// A copied sample's own parameter sets must be ones a decoder takes and agree with the sample entry:
+    /// a copy that carried them would not decode, so copying gives way to transcoding.
+    private func checkParameterSets(in sample: [UInt8], of index: Int, at decodeTime: Int64) throws {
+        guard state[index].parameterSets != nil,
+              let units = try? LengthPrefixed.nalUnits(in: sample),
+              let problem = state[index].parameterSets?.check(units) else { return }
+        throw CopyError(path: path, reason: "\(problem), at \(seconds(decodeTime, state[index])) s",
+                        transcodingHelps: true)
     }
 
     /// The demuxer re-stamps a few samples stamped far off; a track that stays far away jumps in
