@@ -34,8 +34,8 @@ public final class Frame {
     }
 
     /// `pts` expressed in ticks of `timescale` (90 000 for video, the sample rate for audio).
-    public func pts(inTimescale timescale: Int64) -> Int64? {
-        pts.map { rescale($0, multipliedBy: Int64(timeBase.numerator) * timescale,
+    public func pts(inTimescale timescale: Timescale) -> Int64? {
+        pts.map { rescale($0, multipliedBy: Int64(timeBase.numerator) * timescale.perSecond,
                           dividedBy: Int64(timeBase.denominator)) }
     }
 

@@ -2,7 +2,7 @@ import Testing
 @testable import HLSKit
 
 @Suite struct FrameRateMeterTests {
-    static func measure(_ durations: [Int64], timescale: Int64 = 90_000) -> Double? {
+    static func measure(_ durations: [Int64], timescale: Timescale = .video) -> Double? {
         var meter = FrameRateMeter(timescale: timescale)
         for duration in durations { meter.add(durationTicks: duration) }
         return meter.framesPerSecond

@@ -151,7 +151,7 @@ private struct StreamBuilder {
                       (Int64(-3), Int64(90_000), Int64(48_000), Int64(-2)),
                       (Int64(1_000), Int64(1_000), Int64(90_000), Int64(90_000))])
     func rescaleRoundsToNearest(value: Int64, from: Int64, to: Int64, expected: Int64) {
-        #expect(rescale(value, from: from, to: to) == expected)
+        #expect(Timescale(from).convert(value, to: Timescale(to)) == expected)
     }
 }
 

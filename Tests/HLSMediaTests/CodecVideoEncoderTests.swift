@@ -132,7 +132,7 @@ import Testing
 
         let tracks = [
             TrackDescription(trackID: 1, timescale: 90_000, format: video.trackFormat),
-            TrackDescription(trackID: 2, timescale: UInt32(audio.settings.sampleRate),
+            TrackDescription(trackID: 2, timescale: Timescale(audio.settings.sampleRate),
                              format: .aac(AACFormat(audioSpecificConfig: audio.audioSpecificConfig))),
         ]
         // Ten seconds in, as the segmenter starts, so that B-frame and priming times stay positive.

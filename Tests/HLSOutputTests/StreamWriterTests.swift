@@ -6,7 +6,7 @@ import Testing
 
 @Suite struct StreamWriterTests {
     func audioTrack(sampleRate: Int = 48_000) -> TrackDescription {
-        TrackDescription(trackID: 1, timescale: UInt32(sampleRate),
+        TrackDescription(trackID: 1, timescale: Timescale(sampleRate),
                          format: .aac(AACFormat(audioSpecificConfig: AudioSpecificConfig(sampleRate: sampleRate,
                                                                                           channelCount: 2))))
     }
@@ -82,7 +82,7 @@ import Testing
     func partedSegments() -> [(parts: [Segment], segments: [Segment])] {
         let rates: [Int64] = [48_000, 44_100]
         var segmenter = Segmenter(configuration: .init(
-            tracks: rates.map { Segmenter.Track(timescale: UInt32($0), isVideo: false) }, partMilliseconds: 334))
+            tracks: rates.map { Segmenter.Track(timescale: Timescale($0), isVideo: false) }, partMilliseconds: 334))
         var samples = rates.indices.flatMap { track in
             (0..<(5 * rates[track] / 1024)).map { index in
                 EncodedSample(track: track, decodeTime: index * 1024, durationHint: 1024, isSync: true,

@@ -233,7 +233,7 @@ public struct FilePackager {
                 let source = try CopySource(demuxer: FileDemuxer(path: input, audio: transcodeSettings.audioTracks))
                 var check = KeyframeGapCheck(limitMilliseconds: limit, input: input)
                 while let sample = try source.nextSample() {
-                    try check.check(sample, timescale: Int64(source.tracks[sample.track].timescale),
+                    try check.check(sample, timescale: source.tracks[sample.track].timescale,
                                     isVideo: source.tracks[sample.track].isVideo)
                 }
             } catch let gap as KeyframeGapTooLong {
@@ -258,7 +258,7 @@ public struct FilePackager {
         let tracks = source.tracks.map { Segmenter.Track(timescale: $0.timescale, isVideo: $0.isVideo) }
         var segmenter = Segmenter(configuration: .init(tracks: tracks, segmentMilliseconds: segmentMilliseconds,
                                                        firstSequenceNumber: firstSequenceNumber))
-        let leadTimescale = Int64(tracks[segmenter.leadTrack].timescale)
+        let leadTimescale = tracks[segmenter.leadTrack].timescale
         var cutsGiven = Set<Int64>()
         var gapCheck = keyframeGapLimit.map { KeyframeGapCheck(limitMilliseconds: $0.milliseconds, input: $0.input) }
         var next = firstSequenceNumber
@@ -266,18 +266,18 @@ public struct FilePackager {
         func write(_ segment: Segment) throws {
             try output.write(segment)
             next = segment.sequenceNumber + 1
-            durationMicroseconds += rescale(segment.durationTicks, from: Int64(segment.timescale), to: 1_000_000)
+            durationMicroseconds += segment.timescale.convert(segment.durationTicks, to: .microseconds)
         }
         func giveNewCuts() {
             for cut in source.cutMicroseconds where !cutsGiven.contains(cut) {
                 cutsGiven.insert(cut)
-                segmenter.addCut(atSourceTicks: rescale(cut, from: 1_000_000, to: leadTimescale))
+                segmenter.addCut(atSourceTicks: Timescale.microseconds.convert(cut, to: leadTimescale))
             }
         }
         giveNewCuts()
         while let sample = try source.nextSample() {
             giveNewCuts()
-            try gapCheck?.check(sample, timescale: Int64(tracks[sample.track].timescale),
+            try gapCheck?.check(sample, timescale: tracks[sample.track].timescale,
                                 isVideo: tracks[sample.track].isVideo)
             for segment in segmenter.append(sample) {
                 try write(segment)
@@ -287,10 +287,10 @@ public struct FilePackager {
         for segment in segmenter.finish() { try write(segment) }
         let leadDelta = segmenter.leadDelta ?? 0
         let cuts = segmenter.placedCuts.map { placed in
-            let inputMicroseconds = rescale(placed.askedTicks - leadDelta, from: leadTimescale, to: 1_000_000)
+            let inputMicroseconds = leadTimescale.convert(placed.askedTicks - leadDelta, to: .microseconds)
                 + source.inputTimeOffsetMicroseconds
             return Cut(askedSeconds: Double(inputMicroseconds) / 1e6,
-                       movedSeconds: Double(placed.placedTicks - placed.askedTicks) / Double(leadTimescale))
+                       movedSeconds: leadTimescale.seconds(placed.placedTicks - placed.askedTicks))
         }
         return Packaged(nextSequenceNumber: next, durationMicroseconds: durationMicroseconds, cuts: cuts)
     }
@@ -363,13 +363,13 @@ private struct KeyframeGapCheck {
         self.input = input
     }
 
-    mutating func check(_ sample: EncodedSample, timescale: Int64, isVideo: Bool) throws {
+    mutating func check(_ sample: EncodedSample, timescale: Timescale, isVideo: Bool) throws {
         guard isVideo else { return }
         let time = sample.presentationTime
         let last = lastKeyframe ?? time
-        if (time - last) * 1000 > limitMilliseconds * timescale {
-            throw KeyframeGapTooLong(input: input, gapSeconds: Double(time - last) / Double(timescale),
-                                     atSeconds: Double(last) / Double(timescale))
+        if time - last > timescale.ticks(milliseconds: limitMilliseconds) {
+            throw KeyframeGapTooLong(input: input, gapSeconds: timescale.seconds(time - last),
+                                     atSeconds: timescale.seconds(last))
         }
         if sample.isSync { lastKeyframe = time }
     }
@@ -378,6 +378,6 @@ private struct KeyframeGapCheck {
 extension Segment {
     /// Where the segment starts in the input, in seconds: its output time less the segmenter's offset.
     var startSeconds: Double {
-        Double(startTicks) / Double(timescale) - Double(Segmenter.Configuration.defaultStartOffsetSeconds)
+        timescale.seconds(startTicks) - Double(Segmenter.Configuration.defaultStartOffsetSeconds)
     }
 }

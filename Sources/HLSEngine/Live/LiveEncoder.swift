@@ -14,9 +14,9 @@ struct LiveTiming: Sendable {
     var startOffsetSeconds = Segmenter.Configuration.defaultStartOffsetSeconds
 
     /// Capture time (µs) of an output time on the lead track.
-    func captureMicroseconds(ticks: Int64, timescale: UInt32) -> Int64? {
+    func captureMicroseconds(ticks: Int64, timescale: Timescale) -> Int64? {
         guard let lead = leadMicroseconds ?? originMicroseconds else { return nil }
-        return lead + rescale(ticks - startOffsetSeconds * Int64(timescale), from: Int64(timescale), to: 1_000_000)
+        return lead + timescale.convert(ticks - startOffsetSeconds * timescale.perSecond, to: .microseconds)
     }
 
     /// EXT-X-PROGRAM-DATE-TIME: the wall-clock time at which the segment's first frame was captured,
@@ -103,7 +103,7 @@ final class LiveEncoder {
             // A microphone's clock drifts from the camera's: the audio keeps to its capture times.
             let lane = try AudioLane(settings: audioSettings, trackIndex: tracks.count, followsTimestamps: true)
             lane.measuresLevel = true
-            let track = TrackDescription(trackID: UInt32(tracks.count + 1), timescale: UInt32(audioSettings.sampleRate),
+            let track = TrackDescription(trackID: UInt32(tracks.count + 1), timescale: Timescale(audioSettings.sampleRate),
                                          format: .aac(AACFormat(audioSpecificConfig: lane.encoder.audioSpecificConfig,
                                                                 averageBitrate: UInt32(configuration.audioBitrate))))
             let average = Self.withContainerOverhead(configuration.audioBitrate, framesPerSecond: audioSettings.sampleRate / 1024)
@@ -205,7 +205,7 @@ final class LiveEncoder {
         let sinceOrigin = anchor(capture)
         guard !isPastDuration(sinceOrigin) else { return [] }
         statistics.countFrame(captureMicroseconds: capture)
-        let ticks = rescale(sinceOrigin, from: 1_000_000, to: VideoEncoder.timescale)
+        let ticks = Timescale.microseconds.convert(sinceOrigin, to: VideoEncoder.timescale)
         // The encoder needs increasing times; a frame stamped no later than the previous one is a duplicate.
         if let last = lastVideoTicks, ticks <= last { return [] }
         if timing.leadMicroseconds == nil { timing.leadMicroseconds = capture }
@@ -223,10 +223,10 @@ final class LiveEncoder {
         let sinceOrigin = anchor(capture)
         guard !isPastDuration(sinceOrigin) else { return [] }
         if startsSegmentAtNextFrame, video == nil, let lead = tracks.first {
-            cutSegment(atLeadTicks: rescale(sinceOrigin, from: 1_000_000, to: Int64(lead.timescale)))
+            cutSegment(atLeadTicks: Timescale.microseconds.convert(sinceOrigin, to: lead.timescale))
         }
         var samples: [EncodedSample] = []
-        _ = try audio.encode(frame, atTicks: rescale(sinceOrigin, from: 1_000_000, to: VideoEncoder.timescale),
+        _ = try audio.encode(frame, atTicks: Timescale.microseconds.convert(sinceOrigin, to: VideoEncoder.timescale),
                              into: &samples)
         statistics.measureAudio(peak: audio.lastPeakLevel)
         recorder?.take(audio: samples)

@@ -91,7 +91,7 @@ final class LiveRecorder: @unchecked Sendable {
             return queue.async { [self] in record(error) }
         }
         reference.pts = ticks
-        reference.timeBase = Rational(1, Int32(VideoEncoder.timescale))
+        reference.timeBase = Rational(1, Int32(VideoEncoder.timescale.ticksPerSecond))
         let handoff = FrameHandoff(reference)
         queue.async { [self] in
             lock.withLock { queuedFrames -= 1 }

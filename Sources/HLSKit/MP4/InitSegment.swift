@@ -129,7 +129,7 @@ public enum InitSegment {
         writer.fullBox("mdhd", version: 0, flags: 0) { mdhd in
             mdhd.write(UInt32(0))  // creation_time
             mdhd.write(UInt32(0))  // modification_time
-            mdhd.write(track.timescale)
+            mdhd.write(track.timescale.ticksPerSecond)
             mdhd.write(UInt32(0))  // duration
             mdhd.write(packedLanguage(track.language))
             mdhd.write(UInt16(0))  // pre_defined

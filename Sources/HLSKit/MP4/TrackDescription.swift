@@ -8,12 +8,12 @@ public struct TrackDescription: Sendable, Equatable {
 
     /// 1-based track ID written into `tkhd`, `tfhd` and `trex`.
     public var trackID: UInt32
-    public var timescale: UInt32
+    public var timescale: Timescale
     public var format: Format
     /// ISO-639-2/T code for `mdhd`; "und" when unknown.
     public var language: String
 
-    public init(trackID: UInt32, timescale: UInt32, format: Format, language: String = "und") {
+    public init(trackID: UInt32, timescale: Timescale, format: Format, language: String = "und") {
         self.trackID = trackID
         self.timescale = timescale
         self.format = format

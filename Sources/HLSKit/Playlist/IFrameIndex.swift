@@ -12,7 +12,7 @@ public struct IFrameIndex: Sendable, Equatable {
         var presentationTicks: Int64
         /// Where the entry's segment ends: the last I-frame of a segment lasts until then.
         var segmentEndTicks: Int64
-        var timescale: Int64
+        var timescale: Timescale
         var programDateTime: Date?
     }
 
@@ -36,11 +36,11 @@ public struct IFrameIndex: Sendable, Equatable {
         let ranges = MediaFragment.syncSampleRanges(of: video.trackID, in: (firstFragment ?? segment).tracks,
                                                     fragmentSize: fragmentSize)
         for (position, range) in ranges.enumerated() {
-            let offsetSeconds = Double(range.presentationTime - start) / Double(video.timescale)
+            let offsetSeconds = video.timescale.seconds(range.presentationTime - start)
             entries.append(Entry(uri: uri, mapURI: mapURI, discontinuity: discontinuity && position == 0,
                                  range: MediaPlaylist.ByteRange(length: range.length, offset: range.offset),
                                  presentationTicks: range.presentationTime, segmentEndTicks: end,
-                                 timescale: Int64(video.timescale),
+                                 timescale: video.timescale,
                                  programDateTime: programDateTime?.addingTimeInterval(offsetSeconds)))
         }
     }
@@ -58,7 +58,7 @@ public struct IFrameIndex: Sendable, Equatable {
         let entry = entries[index]
         if index + 1 < entries.count, !entries[index + 1].discontinuity,
            entries[index + 1].presentationTicks > entry.presentationTicks,
-           entries[index + 1].presentationTicks <= entry.segmentEndTicks + entry.timescale {
+           entries[index + 1].presentationTicks <= entry.segmentEndTicks + entry.timescale.perSecond {
             return entries[index + 1].presentationTicks - entry.presentationTicks
         }
         return max(1, entry.segmentEndTicks - entry.presentationTicks)
@@ -70,7 +70,7 @@ public struct IFrameIndex: Sendable, Equatable {
         let segments = entries.indices.map { index in
             let entry = entries[index]
             return MediaPlaylist.Segment(uri: entry.uri,
-                                         durationSeconds: Double(durationTicks(at: index)) / Double(entry.timescale),
+                                         durationSeconds: entry.timescale.seconds(durationTicks(at: index)),
                                          mapURI: entry.mapURI, discontinuity: entry.discontinuity,
                                          programDateTime: entry.programDateTime, byteRange: entry.range)
         }
@@ -84,13 +84,13 @@ public struct IFrameIndex: Sendable, Equatable {
     /// The highest rate of one entry: its bytes over its duration, bits per second.
     public var peakBitrate: Int {
         entries.indices.map { index in
-            Int(Int64(entries[index].range.length) * 8 * entries[index].timescale / durationTicks(at: index))
+            Int(Int64(entries[index].range.length) * 8 * entries[index].timescale.perSecond / durationTicks(at: index))
         }.max() ?? 0
     }
 
     public var averageBitrate: Int {
         let bits = entries.reduce(Int64(0)) { $0 + Int64($1.range.length) * 8 }
-        let seconds = entries.indices.reduce(0.0) { $0 + Double(durationTicks(at: $1)) / Double(entries[$1].timescale) }
+        let seconds = entries.indices.reduce(0.0) { $0 + entries[$1].timescale.seconds(durationTicks(at: $1)) }
         return seconds > 0 ? Int(Double(bits) / seconds) : 0
     }
 }

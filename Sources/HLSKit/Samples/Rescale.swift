@@ -8,8 +8,3 @@ public func rescale(_ value: Int64, multipliedBy multiplier: Int64, dividedBy di
     let rounded = product >= 0 ? (product + half) / Int128(divisor) : (product - half) / Int128(divisor)
     return Int64(rounded)
 }
-
-/// A time in one timescale expressed in another, rounded to the nearest tick.
-public func rescale(_ value: Int64, from timescale: Int64, to otherTimescale: Int64) -> Int64 {
-    rescale(value, multipliedBy: otherTimescale, dividedBy: timescale)
-}

@@ -9,7 +9,7 @@ public struct KeyframeSchedule: Sendable, Equatable {
         self.grid = grid
     }
 
-    public init(segmentMilliseconds: Int64, timescale: Int64) {
+    public init(segmentMilliseconds: Int64, timescale: Timescale) {
         self.init(grid: SegmentGrid(segmentMilliseconds: segmentMilliseconds, timescale: timescale))
     }
 

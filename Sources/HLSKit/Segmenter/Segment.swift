@@ -9,7 +9,7 @@ public struct Segment: Sendable, Equatable {
     /// Sum of the lead track's sample durations.
     public var durationTicks: Int64
     /// Timescale of `startTicks` and `durationTicks`.
-    public var timescale: UInt32
+    public var timescale: Timescale
     /// For a partial segment (LL-HLS): its index within the segment `sequenceNumber`, from 0.
     public var partIndex: Int?
     /// For a part: whether it is its segment's last, which is known once the segment is cut.
@@ -22,7 +22,7 @@ public struct Segment: Sendable, Equatable {
     public var followsDiscontinuity = false
 
     public init(sequenceNumber: Int, tracks: [FragmentTrack], startTicks: Int64,
-                durationTicks: Int64, timescale: UInt32) {
+                durationTicks: Int64, timescale: Timescale) {
         self.sequenceNumber = sequenceNumber
         self.tracks = tracks
         self.startTicks = startTicks
@@ -30,7 +30,7 @@ public struct Segment: Sendable, Equatable {
         self.timescale = timescale
     }
 
-    public var durationSeconds: Double { Double(durationTicks) / Double(timescale) }
+    public var durationSeconds: Double { timescale.seconds(durationTicks) }
 
     /// A part starts with a sync sample of its first track (INDEPENDENT=YES).
     public var isIndependent: Bool { tracks.first?.samples.first?.isSync ?? false }

@@ -5,12 +5,12 @@
 /// cuts, so that the two can never disagree.
 public struct SegmentGrid: Sendable, Equatable {
     public let segmentMilliseconds: Int64
-    public let timescale: Int64
+    public let timescale: Timescale
     /// Explicit cut points, ticks from the first frame, ascending, each after the first frame.
     public private(set) var cutTicks: [Int64]
 
-    public init(segmentMilliseconds: Int64, timescale: Int64, cutTicks: [Int64] = []) {
-        precondition(segmentMilliseconds > 0 && timescale > 0, "a grid needs positive durations")
+    public init(segmentMilliseconds: Int64, timescale: Timescale, cutTicks: [Int64] = []) {
+        precondition(segmentMilliseconds > 0, "a grid needs a positive segment duration")
         self.segmentMilliseconds = segmentMilliseconds
         self.timescale = timescale
         self.cutTicks = Array(Set(cutTicks.filter { $0 > 0 })).sorted()
@@ -18,12 +18,12 @@ public struct SegmentGrid: Sendable, Equatable {
 
     /// Ticks from the first frame to the `index`-th regular boundary (the 0th is the first frame).
     public func boundary(_ index: Int64) -> Int64 {
-        index * segmentMilliseconds * timescale / 1000
+        index * segmentMilliseconds * timescale.perSecond / 1000
     }
 
     /// The index of the first regular boundary after `ticks` (ticks from the first frame).
     public func index(after ticks: Int64) -> Int64 {
-        ticks * 1000 / (segmentMilliseconds * timescale) + 1
+        ticks * 1000 / (segmentMilliseconds * timescale.perSecond) + 1
     }
 
     /// The first boundary after `ticks`, regular or explicit: where the segment that starts at `ticks`

@@ -22,10 +22,10 @@
 ///   the duration.
 public struct Segmenter: Sendable {
     public struct Track: Sendable, Equatable {
-        public var timescale: UInt32
+        public var timescale: Timescale
         public var isVideo: Bool
 
-        public init(timescale: UInt32, isVideo: Bool) {
+        public init(timescale: Timescale, isVideo: Bool) {
             self.timescale = timescale
             self.isVideo = isVideo
         }
@@ -60,7 +60,7 @@ public struct Segmenter: Sendable {
 
         /// The part duration in ticks of `track`'s timescale; nil without parts.
         func partTicks(track: Int) -> Int64? {
-            partMilliseconds.map { $0 * Int64(tracks[track].timescale) / 1000 }
+            partMilliseconds.map { tracks[track].timescale.ticks(milliseconds: $0) }
         }
 
         /// The longest piece of a part a playlist timed by `track` lists: the part duration on the lead
@@ -71,7 +71,7 @@ public struct Segmenter: Sendable {
             guard let partMilliseconds, let partTicks = partTicks(track: track) else { return nil }
             guard track != leadTrack, sampleTicks > 0 else { return Double(partMilliseconds) / 1000 }
             let samples = (partTicks + sampleTicks - 1) / sampleTicks
-            return max(Double(partMilliseconds) / 1000, Double(samples * sampleTicks) / Double(tracks[track].timescale))
+            return max(Double(partMilliseconds) / 1000, tracks[track].timescale.seconds(samples * sampleTicks))
         }
     }
 
@@ -144,12 +144,12 @@ public struct Segmenter: Sendable {
         partCounts = Array(repeating: 0, count: count)
         nextSequenceNumber = configuration.firstSequenceNumber
         grid = SegmentGrid(segmentMilliseconds: configuration.segmentMilliseconds,
-                           timescale: Int64(configuration.tracks[leadTrack].timescale))
+                           timescale: configuration.tracks[leadTrack].timescale)
         sourceCutTicks = configuration.cutTicks
     }
 
-    private var leadTimescale: Int64 { Int64(configuration.tracks[leadTrack].timescale) }
-    private var startTicks: Int64 { configuration.startOffsetSeconds * leadTimescale }
+    private var leadTimescale: Timescale { configuration.tracks[leadTrack].timescale }
+    private var startTicks: Int64 { configuration.startOffsetSeconds * leadTimescale.perSecond }
     /// Whether a lead sync sample at `presentationTime` (lead ticks, after the delta) starts a new segment.
     /// Encoders call this to decide where to force an IDR.
     public func startsSegment(atPresentationTime presentationTime: Int64) -> Bool {
@@ -230,7 +230,7 @@ public struct Segmenter: Sendable {
         }
         let leadDelta = startTicks - sample.presentationTime
         deltas = configuration.tracks.map { track in
-            rescale(leadDelta, from: leadTimescale, to: Int64(track.timescale))
+            leadTimescale.convert(leadDelta, to: track.timescale)
         }
         segmentStart = startTicks
         for cut in sourceCutTicks { grid.addCut(atTicks: cut + leadDelta - startTicks) }
@@ -313,9 +313,9 @@ public struct Segmenter: Sendable {
     /// nil while that sample has not arrived.
     private func ownCutIndex(track: Int, cut: Cut) -> Int? {
         guard configuration.tracks[track].isVideo else { return nil }
-        let scale = Int64(configuration.tracks[track].timescale)
+        let scale = configuration.tracks[track].timescale.perSecond
         let startsAtOrAfterCut = { (decodeTime: Int64, compositionOffset: Int32, isSync: Bool) in
-            isSync && (decodeTime + Int64(compositionOffset)) * self.leadTimescale >= cut.leadPresentationTime * scale
+            isSync && (decodeTime + Int64(compositionOffset)) * self.leadTimescale.perSecond >= cut.leadPresentationTime * scale
         }
         if let index = finished[track].firstIndex(where: {
             startsAtOrAfterCut($0.decodeTime, $0.compositionOffset, $0.isSync)
@@ -335,7 +335,7 @@ public struct Segmenter: Sendable {
     /// cut by decode time instead, rather than held forever.
     private func isPastFollowLimit(_ decodeTime: Int64, track: Int, cut: Cut) -> Bool {
         let limit = cut.leadPresentationTime + grid.boundary(1)
-        return decodeTime * leadTimescale >= limit * Int64(configuration.tracks[track].timescale)
+        return decodeTime * leadTimescale.perSecond >= limit * configuration.tracks[track].timescale.perSecond
     }
 
     private func isBefore(_ decodeTime: Int64, track: Int, cut: Cut) -> Bool {
@@ -343,7 +343,7 @@ public struct Segmenter: Sendable {
     }
 
     private func isBefore(_ decodeTime: Int64, track: Int, leadTime: Int64) -> Bool {
-        decodeTime * leadTimescale < leadTime * Int64(configuration.tracks[track].timescale)
+        decodeTime * leadTimescale.perSecond < leadTime * configuration.tracks[track].timescale.perSecond
     }
 
     private mutating func makeSegment(start: Int64, counts: [Int]) -> Segment {
@@ -374,7 +374,7 @@ public struct Segmenter: Sendable {
         let durationTicks = timing.samples.reduce(Int64(0)) { $0 + Int64($1.durationTicks) }
         defer { nextSequenceNumber += 1 }
         var segment = Segment(sequenceNumber: nextSequenceNumber, tracks: tracks,
-                              startTicks: rescale(start, from: leadTimescale, to: Int64(timingScale)),
+                              startTicks: leadTimescale.convert(start, to: timingScale),
                               durationTicks: durationTicks, timescale: timingScale)
         segment.parts = parts
         segment.followsDiscontinuity = openSegmentFollowsDiscontinuity
@@ -491,6 +491,6 @@ public struct Segmenter: Sendable {
     /// A last sample with no duration from the source lasts one 30 fps frame (video) or one AAC frame (audio).
     private func fallbackDuration(_ track: Int) -> Int64 {
         let description = configuration.tracks[track]
-        return description.isVideo ? Int64(description.timescale) / 30 : 1024
+        return description.isVideo ? description.timescale.perSecond / 30 : 1024
     }
 }

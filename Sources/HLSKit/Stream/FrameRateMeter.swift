@@ -4,7 +4,7 @@
 /// peak is the highest rate over those windows. A peak within `jitterTolerance` of the mean rate is
 /// timestamp jitter (a constant rate stored in milliseconds), and the mean is reported instead.
 public struct FrameRateMeter: Sendable, Equatable {
-    public let timescale: Int64
+    public let timescale: Timescale
     /// How far above the mean a peak must be to count as a faster rate.
     public static let jitterTolerance = 0.05
 
@@ -15,8 +15,7 @@ public struct FrameRateMeter: Sendable, Equatable {
     private var totalTicks: Int64 = 0
     private var peak = 0.0
 
-    public init(timescale: Int64) {
-        precondition(timescale > 0, "a timescale is positive")
+    public init(timescale: Timescale) {
         self.timescale = timescale
     }
 
@@ -26,7 +25,7 @@ public struct FrameRateMeter: Sendable, Equatable {
         totalTicks += durationTicks
         window.append(durationTicks)
         windowTicks += durationTicks
-        while windowTicks - window[windowHead] >= timescale {
+        while windowTicks - window[windowHead] >= timescale.perSecond {
             windowTicks -= window[windowHead]
             windowHead += 1
         }
@@ -34,8 +33,8 @@ public struct FrameRateMeter: Sendable, Equatable {
             window.removeFirst(windowHead)
             windowHead = 0
         }
-        if windowTicks >= timescale {
-            peak = max(peak, Double(window.count - windowHead) * Double(timescale) / Double(windowTicks))
+        if windowTicks >= timescale.perSecond {
+            peak = max(peak, Double(window.count - windowHead) / timescale.seconds(windowTicks))
         }
     }
 
@@ -43,7 +42,7 @@ public struct FrameRateMeter: Sendable, Equatable {
     /// second; nil before any frame.
     public var framesPerSecond: Double? {
         guard totalTicks > 0 else { return nil }
-        let mean = Double(frameCount) * Double(timescale) / Double(totalTicks)
+        let mean = Double(frameCount) / timescale.seconds(totalTicks)
         return peak > mean * (1 + Self.jitterTolerance) ? peak : mean
     }
 }

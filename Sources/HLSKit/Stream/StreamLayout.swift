@@ -158,7 +158,7 @@ public struct StreamLayout: Sendable, Equatable {
 
     /// The part of `segment` that belongs to each rendition, its tracks renumbered; nil where a
     /// rendition has no samples in it.
-    public func split(_ segment: Segment, timescales: [UInt32]) -> [Segment?] {
+    public func split(_ segment: Segment, timescales: [Timescale]) -> [Segment?] {
         renditions.map { rendition in
             var tracks: [FragmentTrack] = []
             for (position, index) in rendition.trackIndexes.enumerated() {

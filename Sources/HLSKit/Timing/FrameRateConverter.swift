@@ -10,7 +10,7 @@
 public struct FrameRateConverter: Sendable {
     public let frameRate: Rational
     /// Ticks per second of the input and output times (90 kHz for video).
-    public let timescale: Int64
+    public let timescale: Timescale
 
     private var origin: Int64?
     /// The first output slot not yet filled.
@@ -21,7 +21,7 @@ public struct FrameRateConverter: Sendable {
     /// Extra output frames made by repeating input frames.
     public private(set) var repeatedFrameCount: Int64 = 0
 
-    public init(frameRate: Rational, timescale: Int64 = 90_000) {
+    public init(frameRate: Rational, timescale: Timescale = .video) {
         precondition(frameRate.numerator > 0 && frameRate.denominator > 0, "frame rate must be positive")
         self.frameRate = frameRate
         self.timescale = timescale
@@ -46,7 +46,7 @@ public struct FrameRateConverter: Sendable {
     /// The time output frame `index` stands for, in `timescale` ticks; nil before the first frame.
     public func outputTime(ofIndex index: Int64) -> Int64? {
         guard let origin else { return nil }
-        return origin + rescale(index * Int64(frameRate.denominator), multipliedBy: timescale,
+        return origin + rescale(index * Int64(frameRate.denominator), multipliedBy: timescale.perSecond,
                                 dividedBy: Int64(frameRate.numerator))
     }
 
@@ -54,7 +54,7 @@ public struct FrameRateConverter: Sendable {
     /// takes the earlier one, so that halving a rate keeps frames 0, 2, 4 … on the grid.
     private func nearestSlot(_ elapsed: Int64) -> Int64 {
         let slots = Int128(elapsed) * Int128(frameRate.numerator)
-        let ticksPerSlot = Int128(timescale) * Int128(frameRate.denominator)
+        let ticksPerSlot = Int128(timescale.perSecond) * Int128(frameRate.denominator)
         // floor(slots / ticksPerSlot + 1/2), with ties rounded down, for either sign.
         let numerator = 2 * slots + ticksPerSlot - 1
         let denominator = 2 * ticksPerSlot

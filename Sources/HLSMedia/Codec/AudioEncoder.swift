@@ -80,7 +80,7 @@ public final class AudioEncoder {
                 + "\(frame.channelCount) channels, format \(frame.sampleFormat.rawValue); the encoder takes up to "
                 + "\(Self.frameSampleCount) fltp samples at \(settings.sampleRate) Hz, \(settings.channelCount) channels")
         }
-        guard let pts = frame.pts(inTimescale: Int64(settings.sampleRate)) else {
+        guard let pts = frame.pts(inTimescale: Timescale(settings.sampleRate)) else {
             throw CodecError.unexpectedFrame("audio frame without a timestamp")
         }
         let input = try frame.newReference()

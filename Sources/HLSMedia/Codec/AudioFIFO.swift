@@ -42,7 +42,7 @@ public final class AudioFIFO {
             throw CodecError.unexpectedFrame("\(frame.channelCount) channels at \(frame.sampleRate) Hz, format "
                 + "\(frame.sampleFormat.rawValue); the FIFO holds fltp, \(channelCount) channels at \(sampleRate) Hz")
         }
-        if nextPts == nil { nextPts = frame.pts(inTimescale: Int64(sampleRate)) }
+        if nextPts == nil { nextPts = frame.pts(inTimescale: Timescale(sampleRate)) }
         let planes = UnsafeMutablePointer<UnsafeMutableRawPointer?>(OpaquePointer(frame.pointer.pointee.extended_data))
         let written = try FFmpegError.check(av_audio_fifo_write(fifo, planes, Int32(frame.sampleCount)))
         guard Int(written) == frame.sampleCount else { throw FFmpegError.outOfMemory }

@@ -76,7 +76,7 @@ public final class Resampler {
             try compensate(frame, at: microseconds, inputRate: Int(format.sampleRate))
         }
         try FFmpegError.check(swr_convert_frame(context, output.pointer, frame.pointer))
-        if let pts = frame.pts(inTimescale: Int64(outputSampleRate)) { output.pts = pts }
+        if let pts = frame.pts(inTimescale: Timescale(outputSampleRate)) { output.pts = pts }
         timeline?.outputSamples += Int64(output.sampleCount)
         if output.sampleCount > 0 { frames.append(output) }
         return frames

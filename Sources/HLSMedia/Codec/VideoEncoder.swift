@@ -54,7 +54,7 @@ public struct VideoEncoderSettings: Sendable, Equatable {
 /// 90 kHz timescale with length-prefixed NAL units and without the parameter sets, which
 /// `trackFormat` carries for the init segment.
 public final class VideoEncoder {
-    public static let timescale: Int64 = 90_000
+    public static let timescale = Timescale.video
 
     public let settings: VideoEncoderSettings
     /// The H.264 level chosen; nil for HEVC, whose level libx265 picks.
@@ -106,7 +106,7 @@ public final class VideoEncoder {
         codecContext.pointee.width = Int32(settings.width)
         codecContext.pointee.height = Int32(settings.height)
         codecContext.pointee.pix_fmt = AV_PIX_FMT_YUV420P
-        codecContext.pointee.time_base = AVRational(num: 1, den: Int32(Self.timescale))
+        codecContext.pointee.time_base = AVRational(num: 1, den: Int32(Self.timescale.ticksPerSecond))
         codecContext.pointee.framerate = AVRational(num: settings.frameRate.numerator,
                                                     den: settings.frameRate.denominator)
         codecContext.pointee.bit_rate = Int64(settings.bitrate)

@@ -28,7 +28,7 @@ public struct CopyError: Error, CustomStringConvertible {
 /// timestamps are only rescaled: the segmenter's single delta keeps the A/V offset and the audio priming
 /// of the input.
 public final class CopySource {
-    public static let videoTimescale: Int64 = 90_000
+    public static let videoTimescale = Timescale.video
 
     private enum Conversion {
         case h264(H264AccessUnit.Framing, AVCDecoderConfiguration)
@@ -39,7 +39,7 @@ public final class CopySource {
     private struct Track {
         var info: InputStreamInfo
         var conversion: Conversion
-        var timescale: Int64
+        var timescale: Timescale
         var lastDecodeTime: Int64?
         /// The parameter sets video samples carry, checked against the sample entry.
         var parameterSets: InBandParameterSets?
@@ -85,7 +85,7 @@ public final class CopySource {
             } else {
                 let stripsADTS = stream.extradata.isEmpty
                 state.append(Track(info: stream, conversion: .aac(stripsADTS: stripsADTS),
-                                   timescale: Int64(stream.sampleRate)))
+                                   timescale: Timescale(stream.sampleRate)))
             }
         }
         var tracks: [TrackDescription] = []
@@ -107,7 +107,7 @@ public final class CopySource {
                 }
                 format = .aac(AACFormat(audioSpecificConfig: config))
             }
-            tracks.append(TrackDescription(trackID: UInt32(index + 1), timescale: UInt32(track.timescale),
+            tracks.append(TrackDescription(trackID: UInt32(index + 1), timescale: track.timescale,
                                            format: format))
         }
         self.tracks = tracks
@@ -216,11 +216,11 @@ public final class CopySource {
     }
 
     private func seconds(_ ticks: Int64, _ track: Track) -> String {
-        String(format: "%.3f", Double(ticks) / Double(track.timescale))
+        String(format: "%.3f", track.timescale.seconds(ticks))
     }
 
-    private func rescale(_ value: Int64, _ timeBase: Rational, _ timescale: Int64) -> Int64 {
-        HLSKit.rescale(value, multipliedBy: Int64(timeBase.numerator) * timescale,
+    private func rescale(_ value: Int64, _ timeBase: Rational, _ timescale: Timescale) -> Int64 {
+        HLSKit.rescale(value, multipliedBy: Int64(timeBase.numerator) * timescale.perSecond,
                        dividedBy: Int64(timeBase.denominator))
     }
 

@@ -40,7 +40,7 @@ public final class VideoRenditions {
             let encoder = try makeEncoder(settings, firstTrackIndex + position)
             encoders.append(encoder)
             tracks.append(TrackDescription(trackID: UInt32(firstTrackIndex + position + 1),
-                                           timescale: UInt32(VideoEncoder.timescale), format: encoder.trackFormat))
+                                           timescale: VideoEncoder.timescale, format: encoder.trackFormat))
         }
         self.encoders = encoders
         self.tracks = tracks
@@ -62,7 +62,7 @@ public final class VideoRenditions {
         }
         let forceKeyframe = schedule.isKeyframe(ticksSinceStart: ticks - first)
         picture.pts = ticks
-        picture.timeBase = Rational(1, Int32(VideoEncoder.timescale))
+        picture.timeBase = Rational(1, Int32(VideoEncoder.timescale.ticksPerSecond))
         guard encoders.count > 1 else {
             return try encoders[0].encode(try scaled(picture, to: 0), forceKeyframe: forceKeyframe)
         }

@@ -40,7 +40,7 @@ public final class AudioLane {
         var converted = try resampler.convert(frame)
         if measuresLevel { lastPeakLevel = converted.reduce(0) { max($0, $1.peakLevel()) } }
         if let ticks {
-            let drift = rescale(ticks, from: VideoEncoder.timescale, to: Int64(sampleRate)) - writtenSamples
+            let drift = VideoEncoder.timescale.convert(ticks, to: Timescale(sampleRate)) - writtenSamples
             // The same 20 ms past which a resampler that follows timestamps stops stretching: timestamps of
             // compressed audio jitter by less; real gaps are longer.
             let tolerance = Int64((Double(sampleRate) * Resampler.hardCompensationSeconds).rounded())
@@ -60,7 +60,7 @@ public final class AudioLane {
 
     /// Silence from the end of the written audio until `endTicks`.
     public func pad(untilTicks endTicks: Int64, into samples: inout [EncodedSample]) throws {
-        let missing = rescale(endTicks, from: VideoEncoder.timescale, to: Int64(sampleRate)) - writtenSamples
+        let missing = VideoEncoder.timescale.convert(endTicks, to: Timescale(sampleRate)) - writtenSamples
         if missing > 0 {
             try write(Frame.silence(sampleCount: Int(missing), sampleRate: sampleRate,
                                     channelCount: encoder.settings.channelCount), into: &samples)
@@ -75,7 +75,7 @@ public final class AudioLane {
         return samples
     }
 
-    public var endTicks: Int64 { rescale(writtenSamples, from: Int64(sampleRate), to: VideoEncoder.timescale) }
+    public var endTicks: Int64 { Timescale(sampleRate).convert(writtenSamples, to: VideoEncoder.timescale) }
 
     private func write(_ frame: Frame, into samples: inout [EncodedSample]) throws {
         frame.pts = writtenSamples

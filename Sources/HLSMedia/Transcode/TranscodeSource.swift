@@ -82,7 +82,7 @@ public final class TranscodeSource {
         for position in 0..<audioCount {
             let lane = try AudioLane(settings: settings.audio, trackIndex: tracks.count)
             let language = position < first.audioStreams.count ? first.audioStreams[position].language : nil
-            tracks.append(TrackDescription(trackID: UInt32(tracks.count + 1), timescale: UInt32(settings.audio.sampleRate),
+            tracks.append(TrackDescription(trackID: UInt32(tracks.count + 1), timescale: Timescale(settings.audio.sampleRate),
                                            format: .aac(AACFormat(audioSpecificConfig: lane.encoder.audioSpecificConfig,
                                                                   averageBitrate: UInt32(settings.audio.bitrate))),
                                            language: language.map(Self.isoLanguage) ?? "und"))
@@ -121,7 +121,7 @@ public final class TranscodeSource {
         defer { pendingHead += 1 }
         let sample = pending[pendingHead]
         if let video, sample.track == video.trackIndex {
-            mediaSeconds = max(mediaSeconds, Double(sample.decodeTime) / Double(VideoEncoder.timescale))
+            mediaSeconds = max(mediaSeconds, VideoEncoder.timescale.seconds(sample.decodeTime))
         }
         return sample
     }
@@ -223,21 +223,20 @@ public final class TranscodeSource {
     /// Once an input's first frame fixes its place on the output timeline: its chapters, and for the
     /// first input the times asked for, become forced IDRs and cut points.
     private func placeCuts(of input: InputState, origin: Int64) {
-        let microsecondsPerSecond: Int64 = 1_000_000
         let containerStart = input.demuxer.startMicroseconds
         var container = input.demuxer.chapterStartMicroseconds
         if nextInput == 1 {
             container += askedCutMicroseconds.map { containerStart + $0 }
-            inputTimeOffsetMicroseconds = rescale(origin, from: VideoEncoder.timescale, to: microsecondsPerSecond)
+            inputTimeOffsetMicroseconds = VideoEncoder.timescale.convert(origin, to: .microseconds)
                 - containerStart
         }
         for point in container.sorted() {
             let ticks = inputOffsetTicks
-                + rescale(point, from: microsecondsPerSecond, to: VideoEncoder.timescale) - origin
+                + Timescale.microseconds.convert(point, to: VideoEncoder.timescale) - origin
             // A chapter before an input's first frame would fall into the input before it.
             guard ticks > 0, ticks >= inputOffsetTicks else { continue }
             video?.renditions.addCut(atTicks: ticks)
-            cutMicroseconds.append(rescale(ticks, from: VideoEncoder.timescale, to: microsecondsPerSecond))
+            cutMicroseconds.append(VideoEncoder.timescale.convert(ticks, to: .microseconds))
         }
     }
 

@@ -64,7 +64,7 @@ final class VideoLane {
 
     /// One frame at `frameRate`, in 90 kHz ticks.
     static func frameTicks(_ frameRate: Rational) -> Int64 {
-        rescale(Int64(frameRate.denominator), multipliedBy: VideoEncoder.timescale, dividedBy: Int64(frameRate.numerator))
+        rescale(Int64(frameRate.denominator), multipliedBy: VideoEncoder.timescale.perSecond, dividedBy: Int64(frameRate.numerator))
     }
 
     private static func plausible(_ rate: Rational?) -> Rational? {

@@ -82,11 +82,11 @@ struct RenditionWriter {
             removals.append(.init(uri: map, retentionSeconds: removals.map(\.retentionSeconds).max() ?? 0))
         }
         if segment.durationTicks > 0 {
-            peakBitrate = max(peakBitrate, Int(Int64(byteCount) * 8 * Int64(segment.timescale) / segment.durationTicks))
+            peakBitrate = max(peakBitrate, Int(Int64(byteCount) * 8 * segment.timescale.perSecond / segment.durationTicks))
         }
         if let video = tracks.first(where: \.isVideo) {
             if let run = segment.tracks.first(where: { $0.trackID == video.trackID }) {
-                var meter = frameRate ?? FrameRateMeter(timescale: Int64(video.timescale))
+                var meter = frameRate ?? FrameRateMeter(timescale: video.timescale)
                 for sample in run.samples { meter.add(durationTicks: Int64(sample.durationTicks)) }
                 frameRate = meter
             }
