@@ -287,22 +287,21 @@ public final class LiveEngine: @unchecked Sendable {
     // MARK: Writing queue
 
     private func encode(video frame: Frame) {
-        guard let encoder else { return }
-        do {
-            let segments = try encoder.encode(video: frame)
-            publish(segments, parts: encoder.takeParts())
-        } catch {
-            stop(failure: .encoding("video encoding failed: \(error)"))
-        }
+        encode("video") { try $0.encode(video: frame) }
     }
 
     private func encode(audio frame: Frame) {
+        encode("audio") { try $0.encode(audio: frame) }
+    }
+
+    /// Runs one frame through the encoder and hands on what it finished; a failure ends the stream.
+    private func encode(_ kind: String, _ body: (LiveEncoder) throws -> [Segment]) {
         guard let encoder else { return }
         do {
-            let segments = try encoder.encode(audio: frame)
+            let segments = try body(encoder)
             publish(segments, parts: encoder.takeParts())
         } catch {
-            stop(failure: .encoding("audio encoding failed: \(error)"))
+            stop(failure: .encoding("\(kind) encoding failed: \(error)"))
         }
     }
 

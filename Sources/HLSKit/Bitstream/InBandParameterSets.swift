@@ -43,30 +43,25 @@ public struct InBandParameterSets: Sendable {
     public mutating func check(_ nalUnits: [ArraySlice<UInt8>]) -> String? {
         for unit in nalUnits {
             guard let header = unit.first else { continue }
-            switch codec {
-            case .h264:
-                if H264NALUnitType(headerByte: header) == .sequenceParameterSet {
-                    let sps: H264SequenceParameterSet
-                    do {
-                        sps = try H264SequenceParameterSet(parsing: unit)
-                    } catch {
-                        return "an H.264 sequence parameter set in the samples cannot be read (\(error))"
-                    }
-                    if let problem = accept(sps.sequenceParameterSetID, Self.picture(sps)) { return problem }
-                } else if H264NALUnitType(headerByte: header) == .pictureParameterSet,
-                          let problem = checkPictureParameterSet(unit) {
-                    return problem
+            let picture: (id: UInt32, picture: Picture)
+            do {
+                switch codec {
+                case .h264 where H264NALUnitType(headerByte: header) == .sequenceParameterSet:
+                    let sps = try H264SequenceParameterSet(parsing: unit)
+                    picture = (sps.sequenceParameterSetID, Self.picture(sps))
+                case .h264 where H264NALUnitType(headerByte: header) == .pictureParameterSet:
+                    if let problem = checkPictureParameterSet(unit) { return problem }
+                    continue
+                case .hevc where HEVCNALUnitType(headerByte: header) == .sequenceParameterSet:
+                    let sps = try HEVCSequenceParameterSet(parsing: unit)
+                    picture = (sps.sequenceParameterSetID, Self.picture(sps))
+                default:
+                    continue
                 }
-            case .hevc:
-                guard HEVCNALUnitType(headerByte: header) == .sequenceParameterSet else { continue }
-                let sps: HEVCSequenceParameterSet
-                do {
-                    sps = try HEVCSequenceParameterSet(parsing: unit)
-                } catch {
-                    return "an HEVC sequence parameter set in the samples cannot be read (\(error))"
-                }
-                if let problem = accept(sps.sequenceParameterSetID, Self.picture(sps)) { return problem }
+            } catch {
+                return "an \(codec == .h264 ? "H.264" : "HEVC") sequence parameter set in the samples cannot be read (\(error))"
             }
+            if let problem = accept(picture.id, picture.picture) { return problem }
         }
         return nil
     }
