@@ -147,17 +147,17 @@ test-fuzz-parsers: deps
 
 # The unit tests under AddressSanitizer (leaks included; scripts/lsan-suppressions.txt names the ones
 # inside Foundation), and the threaded code under ThreadSanitizer: the publisher, the capture
-# threads and the HTTP server in process, and live, published, crashed and served runs of an hlscap
+# threads, the live engine and the HTTP server in process, and live, published, crashed and served runs of an hlscap
 # built with it. CI runs all of it. Each sanitizer builds
 # into its own directory, so the debug build stays as it is.
 SANITIZER_ASAN := --sanitize=address --build-path .build/asan
 SANITIZER_TSAN := --sanitize=thread --build-path .build/tsan
-TSAN_UNIT_TESTS := PublishStreamPublisherTests|CaptureThreadTests|CaptureTestSourceTests|CaptureMicrophoneTests|CodecPictureTests|StreamServerTests
+TSAN_UNIT_TESTS := PublishStreamPublisherTests|CaptureThreadTests|CaptureTestSourceTests|CaptureMicrophoneTests|CodecPictureTests|StreamServerTests|LiveEngineTests
 TSAN_END_TO_END_TESTS := LiveStopTests|PublishLiveFaultTests|CrashConsistencyTests|ServeCommandTests|LowLatencyTests/aLadderReports|LowLatencyTests/httpsServes
 test-sanitizers: deps
 	$(SWIFT) build --build-tests $(SANITIZER_ASAN)
 	LSAN_OPTIONS=suppressions=$(CURDIR)/scripts/lsan-suppressions.txt \
-		$(SWIFT) test --skip-build $(SANITIZER_ASAN) --disable-xctest --filter 'HLSKitTests|HLSMediaTests' 2>&1 \
+		$(SWIFT) test --skip-build $(SANITIZER_ASAN) --disable-xctest --filter 'HLSKitTests|HLSOutputTests|HLSMediaTests|HLSEngineTests' 2>&1 \
 		| tee .build/asan-test.log
 	$(SWIFT) build --build-tests $(SANITIZER_TSAN)
 	TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --skip-build $(SANITIZER_TSAN) --disable-xctest \
