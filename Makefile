@@ -18,7 +18,12 @@ DEPS_PACKAGES := libavcodec-dev libavformat-dev libavdevice-dev libavutil-dev li
 	libswresample-dev pkg-config ffmpeg chromium python3 fonts-dejavu-core time nginx \
 	gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad \
 	gstreamer1.0-libav libcurl4-openssl-dev libmicrohttpd-dev zlib1g-dev python3-prometheus-client \
-	python3-pip unzip curl openssl systemd
+	python3-pip unzip curl openssl systemd $(S3_PACKAGES)
+
+# A real S3 store for the object-storage tests: Ceph's RADOS Gateway on a one-node cluster that
+# Tests/Tools/s3_gateway.py starts and stops; libcrypto signs the requests (Signature V4); faketime
+# runs hlscap with a skewed clock; boto3, from PyPI into .build/python, reads back what was stored.
+S3_PACKAGES := ceph-mon ceph-osd radosgw ceph-common uuid-runtime libssl-dev faketime python3-venv
 
 # Debian's kernel, qemu and a static busybox for the capture-driver VM (scripts/vm/run-in-vm.sh);
 # v4l-utils and alsa-utils for the tools that probe the drivers inside it.
@@ -29,6 +34,7 @@ VM_PACKAGES := qemu-system-x86 linux-image-amd64 busybox-static cpio kmod v4l-ut
 deps:
 	scripts/install-deps.sh $(DEPS_PACKAGES)
 	scripts/fetch-hlsjs.sh
+	scripts/install-boto3.sh
 
 build: deps
 	$(SWIFT) build

@@ -17,8 +17,9 @@ let package = Package(
         .systemLibrary(name: "CV4L2"),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .target(name: "HLSKit"),
-        .target(name: "HLSOutput", dependencies: ["HLSKit"]),
+        .target(name: "HLSOutput", dependencies: ["CCrypto", "HLSKit"]),
         .target(
             name: "HLSMedia",
             dependencies: ["CFFmpeg", "CV4L2", "HLSKit", "HLSOutput"]

@@ -242,7 +242,7 @@ struct PublishScheduleTests {
         var confirmed: [[String]] = []
         for job in jobs {
             if case .uploadPlaylist = job.operation {
-                if case .status(200..<300, _) = playlist { confirmed.append(try listedSegments(job)) }
+                if case .status(200..<300, _, _) = playlist { confirmed.append(try listedSegments(job)) }
                 schedule.complete(job.id, response: playlist, now: now)
             } else {
                 schedule.complete(job.id, response: files, now: now)

@@ -36,6 +36,8 @@ final class ScriptedOrigin: PublishTransport, @unchecked Sendable {
                 return .status(201)
             case .delete:
                 return files.removeValue(forKey: path) == nil ? .status(404) : .status(204)
+            case .get, .post:
+                return .status(405)
             }
         }
         DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(Int.random(in: 0...5))) {

@@ -99,7 +99,8 @@ public enum ExternalTools {
         _ executable: String,
         _ arguments: [String],
         timeoutSeconds: Double = defaultTimeoutSeconds,
-        currentDirectory: URL? = nil
+        currentDirectory: URL? = nil,
+        environment: [String: String] = [:]
     ) throws -> ProcessResult {
         let executableURL = executable.contains("/") ? URL(fileURLWithPath: executable) : try locate(executable)
         // Output goes to files rather than pipes: a chatty child can never block on a full pipe.
@@ -122,6 +123,9 @@ public enum ExternalTools {
         process.executableURL = executableURL
         process.arguments = arguments
         process.currentDirectoryURL = currentDirectory
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = stdoutHandle
         process.standardError = stderrHandle
@@ -147,8 +151,10 @@ public enum ExternalTools {
     }
 
     /// Runs the built hlscap with `arguments`.
-    public static func runHlscap(_ arguments: [String], timeoutSeconds: Double = defaultTimeoutSeconds) throws -> ProcessResult {
-        try run(hlscapBinary().path, arguments, timeoutSeconds: timeoutSeconds, currentDirectory: repositoryRoot)
+    public static func runHlscap(_ arguments: [String], timeoutSeconds: Double = defaultTimeoutSeconds,
+                                 environment: [String: String] = [:]) throws -> ProcessResult {
+        try run(hlscapBinary().path, arguments, timeoutSeconds: timeoutSeconds, currentDirectory: repositoryRoot,
+                environment: environment)
     }
 
     /// Number of frames ffprobe decodes in `stream` (an ffprobe stream specifier: "v:0", "a:0").
@@ -305,12 +311,15 @@ public enum ExternalTools {
 
     /// Plays the playlist at `url`, on a server that also serves the checker's player page
     /// (serve.py and Tests/Tools/origin_server.py do).
+    /// `playerPage`: where that page is when the server does not serve it (an object store's bucket).
     public static func chromiumPlays(
         url: String,
+        playerPage: String? = nil,
         live: Bool = false,
         timeoutSeconds: Double = 60
     ) throws -> (ok: Bool, report: String) {
-        try chromiumPlays(source: ["--url", url], live: live ? [] : nil, timeoutSeconds: timeoutSeconds)
+        try chromiumPlays(source: ["--url", url] + (playerPage.map { ["--player-page", $0] } ?? []),
+                          live: live ? [] : nil, timeoutSeconds: timeoutSeconds)
     }
 
     /// `live`: nil for VOD, else chromium_play.py's live options after `--live`.

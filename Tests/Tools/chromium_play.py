@@ -4,7 +4,8 @@
 Usage: chromium_play.py (--url URL | --dir DIR) [--playlist NAME] [--timeout S] [--live]
                         [--live-seconds S] [--rate R] [--throttle-kbps K] [--chromium PATH]
 
---url names a playlist on a server that also serves serve.PLAYER_PATH (serve.py does);
+--url names a playlist on a server that also serves serve.PLAYER_PATH (serve.py does), or
+whose player page --player-page names (a copy of serve.PLAYER_PAGE in an object store's bucket);
 --dir serves DIR with serve.py on a free loopback port and plays DIR/playlist.m3u8.
 Chromium is driven over the DevTools protocol, spoken over a standard-library WebSocket.
 Debian's Chromium 156 plays HLS natively in <video src=...m3u8> without any feature flag.
@@ -287,9 +288,11 @@ def last_sequence(text):
     return first + sum(1 for line in lines if line.startswith(EXTINF)) - 1
 
 
-def player_url(playlist_url, rate):
+def player_url(playlist_url, rate, page=None):
     parts = urllib.parse.urlsplit(playlist_url)
     query = urllib.parse.urlencode({"src": parts.path, "rate": rate})
+    if page:
+        return page + "?" + query
     return urllib.parse.urlunsplit((parts.scheme, parts.netloc, serve.PLAYER_PATH, query, ""))
 
 
@@ -364,7 +367,7 @@ def run(args, playlist_url):
                 bytes_per_second = args.throttle_kbps * 1000 / 8
                 devtools.call("Network.emulateNetworkConditions", offline=False, latency=0,
                               downloadThroughput=bytes_per_second, uploadThroughput=bytes_per_second)
-            devtools.call("Page.navigate", url=player_url(playlist_url, rate))
+            devtools.call("Page.navigate", url=player_url(playlist_url, rate, args.player_page))
             report = watch(devtools, args, playlist_url)
         finally:
             websocket.close()
@@ -379,6 +382,8 @@ def parse_arguments(argv):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--url", help="playlist URL on a server that serves the player page")
+    parser.add_argument("--player-page", help="the player page's URL, when it is not serve.PLAYER_PATH on "
+                        "the playlist's server (an object store keeps it in a bucket)")
     source.add_argument("--dir", help="directory to serve on a free port; plays playlist.m3u8")
     parser.add_argument("--timeout", type=float, default=60, help="seconds to wait for the end")
     parser.add_argument("--live", action="store_true", help="live stream: no end expected")

@@ -3,13 +3,15 @@
 
 Usage: fault_proxy.py UPSTREAM_URL [--port P] [--fail-share F] [--seed N] [--latency S]
                       [--stall S] [--outage START:SECONDS ...] [--methods PUT,DELETE] [--paths REGEX]
+                      [--keep-host]
 
 For requests whose method is in --methods, a seeded random draw fails a share F of them,
 in equal parts: answer 503, stall (read the request, say nothing for --stall seconds, then
 close without forwarding), or reset the connection (RST, nothing forwarded). Every such
 request waits --latency seconds first, which paces a client that runs faster than real time.
 With --paths, only requests whose path matches the regular expression can fail (such as
-'\.m3u8$' for the playlist alone).
+'\.m3u8$' for the playlist alone). With --keep-host the client's Host header is forwarded, as a
+load balancer in front of an object store does, so Signature V4 requests stay valid.
 During an outage (START seconds after the first such request, for SECONDS) every connection
 is reset at once, GETs included: the origin is unreachable. Other requests (the GETs of
 players and pollers) pass through untouched outside outages.
@@ -141,7 +143,8 @@ class ProxyHandler(http.server.BaseHTTPRequestHandler):
                 reset(self.connection)
             return
         plan.count("forwarded")
-        headers = {k: v for k, v in self.headers.items() if k.lower() not in HOP_BY_HOP | {"host", "expect"}}
+        dropped = HOP_BY_HOP | {"expect"} | (set() if self.server.keep_host else {"host"})
+        headers = {k: v for k, v in self.headers.items() if k.lower() not in dropped}
         upstream = http.client.HTTPConnection(self.server.upstream.hostname, self.server.upstream.port,
                                               timeout=UPSTREAM_TIMEOUT_SECONDS)
         try:
@@ -181,6 +184,8 @@ def main(argv):
     parser.add_argument("--outage", action="append", default=[], metavar="START:SECONDS")
     parser.add_argument("--methods", default="PUT,DELETE", help="methods that faults apply to")
     parser.add_argument("--paths", default="", help="regular expression for the paths faults apply to")
+    parser.add_argument("--keep-host", action="store_true",
+                        help="forward the client's Host header (a signed S3 request covers it)")
     args = parser.parse_args(argv)
     # A parent may start us with signals blocked (Foundation's Process does); SIGTERM must stop us.
     signal.pthread_sigmask(signal.SIG_SETMASK, [])
@@ -191,6 +196,7 @@ def main(argv):
     server.upstream = urllib.parse.urlsplit(args.upstream)
     server.latency = args.latency
     server.stall = args.stall
+    server.keep_host = args.keep_host
     stop = lambda *_: threading.Thread(target=server.shutdown).start()  # noqa: E731
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)

@@ -134,14 +134,18 @@ def main(argv):
     signal.pthread_sigmask(signal.SIG_SETMASK, [])
     stopping = []
     signal.signal(signal.SIGTERM, lambda *_: stopping.append(True))
-    poller = Poller(args.url, sliding=args.sliding)
-    deadline = time.monotonic() + args.timeout
+    return watch(Poller(args.url, sliding=args.sliding), args.interval, args.timeout, stopping)
+
+
+def watch(poller, interval, timeout, stopping):
+    """Polls until ENDLIST, the timeout or a stop; prints the report; the exit status."""
+    deadline = time.monotonic() + timeout
     while not stopping and not poller.report["endList"] and time.monotonic() < deadline:
         try:
             poller.poll()
         except OSError as error:
             poller.violation(f"playlist could not be fetched: {error}")
-        time.sleep(args.interval)
+        time.sleep(interval)
     print(json.dumps(poller.report), flush=True)
     return 0 if poller.report["endList"] and not poller.report["violations"] else 1
 

@@ -8,10 +8,12 @@ struct PackagedStream {
     let result: ProcessResult
 
     /// Packages `Fixtures/<fixture>` with `hlscap file … --copy` plus `extraArguments`.
-    static func package(_ fixture: String, extraArguments: [String] = []) throws -> PackagedStream {
+    static func package(_ fixture: String, extraArguments: [String] = [],
+                        environment: [String: String] = [:]) throws -> PackagedStream {
         let directory = try temporaryDirectory()
         let input = ExternalTools.fixturesDirectory.appendingPathComponent(fixture).path
-        let result = try ExternalTools.runHlscap(["file", input, "--copy", "--out", directory.path] + extraArguments)
+        let result = try ExternalTools.runHlscap(["file", input, "--copy", "--out", directory.path] + extraArguments,
+                                                 environment: environment)
         guard result.succeeded else { throw ExternalToolError.failed(command: "hlscap file \(fixture)", result: result) }
         try ExternalTools.validateStream(directory)
         return PackagedStream(directory: directory, result: result)

@@ -15,14 +15,16 @@ final class BackgroundTool {
     /// Signalled once on exit, and signalled again by every wait that takes it, so it stays open.
     private let exited = DispatchSemaphore(value: 0)
 
-    /// Starts `script` and, when `readyPrefix` is given, waits for the line that starts with it and
-    /// returns its second word (the URL the tool prints).
-    init(_ script: String, _ arguments: [String], in directory: URL) throws {
+    /// Starts `script` with `python` (PATH's python3 when nil) and `environment` added to this
+    /// process's own.
+    init(_ script: String, _ arguments: [String], in directory: URL, python: URL? = nil,
+         environment: [String: String] = [:]) throws {
         outputURL = directory.appendingPathComponent("\(script)-\(UUID().uuidString).out")
         _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
         let output = try FileHandle(forWritingTo: outputURL)
-        process.executableURL = try ExternalTools.locate("python3")
+        process.executableURL = try python ?? ExternalTools.locate("python3")
         process.arguments = [ExternalTools.toolsDirectory.appendingPathComponent(script).path] + arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = output
         process.standardError = output

@@ -3,7 +3,9 @@ import Foundation
 /// One HTTP request to the origin.
 public struct PublishRequest: Sendable, Equatable {
     public enum Method: String, Sendable {
+        case get = "GET"
         case put = "PUT"
+        case post = "POST"
         case delete = "DELETE"
     }
 
@@ -40,7 +42,8 @@ public struct HTTPHeader: Sendable, Equatable {
 
 /// What became of a request: the server's answer, or why there was none.
 public enum PublishResponse: Sendable, Equatable {
-    case status(Int, retryAfterSeconds: Double? = nil)
+    /// `errorCode`: the code an object store's error body gives, such as `SignatureDoesNotMatch`.
+    case status(Int, retryAfterSeconds: Double? = nil, errorCode: String? = nil)
     /// No answer: refused, reset or timed out (`permanent` false), or a request that can never
     /// succeed, such as an unsupported URL or an unreadable local file (`permanent` true).
     case noResponse(String, permanent: Bool)
@@ -59,7 +62,8 @@ enum RequestOutcome: Equatable {
 
     init(_ response: PublishResponse, method: PublishRequest.Method) {
         switch response {
-        case .status(let code, let retryAfterSeconds):
+        case .status(let code, let retryAfterSeconds, let errorCode):
+            let reason = errorCode.map { "HTTP \(code) \($0)" } ?? "HTTP \(code)"
             switch code {
             case 200..<300:
                 self = .succeeded
@@ -67,12 +71,24 @@ enum RequestOutcome: Equatable {
             case Self.notFound where method == .delete, Self.methodNotAllowed where method == .delete:
                 self = .succeeded
             case Self.requestTimeout, Self.tooManyRequests, 500..<600:
-                self = .retry(reason: "HTTP \(code)", afterSeconds: retryAfterSeconds)
+                self = .retry(reason: reason, afterSeconds: retryAfterSeconds)
             default:
-                self = .failed(reason: "HTTP \(code)")
+                self = .failed(reason: reason)
             }
         case .noResponse(let reason, let permanent):
             self = permanent ? .failed(reason: reason) : .retry(reason: reason, afterSeconds: nil)
         }
+    }
+}
+
+extension PublishResponse {
+    /// The `<Code>` of an S3-style XML error body (`<Error><Code>NoSuchBucket</Code>…`), if it has one.
+    public static func errorCode(inBody body: some Collection<UInt8>) -> String? {
+        let text = String(decoding: body.prefix(4096), as: UTF8.self)
+        guard let open = text.range(of: "<Code>"),
+              let close = text.range(of: "</Code>", range: open.upperBound..<text.endIndex) else { return nil }
+        let code = text[open.upperBound..<close.lowerBound]
+        guard !code.isEmpty, code.count <= 64, code.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "." }) else { return nil }
+        return String(code)
     }
 }

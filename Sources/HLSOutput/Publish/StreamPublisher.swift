@@ -21,22 +21,25 @@ public final class StreamPublisher: @unchecked Sendable {
         public var backlogWaitSeconds: Double
         /// How long `finish()` waits for the remaining uploads and the final playlist.
         public var drainTimeoutSeconds: Double
+        /// `Cache-Control` of playlists, which change: a CDN and players must fetch them again.
+        public var playlistCacheControl: String
 
         public init(origin: URL, headers: [HTTPHeader] = [], limits: PublishSchedule.Limits = .init(),
-                    backlogWaitSeconds: Double = 0, drainTimeoutSeconds: Double = 30) {
+                    backlogWaitSeconds: Double = 0, drainTimeoutSeconds: Double = 30,
+                    playlistCacheControl: String = StreamPublisher.defaultPlaylistCacheControl) {
             self.origin = origin
             self.headers = headers
             self.limits = limits
             self.backlogWaitSeconds = backlogWaitSeconds
             self.drainTimeoutSeconds = drainTimeoutSeconds
+            self.playlistCacheControl = playlistCacheControl
         }
     }
 
     static let fallbackContentType = "application/octet-stream"
-    /// Playlists change; clients must fetch them again each time.
-    static let playlistCacheControl = "no-cache"
+    public static let defaultPlaylistCacheControl = "no-cache"
     /// Media files never change once published (DESIGN.md, writing rules).
-    static let mediaCacheControl = "max-age=31536000, immutable"
+    public static let mediaCacheControl = "max-age=31536000, immutable"
 
     public let configuration: Configuration
     private let store: any StreamStore
@@ -194,7 +197,8 @@ public final class StreamPublisher: @unchecked Sendable {
     }
 
     private func put(_ body: Data, at path: String) -> PublishRequest {
-        let (contentType, cacheControl) = Self.contentHeaders(forPath: path)
+        let (contentType, cacheControl) = Self.contentHeaders(forPath: path,
+                                                              playlistCacheControl: configuration.playlistCacheControl)
         let headers = configuration.headers + [
             HTTPHeader(name: "Content-Type", value: contentType),
             HTTPHeader(name: "Cache-Control", value: cacheControl),
@@ -203,7 +207,8 @@ public final class StreamPublisher: @unchecked Sendable {
     }
 
     /// Content-Type and Cache-Control for a file of the stream, chosen by its extension.
-    static func contentHeaders(forPath path: String) -> (contentType: String, cacheControl: String) {
+    static func contentHeaders(forPath path: String, playlistCacheControl: String = defaultPlaylistCacheControl)
+        -> (contentType: String, cacheControl: String) {
         guard let kind = StreamFileKind(path: path) else { return (fallbackContentType, mediaCacheControl) }
         return (kind.contentType, kind.changes ? playlistCacheControl : mediaCacheControl)
     }

@@ -14,6 +14,8 @@ enum ExitCode: Int32 {
     case software = 70
     case cannotCreate = 73
     case ioError = 74
+    case noPermission = 77
+    case config = 78
     case interrupted = 130
 }
 

@@ -148,6 +148,8 @@ struct FileCommand: Command {
     }
 
     func run() throws {
+        // Before anything is captured or read: a store that refuses the stream is said at once.
+        try publish?.checkTarget()
         let spoolDirectory = outputDirectory == nil ? try PublishOptions.makeSpoolDirectory() : nil
         defer { spoolDirectory.map(PublishOptions.removeSpoolDirectory) }
         let directory = outputDirectory ?? spoolDirectory!
@@ -201,8 +203,8 @@ struct FileCommand: Command {
                      playlist, summary.segmentCount, summary.durationSeconds, summary.averageBitrate / 1000,
                      outcome.copied ? "copy" : "transcode", mode == .copy ? "--copy" : outcome.reason, cuts))
         if let report = outcome.publishReport, let publish {
-            print(report.summaryLine(origin: publish.origin))
-            if !report.isComplete { throw report.incompleteError(origin: publish.origin) }
+            print(report.summaryLine(origin: publish.displayName))
+            if !report.isComplete { throw report.incompleteError(origin: publish.displayName) }
         }
     }
 }

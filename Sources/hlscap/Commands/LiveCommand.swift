@@ -194,6 +194,8 @@ struct LiveCommand: Command {
     static let defaultPartMilliseconds: Int64 = 334
 
     func run() throws {
+        // Before anything is captured or read: a store that refuses the stream is said at once.
+        try publish?.checkTarget()
         var configuration = configuration
         let spoolDirectory = outputDirectory == nil ? try PublishOptions.makeSpoolDirectory() : nil
         defer { spoolDirectory.map(PublishOptions.removeSpoolDirectory) }
@@ -284,9 +286,9 @@ struct LiveCommand: Command {
         print("\(location): " + outcome.summary)
         if let recording = outcome.recording { print(recording) }
         if let report = outcome.publishReport, let publish {
-            print(report.summaryLine(origin: publish.origin))
+            print(report.summaryLine(origin: publish.displayName))
             if !report.isComplete {
-                throw report.incompleteError(origin: publish.origin)
+                throw report.incompleteError(origin: publish.displayName)
             }
         }
         if let failure = outcome.failure {

@@ -8,6 +8,18 @@ struct PublishOptions {
           --publish URL             also upload the stream with HTTP PUT below URL (URL/init.mp4,
                                     URL/seg/000001.m4s, URL/playlist.m3u8); without --out the files
                                     are kept in a temporary directory until they are uploaded
+          --publish s3://BUCKET/PREFIX/
+                                    upload to an S3-compatible object store instead, signed with
+                                    Signature V4; keys from AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY
+                                    or the AWS_PROFILE in ~/.aws/credentials (re-read when it changes)
+          --s3-endpoint URL         the store (MinIO, Ceph, R2, B2 …); AWS by region when absent
+          --s3-region REGION        the signing region (default AWS_REGION, the profile's, or us-east-1)
+          --s3-path-style           address ENDPOINT/BUCKET/KEY (the default with --s3-endpoint)
+          --s3-virtual-hosted       address BUCKET.ENDPOINT/KEY (the default on AWS)
+          --s3-acl ACL              canned ACL of every object, e.g. public-read (default: the bucket's)
+          --playlist-cache-control V
+                                    Cache-Control of uploaded playlists (default no-cache; e.g.
+                                    max-age=1); segments and init sections are immutable for a year
           --header 'Name: value'    send this header with every upload (repeatable), e.g. Authorization
           --publish-backlog S       media seconds that may wait for the origin (default 300)
           --publish-drain-timeout S seconds to wait for the last uploads at the end (default 30)
@@ -19,7 +31,11 @@ struct PublishOptions {
     /// Uploads in flight at once: enough to hide a round trip, few enough for a small uplink.
     static let concurrentUploads = 3
 
+    /// Where the files go: below this URL (for S3, the prefix's URL at the store).
     var origin: URL
+    /// The store and its signing transport, for `s3://` targets.
+    var s3: S3Transport?
+    var playlistCacheControl: String
     var headers: [HTTPHeader]
     var backlogSeconds: Double
     var drainTimeoutSeconds: Double
@@ -31,17 +47,53 @@ struct PublishOptions {
         let backlog = try arguments.value("--publish-backlog")
         let drainTimeout = try arguments.value("--publish-drain-timeout")
         let requestTimeout = try arguments.value("--publish-timeout")
+        let cacheControl = try arguments.value("--playlist-cache-control")
+        let endpoint = try arguments.value("--s3-endpoint")
+        let region = try arguments.value("--s3-region")
+        let acl = try arguments.value("--s3-acl")
+        let pathStyle = arguments.flag("--s3-path-style")
+        let virtualHosted = arguments.flag("--s3-virtual-hosted")
+        let s3Options = endpoint != nil || region != nil || acl != nil || pathStyle || virtualHosted
         guard let url = try arguments.value("--publish") else {
-            if !headerLines.isEmpty || backlog != nil || drainTimeout != nil || requestTimeout != nil {
-                throw CommandError.usage("--header and --publish-… options need --publish URL")
+            if !headerLines.isEmpty || backlog != nil || drainTimeout != nil || requestTimeout != nil
+                || cacheControl != nil || s3Options {
+                throw CommandError.usage("--header, --publish-…, --playlist-cache-control and --s3-… options need --publish URL")
             }
             return nil
         }
-        guard let origin = URL(string: url), ["http", "https"].contains(origin.scheme?.lowercased()),
-              origin.host != nil else {
-            throw CommandError.usage("--publish takes an http:// or https:// URL (got \"\(url)\")")
+        requestTimeoutSeconds = try Self.seconds(requestTimeout, option: "--publish-timeout",
+                                                 default: Self.defaultRequestTimeoutMilliseconds)
+        guard requestTimeoutSeconds > 0 else { throw CommandError.usage("--publish-timeout must be more than 0") }
+        if url.lowercased().hasPrefix("s3://") {
+            guard !(pathStyle && virtualHosted) else {
+                throw CommandError.usage("--s3-path-style and --s3-virtual-hosted exclude each other")
+            }
+            let target: S3Target
+            do {
+                target = try S3Target(url: url, endpoint: endpoint, region: region ?? S3CredentialSource.region(),
+                                      pathStyle: pathStyle ? true : virtualHosted ? false : nil)
+            } catch {
+                throw CommandError.usage("--publish: \(error)")
+            }
+            if let acl, !Self.cannedACLs.contains(acl) {
+                throw CommandError.usage("--s3-acl takes one of \(Self.cannedACLs.joined(separator: ", ")) (got \"\(acl)\")")
+            }
+            // One connection per upload lane of every rendition would be too many; the store takes them all.
+            s3 = S3Transport(target: target, credentials: S3CredentialSource(), acl: acl,
+                             requestTimeoutSeconds: requestTimeoutSeconds, maxConnections: Self.concurrentUploads + 1)
+            origin = target.originURL
+        } else {
+            guard !s3Options else { throw CommandError.usage("--s3-… options need --publish s3://BUCKET/PREFIX/") }
+            guard let origin = URL(string: url), ["http", "https"].contains(origin.scheme?.lowercased()),
+                  origin.host != nil else {
+                throw CommandError.usage("--publish takes an http://, https:// or s3:// URL (got \"\(url)\")")
+            }
+            self.origin = origin
         }
-        self.origin = origin
+        playlistCacheControl = cacheControl ?? StreamPublisher.defaultPlaylistCacheControl
+        guard !playlistCacheControl.isEmpty, !playlistCacheControl.contains(where: \.isNewline) else {
+            throw CommandError.usage("--playlist-cache-control takes a Cache-Control value such as max-age=1")
+        }
         headers = try headerLines.map { line in
             guard let header = HTTPHeader(line: line) else {
                 throw CommandError.usage("--header takes 'Name: value' (got \"\(line)\")")
@@ -51,9 +103,42 @@ struct PublishOptions {
         backlogSeconds = try Self.seconds(backlog, option: "--publish-backlog", default: Self.defaultBacklogMilliseconds)
         drainTimeoutSeconds = try Self.seconds(drainTimeout, option: "--publish-drain-timeout",
                                                default: Self.defaultDrainTimeoutMilliseconds)
-        requestTimeoutSeconds = try Self.seconds(requestTimeout, option: "--publish-timeout",
-                                                 default: Self.defaultRequestTimeoutMilliseconds)
-        guard requestTimeoutSeconds > 0 else { throw CommandError.usage("--publish-timeout must be more than 0") }
+    }
+
+    /// S3's canned ACLs that make sense for objects.
+    static let cannedACLs = ["private", "public-read", "public-read-write", "authenticated-read",
+                             "aws-exec-read", "bucket-owner-read", "bucket-owner-full-control"]
+
+    /// What the summary and messages call the target: the URL given.
+    var displayName: String { s3?.target.displayName ?? origin.absoluteString }
+
+    /// Before the stream starts, asks an S3 store whether it will take it: a refusal ends the command
+    /// at once with the bucket, the store's error code and what to do, rather than after the backlog
+    /// fills. An HTTP origin is not asked: it may accept PUT alone.
+    func checkTarget() throws {
+        guard let s3 else { return }
+        let bucket = "the bucket \(s3.target.bucket) at \(s3.target.endpoint.absoluteString)"
+        switch s3.checkAccess() {
+        case nil:
+            return
+        case .credentials(let reason) where !reason.contains(" "):
+            throw CommandError("\(bucket) refused the credentials from \(s3.credentials.sourceDescription) (\(reason)): "
+                               + "check the access key and secret", exitCode: .noPermission)
+        case .credentials(let reason):
+            throw CommandError("cannot publish to \(s3.target.displayName): \(reason)", exitCode: .noPermission)
+        case .noSuchBucket:
+            throw CommandError("\(bucket) does not exist (NoSuchBucket): create it or correct --publish",
+                               exitCode: .config)
+        case .clockSkew(let code):
+            throw CommandError("\(bucket) refused a request signed at this machine's time (\(code)): "
+                               + "set the clock right (NTP) and start again", exitCode: .noPermission)
+        case .unreachable(let reason):
+            throw CommandError("\(bucket) does not answer (\(reason)): check --s3-endpoint and the network",
+                               exitCode: .unavailable)
+        case .refused(let status, let code):
+            throw CommandError("\(bucket) refused a first request with HTTP \(status)\(code.map { " " + $0 } ?? "")",
+                               exitCode: status == 403 ? .noPermission : .unavailable)
+        }
     }
 
     private static func seconds(_ text: String?, option: String, default milliseconds: Int64) throws -> Double {
@@ -71,10 +156,11 @@ struct PublishOptions {
         let configuration = StreamPublisher.Configuration(
             origin: directory.isEmpty ? origin : origin.appendingPathComponent(directory + "/"),
             headers: headers, limits: limits,
-            backlogWaitSeconds: backlogWaitSeconds, drainTimeoutSeconds: drainTimeoutSeconds)
+            backlogWaitSeconds: backlogWaitSeconds, drainTimeoutSeconds: drainTimeoutSeconds,
+            playlistCacheControl: playlistCacheControl)
         // One connection more than uploads, for the playlist's own lane.
-        let transport = URLSessionTransport(requestTimeoutSeconds: requestTimeoutSeconds,
-                                            maxConnections: Self.concurrentUploads + 1)
+        let transport: any PublishTransport = s3 ?? URLSessionTransport(requestTimeoutSeconds: requestTimeoutSeconds,
+                                                                        maxConnections: Self.concurrentUploads + 1)
         return StreamPublisher(configuration: configuration, store: store, transport: transport)
     }
 
@@ -110,19 +196,19 @@ struct PublishOptions {
 extension PublishReport {
     /// One line for the summary, such as
     /// `published to URL: 14 files, 1.2 MB at 3.4 MB/s, 2 retries; listed 12 ms after writing (p50), p99 30 ms`.
-    func summaryLine(origin: URL) -> String {
+    func summaryLine(origin: String) -> String {
         let megabyte = 1_000_000.0
         return String(format: "published to %@: %d files, %.1f MB at %.1f MB/s, %d retries; "
                       + "listed %.0f ms after writing (p50), p99 %.0f ms",
-                      origin.absoluteString, status.uploadedCount, Double(status.uploadedBytes) / megabyte,
+                      origin, status.uploadedCount, Double(status.uploadedBytes) / megabyte,
                       status.bytesPerSecond / megabyte, status.retryCount,
                       listingLatency.quantileSeconds(0.5) * 1000, listingLatency.quantileSeconds(0.99) * 1000)
     }
 
     /// The error that ends `hlscap file` when something did not reach the origin.
-    func incompleteError(origin: URL) -> CommandError {
+    func incompleteError(origin: String) -> CommandError {
         let lines = undelivered.map { "  \($0)" }.joined(separator: "\n")
-        return CommandError("\(undelivered.count) of the stream's files did not reach \(origin.absoluteString):\n"
+        return CommandError("\(undelivered.count) of the stream's files did not reach \(origin):\n"
                             + lines, exitCode: .ioError)
     }
 }

@@ -1,0 +1,262 @@
+import Foundation
+import HLSKit
+import HLSTestSupport
+import Testing
+
+/// A real S3 store: Ceph's RADOS Gateway on a one-node cluster (Tests/Tools/s3_gateway.py), started
+/// for each test and removed after it, with a user whose keys are `accessKey` and `secretKey`.
+final class S3Gateway {
+    static let accessKey = "HLSCAPTESTKEY"
+    static let secretKey = "hlscap-test-secret"
+    /// A second key of the same user, for rotation.
+    static let rotatedAccessKey = "HLSCAPROTATEDKEY"
+    static let rotatedSecretKey = "hlscap-rotated-secret"
+    static let bucket = "cameras"
+
+    let directory: URL
+    let gateway: BackgroundTool
+    /// `http://127.0.0.1:PORT` (no trailing slash), for --s3-endpoint.
+    let endpoint: String
+
+    init() throws {
+        directory = try PackagedStream.temporaryDirectory()
+        do {
+            gateway = try BackgroundTool("s3_gateway.py", [directory.appendingPathComponent("ceph").path,
+                                                           "--access-key", Self.accessKey, "--secret-key", Self.secretKey],
+                                         in: directory)
+            endpoint = String(try gateway.announcedURL(prefix: "gateway").dropLast())
+            try admin(["key", "create", "--uid=test", "--key-type=s3", "--access-key=\(Self.rotatedAccessKey)",
+                       "--secret=\(Self.rotatedSecretKey)"])
+            try check(["create", Self.bucket, "--cors", "--player"])
+        } catch {
+            try? FileManager.default.removeItem(at: directory)
+            throw error
+        }
+    }
+
+    static var keys: [String: String] {
+        ["AWS_ACCESS_KEY_ID": accessKey, "AWS_SECRET_ACCESS_KEY": secretKey]
+    }
+
+    /// The keys boto3 reads with: the rotated ones once the first are revoked.
+    var toolKeys = S3Gateway.keys
+
+    /// boto3 in .build/python, which `make deps` installs.
+    static func boto3Python() throws -> URL {
+        let python = ExternalTools.repositoryRoot.appendingPathComponent(".build/python/bin/python3")
+        guard FileManager.default.isExecutableFile(atPath: python.path) else {
+            throw ExternalToolError.missingTool("boto3 in .build/python (make deps installs it)")
+        }
+        return python
+    }
+
+    /// Runs Tests/Tools/s3_check.py with boto3 and returns its last output line, parsed, when it is JSON.
+    @discardableResult
+    func check(_ arguments: [String], expectSuccess: Bool = true) throws -> [String: Any] {
+        let process = try BackgroundProcess(Self.boto3Python().path, [
+            ExternalTools.toolsDirectory.appendingPathComponent("s3_check.py").path, endpoint + "/"] + arguments,
+            environment: toolKeys)
+        let result = process.finish(timeoutSeconds: 120)
+        if expectSuccess, !result.succeeded {
+            throw ExternalToolError.failed(command: "s3_check.py " + arguments.joined(separator: " "), result: result)
+        }
+        let line = result.stdout.split(separator: "\n").last.map { Data($0.utf8) } ?? Data()
+        return (try? JSONSerialization.jsonObject(with: line)) as? [String: Any] ?? ["output": result.stdout + result.stderr]
+    }
+
+    /// An object's bytes, read with boto3.
+    func object(_ key: String) throws -> Data {
+        let file = directory.appendingPathComponent("object-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: file) }
+        let process = try BackgroundProcess(Self.boto3Python().path, [
+            ExternalTools.toolsDirectory.appendingPathComponent("s3_check.py").path, endpoint + "/", "get", Self.bucket, key,
+            "--output", file.path], environment: toolKeys)
+        let result = process.finish(timeoutSeconds: 60)
+        guard result.succeeded else { throw ExternalToolError.failed(command: "s3_check.py get \(key)", result: result) }
+        return try Data(contentsOf: file)
+    }
+
+    /// radosgw-admin on this cluster.
+    func admin(_ arguments: [String]) throws {
+        let process = try BackgroundProcess("radosgw-admin", arguments,
+                                            environment: ["CEPH_CONF": directory.appendingPathComponent("ceph/ceph.conf").path])
+        let result = process.finish(timeoutSeconds: 60)
+        guard result.succeeded else { throw ExternalToolError.failed(command: "radosgw-admin", result: result) }
+    }
+
+    /// The public URL of an object (path-style).
+    func url(_ key: String) -> String { "\(endpoint)/\(Self.bucket)/\(key)" }
+
+    /// hlscap's options to publish below `prefix` of the bucket.
+    func publishArguments(_ prefix: String, endpoint: String? = nil) -> [String] {
+        ["--publish", "s3://\(Self.bucket)/\(prefix)", "--s3-endpoint", endpoint ?? self.endpoint]
+    }
+
+    func stop() {
+        gateway.stop()
+        try? FileManager.default.removeItem(at: directory)
+    }
+}
+
+/// `--publish s3://…` against the real gateway: what is stored is read back with boto3 (an
+/// independent client), validated and played by URL, through faults, with rotated keys, and
+/// refused at once when the store says no. Serialized: each test runs a Ceph cluster and hlscap on
+/// two cores.
+@Suite(.serialized) struct PublishS3StoreTests {
+    static let fixture = "h264-aac.mp4"
+
+    @Test func aRecordingIsStoredAsWrittenWithItsHeadersAndPlaysFromTheStore() throws {
+        let store = try S3Gateway()
+        defer { store.stop() }
+        let local = try PackagedStream.package(Self.fixture, extraArguments: store.publishArguments("vod/front/") + [
+            "--s3-acl", "public-read", "--playlist-cache-control", "max-age=1"], environment: S3Gateway.keys)
+        defer { local.remove() }
+        #expect(local.result.stdout.contains("published to s3://\(S3Gateway.bucket)/vod/front/"), "\(local.result.stdout)")
+
+        let report = try store.check(["check", S3Gateway.bucket, "vod/front/", "--playlist-cache-control", "max-age=1",
+                                      "--public"])
+        #expect((report["problems"] as? [String])?.isEmpty == true, "\(report)")
+        let files = local.files()
+        #expect(report["objects"] as? Int == files.count, "one object per local file: \(files), \(report)")
+        for file in files where !file.hasSuffix(".m3u8") {
+            #expect(try store.object("vod/front/" + file) == Data(try local.bytes(file)), "\(file)")
+        }
+        // The store's playlist grew as EVENT while the segments went up, and ended with ENDLIST.
+        let remote = try MediaPlaylist.parse(String(decoding: try store.object("vod/front/playlist.m3u8"), as: UTF8.self))
+        #expect(remote.segments == (try local.playlist()).segments)
+        #expect(remote.endList && remote.playlistType == .event)
+        try ExternalTools.validateStream(store.url("vod/front/playlist.m3u8"))
+        let played = try ExternalTools.chromiumPlays(url: store.url("vod/front/playlist.m3u8"),
+                                                     playerPage: store.url("__player.html"))
+        #expect(played.ok, "\(played.report)")
+    }
+
+    /// A live window through a proxy that fails 30 % of uploads and goes down for longer than the
+    /// window, while boto3 reads the store's playlist every 50 ms: the store never lists an object it
+    /// lacks, gets every segment, deletes what left the window, ends with ENDLIST; hlscap exits 0.
+    @Test func aLiveWindowThroughFaultsLosesNothingAndNeverListsAMissingObject() throws {
+        let store = try S3Gateway()
+        defer { store.stop() }
+        let proxy = try BackgroundTool("fault_proxy.py", [store.endpoint + "/", "--keep-host", "--fail-share", "0.3",
+                                                          "--seed", "7", "--latency", "0.05", "--stall", "3",
+                                                          "--outage", "8:10"], in: store.directory)
+        defer { proxy.stop() }
+        let proxyURL = String(try proxy.announcedURL(prefix: "proxy").dropLast())
+        let poller = try BackgroundTool("s3_check.py", [store.endpoint + "/", "poll", S3Gateway.bucket,
+                                                        "live/cam1/playlist.m3u8", "--sliding", "--timeout", "240"],
+                                        in: store.directory, python: S3Gateway.boto3Python(), environment: S3Gateway.keys)
+        defer { poller.stop() }
+        let seconds = 30
+        let result = try ExternalTools.run(ExternalTools.hlscapBinary().path, [
+            "live", "--video", "test", "--audio", "test", "--size", "320x180", "--duration", String(seconds),
+            "--window", "3", "--quiet", "--publish-timeout", "1.5", "--publish-drain-timeout", "60", "--s3-acl", "public-read"]
+            + store.publishArguments("live/cam1/", endpoint: proxyURL),
+            timeoutSeconds: Double(seconds) + 200, environment: S3Gateway.keys)
+        #expect(result.succeeded, "exit \(result.exitStatus): \(result.stderr)")
+
+        #expect(poller.waitForExit(timeoutSeconds: 30) == 0, "\(poller.output)")
+        let polled = try JSONSerialization.jsonObject(with: Data(poller.output.utf8)) as? [String: Any] ?? [:]
+        #expect((polled["violations"] as? [String])?.isEmpty == true, "\(poller.output)")
+        #expect(polled["segmentsSeen"] as? Int == seconds / 2, "every segment was listed on the store: \(polled)")
+        proxy.stop()
+        let counts = try #require(try JSONSerialization.jsonObject(
+            with: Data((proxy.output.split(separator: "\n").last ?? "").utf8)) as? [String: Int])
+        for fault in ["503", "stall", "reset", "outage"] {
+            #expect(counts[fault, default: 0] > 0, "the proxy injected \(fault): \(counts)")
+        }
+
+        let playlist = try MediaPlaylist.parse(String(decoding: try store.object("live/cam1/playlist.m3u8"), as: UTF8.self))
+        #expect(playlist.endList)
+        #expect(playlist.segments.map(\.uri) == (13...15).map { StreamLayout.segmentPath($0) })
+        // What left the window was deleted from the store: the segments listed, the init section,
+        // three playlists.
+        let report = try store.check(["check", S3Gateway.bucket, "live/cam1/"])
+        #expect((report["problems"] as? [String])?.isEmpty == true, "\(report)")
+        #expect(report["objects"] as? Int == 3 + 1 + 3, "\(report)")
+        try ExternalTools.validateStream(store.url("live/cam1/playlist.m3u8"))
+    }
+
+    /// Keys rotated during a stream: the credentials file is rewritten with a new key and the old
+    /// one is revoked at the store; the stream goes on and every object is stored.
+    @Test func aRotatedCredentialsFileIsReadAgainDuringTheStream() throws {
+        let store = try S3Gateway()
+        defer { store.stop() }
+        let credentials = store.directory.appendingPathComponent("credentials")
+        try "[camera]\naws_access_key_id = \(S3Gateway.accessKey)\naws_secret_access_key = \(S3Gateway.secretKey)\n"
+            .write(to: credentials, atomically: true, encoding: .utf8)
+        let hlscap = try ExternalTools.startHlscap([
+            "live", "--video", "test", "--audio", "test", "--size", "320x180", "--duration", "16", "--window", "0",
+            "--quiet"] + store.publishArguments("rotate/"),
+            environment: ["AWS_ACCESS_KEY_ID": "", "AWS_SECRET_ACCESS_KEY": "", "AWS_PROFILE": "camera",
+                          "AWS_SHARED_CREDENTIALS_FILE": credentials.path,
+                          "AWS_CONFIG_FILE": store.directory.appendingPathComponent("config").path])
+        Thread.sleep(forTimeInterval: 6)
+        try "[camera]\naws_access_key_id = \(S3Gateway.rotatedAccessKey)\naws_secret_access_key = \(S3Gateway.rotatedSecretKey)\n"
+            .write(to: credentials, atomically: true, encoding: .utf8)
+        try store.admin(["key", "rm", "--uid=test", "--key-type=s3", "--access-key=\(S3Gateway.accessKey)"])
+        store.toolKeys = ["AWS_ACCESS_KEY_ID": S3Gateway.rotatedAccessKey, "AWS_SECRET_ACCESS_KEY": S3Gateway.rotatedSecretKey]
+        let result = hlscap.finish(timeoutSeconds: 120)
+        #expect(result.succeeded, "exit \(result.exitStatus): \(result.stderr)")
+        #expect(!result.stderr.contains(S3Gateway.rotatedSecretKey) && !result.stdout.contains(S3Gateway.rotatedSecretKey))
+        let playlist = try MediaPlaylist.parse(String(decoding: try store.object("rotate/playlist.m3u8"), as: UTF8.self))
+        #expect(playlist.endList)
+        #expect(playlist.segments.count == 8)
+        let report = try store.check(["check", S3Gateway.bucket, "rotate/"])
+        #expect((report["problems"] as? [String])?.isEmpty == true, "\(report)")
+    }
+
+    /// A wrong secret, a missing bucket, a clock the store rejects, an endpoint that does not answer:
+    /// one line naming the bucket and the store's code, the sysexits code, in the first seconds, and
+    /// no secret in the output.
+    @Test func refusalsAreDecidedAtOnceWithTheStoresCode() throws {
+        let store = try S3Gateway()
+        defer { store.stop() }
+        let live = ["live", "--video", "test", "--audio", "test", "--size", "320x180", "--duration", "30", "--quiet"]
+        func run(_ arguments: [String], environment: [String: String], faketime: String? = nil)
+            throws -> (result: ProcessResult, seconds: Double) {
+            let started = Date()
+            let command = try ExternalTools.hlscapBinary().path
+            let result = try faketime.map {
+                try ExternalTools.run("faketime", ["-f", $0, command] + arguments, timeoutSeconds: 60, environment: environment)
+            } ?? ExternalTools.run(command, arguments, timeoutSeconds: 60, environment: environment)
+            return (result, Date().timeIntervalSince(started))
+        }
+        let wrongSecret = "not-the-secret-\(UUID().uuidString)"
+        let refused = try run(live + store.publishArguments("a/"),
+                              environment: ["AWS_ACCESS_KEY_ID": S3Gateway.accessKey, "AWS_SECRET_ACCESS_KEY": wrongSecret])
+        #expect(refused.result.exitStatus == 77, "\(refused.result.stderr)")
+        #expect(refused.result.stderr.contains("SignatureDoesNotMatch") && refused.result.stderr.contains(S3Gateway.bucket))
+        #expect(!refused.result.stderr.contains(wrongSecret))
+        #expect(refused.seconds < 5)
+
+        let unknownKey = try run(live + store.publishArguments("a/"),
+                                 environment: ["AWS_ACCESS_KEY_ID": "NOSUCHKEY", "AWS_SECRET_ACCESS_KEY": wrongSecret])
+        #expect(unknownKey.result.exitStatus == 77, "\(unknownKey.result.stderr)")
+        #expect(unknownKey.result.stderr.contains("InvalidAccessKeyId"))
+
+        let noBucket = try run(live + ["--publish", "s3://no-such-bucket/a/", "--s3-endpoint", store.endpoint],
+                               environment: S3Gateway.keys)
+        #expect(noBucket.result.exitStatus == 78, "\(noBucket.result.stderr)")
+        #expect(noBucket.result.stderr.contains("no-such-bucket") && noBucket.result.stderr.contains("NoSuchBucket"))
+
+        let skewed = try run(live + store.publishArguments("a/"), environment: S3Gateway.keys, faketime: "+2h")
+        #expect(skewed.result.exitStatus == 77, "\(skewed.result.stderr)")
+        #expect(skewed.result.stderr.contains("RequestTimeTooSkewed"))
+
+        let closedPort = try run(live + store.publishArguments("a/", endpoint: "http://127.0.0.1:9"),
+                                 environment: S3Gateway.keys)
+        #expect(closedPort.result.exitStatus == 69, "\(closedPort.result.stderr)")
+        #expect(closedPort.result.stderr.contains("does not answer"))
+
+        let noKeys = try run(live + store.publishArguments("a/"),
+                             environment: ["AWS_ACCESS_KEY_ID": "", "AWS_SECRET_ACCESS_KEY": "", "AWS_PROFILE": "nobody",
+                                           "AWS_SHARED_CREDENTIALS_FILE": "/nonexistent/credentials"])
+        #expect(noKeys.result.exitStatus == 77, "\(noKeys.result.stderr)")
+        #expect(noKeys.result.stderr.contains("no S3 credentials"))
+        for outcome in [refused, unknownKey, noBucket, skewed, closedPort, noKeys] {
+            #expect(outcome.result.stderr.split(separator: "\n").count == 1, "one line: \(outcome.result.stderr)")
+        }
+        // Nothing was written to the store by any of them.
+        #expect((try store.check(["check", S3Gateway.bucket, "a/"], expectSuccess: false))["objects"] as? Int == 0)
+    }
+}
