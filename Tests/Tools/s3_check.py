@@ -5,6 +5,7 @@ Usage: s3_check.py ENDPOINT create BUCKET [--cors] [--player]
        s3_check.py ENDPOINT check BUCKET PREFIX [--playlist-cache-control V] [--public]
        s3_check.py ENDPOINT poll BUCKET KEY [--interval S] [--timeout S] [--sliding]
        s3_check.py ENDPOINT get BUCKET KEY [--output FILE]
+       s3_check.py ENDPOINT uploads BUCKET
 
 Credentials come from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY; path-style addressing.
 - create: makes the bucket (with --cors, one that lets any page GET and HEAD its objects; with
@@ -17,6 +18,7 @@ Credentials come from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY; path-style ad
 - poll: origin_poller's rule over boto3: the playlist at KEY, fetched every --interval seconds
   until ENDLIST, never lists an object the store lacks (see origin_poller.py).
 - get: writes the object's body to FILE, or prints it.
+- uploads: prints {"uploads": [keys of the multipart uploads in progress]}.
 """
 import argparse
 import json
@@ -126,8 +128,14 @@ def main(argv):
     getting.add_argument("bucket")
     getting.add_argument("key")
     getting.add_argument("--output")
+    uploads = commands.add_parser("uploads")
+    uploads.add_argument("bucket")
     args = parser.parse_args(argv)
     s3 = client(args.endpoint)
+    if args.command == "uploads":
+        listed = s3.list_multipart_uploads(Bucket=args.bucket).get("Uploads", [])
+        print(json.dumps({"uploads": [upload["Key"] for upload in listed]}), flush=True)
+        return 0
     if args.command == "create":
         s3.create_bucket(Bucket=args.bucket)
         if args.cors:

@@ -1,5 +1,6 @@
 import Foundation
 import HLSKit
+import HLSOutput
 import HLSTestSupport
 import Testing
 
@@ -258,5 +259,70 @@ final class S3Gateway {
         }
         // Nothing was written to the store by any of them.
         #expect((try store.check(["check", S3Gateway.bucket, "a/"], expectSuccess: false))["objects"] as? Int == 0)
+    }
+
+    /// `--record` with an S3 target: the finished recording goes up with a multipart upload and is
+    /// the local file, byte for byte.
+    @Test func aFinishedRecordingIsUploadedInPartsAsItIs() throws {
+        let store = try S3Gateway()
+        defer { store.stop() }
+        let directory = try PackagedStream.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let recording = directory.appendingPathComponent("front.mp4")
+        let result = try ExternalTools.runHlscap([
+            "live", "--video", "test", "--audio", "test", "--size", "320x180", "--duration", "6", "--quiet",
+            "--record", recording.path, "--record-codec", "h264"] + store.publishArguments("cams/front/"),
+            timeoutSeconds: 120, environment: S3Gateway.keys)
+        #expect(result.succeeded, "exit \(result.exitStatus): \(result.stderr)")
+        #expect(result.stdout.contains("uploaded the recording to s3://\(S3Gateway.bucket)/cams/front/recordings/front.mp4: 1 parts"),
+                "\(result.stdout)")
+        #expect(try store.object("cams/front/recordings/front.mp4") == Data(contentsOf: recording))
+    }
+
+    /// A 12 MiB file in 5 MiB parts through a proxy that fails a third of the PUTs: every part is
+    /// retried until stored and the object is the file. When one part can never be stored, the upload
+    /// is aborted and the store keeps no upload in progress.
+    @Test func multipartUploadsRetryEachPartAndAbortWhatCannotFinish() throws {
+        let store = try S3Gateway()
+        defer { store.stop() }
+        let file = store.directory.appendingPathComponent("large.mp4")
+        var generator = SeededGenerator(state: 24)
+        let bytes = Data((0..<(12 * 1024 * 1024 + 12_345)).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        try bytes.write(to: file)
+        let backoff = Backoff(initialSeconds: 0.05, maximumSeconds: 0.5)
+
+        func upload(through proxyArguments: [String], key: String) throws
+            -> (result: Result<S3MultipartUpload.Report, S3MultipartUpload.Failure>, counts: String) {
+            let proxy = try BackgroundTool("fault_proxy.py", [store.endpoint + "/", "--keep-host", "--stall", "2"]
+                                           + proxyArguments, in: store.directory)
+            defer { proxy.stop() }
+            let target = try S3Target(url: "s3://\(S3Gateway.bucket)/", endpoint: String(try proxy.announcedURL(prefix: "proxy").dropLast()),
+                                      region: nil, pathStyle: nil)
+            let transport = S3Transport(target: target, credentials: S3CredentialSource(environment: S3Gateway.keys),
+                                        requestTimeoutSeconds: 1.5, maxConnections: 2)
+            let upload = S3MultipartUpload(transport: transport, partSize: S3MultipartUpload.minimumPartSize, attempts: 8,
+                                           backoff: backoff)
+            let result = Result { () throws(S3MultipartUpload.Failure) in
+                try upload.upload(file: file.path, key: key, headers: [HTTPHeader(name: "Content-Type", value: "video/mp4")])
+            }
+            proxy.stop()
+            return (result, proxy.output)
+        }
+
+        let retried = try upload(through: ["--fail-share", "0.34", "--seed", "3", "--methods", "PUT"], key: "rec/large.mp4")
+        let report = try retried.result.get()
+        #expect(report.parts == 3 && report.bytes == Int64(bytes.count), "\(report)")
+        #expect(report.retries > 0, "the proxy failed some parts: \(retried.counts)")
+        #expect(try store.object("rec/large.mp4") == bytes)
+
+        let failed = try upload(through: ["--fail-share", "1", "--methods", "PUT", "--paths", "partNumber=2"], key: "rec/lost.mp4")
+        guard case .failure(let failure) = failed.result else {
+            Issue.record("an upload whose second part always fails cannot succeed: \(failed.counts)")
+            return
+        }
+        #expect(failure.aborted, "\(failure)")
+        #expect(failure.description.contains("PUT failed after 8 attempt(s)"), "\(failure)")
+        #expect((try store.check(["uploads", S3Gateway.bucket]))["uploads"] as? [String] == [], "no upload left in progress")
+        #expect((try store.check(["check", S3Gateway.bucket, "rec/lost.mp4"], expectSuccess: false))["objects"] as? Int == 0)
     }
 }

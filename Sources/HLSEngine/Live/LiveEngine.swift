@@ -97,6 +97,8 @@ public final class LiveEngine: @unchecked Sendable {
         public var publishReport: PublishReport?
         /// One line on the recording beside the stream, when there is one.
         public var recording: String?
+        /// Where the recording is (its store's location and path), when it was finished whole.
+        public var recordedPath: String?
         /// How the stream ended badly, after it had started.
         public var failure: LiveError?
         /// A second interrupt ended it at once (`endAtOnce`): the playlists have ENDLIST, what waited
@@ -175,11 +177,13 @@ public final class LiveEngine: @unchecked Sendable {
         stopped.wait()
         let (failure, endedAtOnce) = state.withLock { ($0.failure, $0.endedAtOnce) }
         return Outcome(summary: statistics.summary(), publishReport: finalReport.withLock { $0 },
-                       recording: recording.withLock { $0 }, failure: failure, endedAtOnce: endedAtOnce)
+                       recording: recording.withLock { $0 }, recordedPath: recordedPath.withLock { $0 },
+                       failure: failure, endedAtOnce: endedAtOnce)
     }
 
     private let finalReport = Locked<PublishReport?>(nil)
     private let recording = Locked<String?>(nil)
+    private let recordedPath = Locked<String?>(nil)
 
     /// Starts every source; when one cannot start, stops the others and fails before anything is written.
     private func startSources() throws(LiveError) {
@@ -419,7 +423,11 @@ public final class LiveEngine: @unchecked Sendable {
                         $0 = String(format: "recorded %@: %d frames, %d dropped, %.1f MB", outcome.path,
                                     outcome.frames, outcome.dropped, megabytes)
                     }
-                    if let failure = outcome.failure { record(.recording("the recording \(outcome.path) failed: \(failure)")) }
+                    if let failure = outcome.failure {
+                        record(.recording("the recording \(outcome.path) failed: \(failure)"))
+                    } else {
+                        recordedPath.withLock { $0 = outcome.path }
+                    }
                 }
                 outputQueue.async { [self] in finishOutput() }
             }

@@ -50,7 +50,7 @@ public enum PublishResponse: Sendable, Equatable {
 }
 
 /// What a response means for the file it concerned.
-enum RequestOutcome: Equatable {
+public enum RequestOutcome: Equatable, Sendable {
     case succeeded
     case retry(reason: String, afterSeconds: Double?)
     case failed(reason: String)
@@ -60,7 +60,7 @@ enum RequestOutcome: Equatable {
     private static let notFound = 404
     private static let methodNotAllowed = 405
 
-    init(_ response: PublishResponse, method: PublishRequest.Method) {
+    public init(_ response: PublishResponse, method: PublishRequest.Method) {
         switch response {
         case .status(let code, let retryAfterSeconds, let errorCode):
             let reason = errorCode.map { "HTTP \(code) \($0)" } ?? "HTTP \(code)"

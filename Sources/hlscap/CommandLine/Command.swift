@@ -41,6 +41,21 @@ extension Parse {
         return Int((number * multiplier).rounded())
     }
 
+    /// A size in bytes, binary multiples: "8388608", "8M" (MiB), "1G" (GiB), "512K" (KiB).
+    static func byteSize(_ text: String, option: String) throws -> Int {
+        let multipliers: [Character: Int] = ["k": 1 << 10, "K": 1 << 10, "m": 1 << 20, "M": 1 << 20, "g": 1 << 30, "G": 1 << 30]
+        var digits = Substring(text)
+        var multiplier = 1
+        if let last = digits.last, let value = multipliers[last] {
+            multiplier = value
+            digits = digits.dropLast()
+        }
+        guard let number = Int(digits), number > 0, number <= Int(Int32.max) else {
+            throw CommandError.usage("\(option) takes a size such as 8M or 1G (got \"\(text)\")")
+        }
+        return number * multiplier
+    }
+
     /// A frame rate: "30", "29.97" or "30000/1001".
     static func frameRate(_ text: String, option: String) throws -> Rational {
         let parts = text.split(separator: "/")

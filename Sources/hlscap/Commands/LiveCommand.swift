@@ -291,6 +291,10 @@ struct LiveCommand: Command {
                 throw report.incompleteError(origin: publish.displayName)
             }
         }
+        // An object store gets the finished recording too, in parts.
+        if let publish, publish.s3 != nil, let recorded = outcome.recordedPath {
+            print(try publish.uploadRecording(recorded))
+        }
         if let failure = outcome.failure {
             throw CommandError(streamFailure: failure, resumable: outputDirectory != nil)
         }

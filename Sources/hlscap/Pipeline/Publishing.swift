@@ -17,6 +17,8 @@ struct PublishOptions {
           --s3-path-style           address ENDPOINT/BUCKET/KEY (the default with --s3-endpoint)
           --s3-virtual-hosted       address BUCKET.ENDPOINT/KEY (the default on AWS)
           --s3-acl ACL              canned ACL of every object, e.g. public-read (default: the bucket's)
+          --s3-part-size SIZE       part size of the multipart upload of a finished --record file
+                                    (default 8M, at least 5M); it goes to PREFIX/recordings/NAME
           --playlist-cache-control V
                                     Cache-Control of uploaded playlists (default no-cache; e.g.
                                     max-age=1); segments and init sections are immutable for a year
@@ -36,6 +38,7 @@ struct PublishOptions {
     /// The store and its signing transport, for `s3://` targets.
     var s3: S3Transport?
     var playlistCacheControl: String
+    var partSize = S3MultipartUpload.defaultPartSize
     var headers: [HTTPHeader]
     var backlogSeconds: Double
     var drainTimeoutSeconds: Double
@@ -53,7 +56,8 @@ struct PublishOptions {
         let acl = try arguments.value("--s3-acl")
         let pathStyle = arguments.flag("--s3-path-style")
         let virtualHosted = arguments.flag("--s3-virtual-hosted")
-        let s3Options = endpoint != nil || region != nil || acl != nil || pathStyle || virtualHosted
+        let partSize = try arguments.value("--s3-part-size")
+        let s3Options = endpoint != nil || region != nil || acl != nil || pathStyle || virtualHosted || partSize != nil
         guard let url = try arguments.value("--publish") else {
             if !headerLines.isEmpty || backlog != nil || drainTimeout != nil || requestTimeout != nil
                 || cacheControl != nil || s3Options {
@@ -82,6 +86,13 @@ struct PublishOptions {
             s3 = S3Transport(target: target, credentials: S3CredentialSource(), acl: acl,
                              requestTimeoutSeconds: requestTimeoutSeconds, maxConnections: Self.concurrentUploads + 1)
             origin = target.originURL
+            if let partSize {
+                let bytes = try Parse.byteSize(partSize, option: "--s3-part-size")
+                guard bytes >= S3MultipartUpload.minimumPartSize, bytes <= 5 * 1024 * 1024 * 1024 else {
+                    throw CommandError.usage("--s3-part-size must be between 5M and 5G (S3's limits)")
+                }
+                self.partSize = bytes
+            }
         } else {
             guard !s3Options else { throw CommandError.usage("--s3-… options need --publish s3://BUCKET/PREFIX/") }
             guard let origin = URL(string: url), ["http", "https"].contains(origin.scheme?.lowercased()),
@@ -104,6 +115,28 @@ struct PublishOptions {
         drainTimeoutSeconds = try Self.seconds(drainTimeout, option: "--publish-drain-timeout",
                                                default: Self.defaultDrainTimeoutMilliseconds)
     }
+
+    /// Uploads a finished recording to `PREFIX/recordings/NAME` with a multipart upload; one line
+    /// for the summary, or the error that ends the command (74) saying whether the parts were removed.
+    func uploadRecording(_ path: String) throws -> String {
+        guard let s3 else { return "" }
+        let name = String(path.split(separator: "/").last ?? Substring(path))
+        let key = s3.target.prefix + Self.recordingsFolder + "/" + name
+        let upload = S3MultipartUpload(transport: s3, partSize: partSize)
+        do {
+            let report = try upload.upload(file: path, key: key, headers: [
+                HTTPHeader(name: "Content-Type", value: "video/mp4"),
+                HTTPHeader(name: "Cache-Control", value: StreamPublisher.mediaCacheControl)])
+            return String(format: "uploaded the recording to s3://%@/%@: %d parts, %.1f MB, %d retries",
+                          s3.target.bucket, key, report.parts, Double(report.bytes) / 1_000_000, report.retries)
+        } catch {
+            throw CommandError("the recording \(path) did not reach s3://\(s3.target.bucket)/\(error.description)",
+                               exitCode: .ioError)
+        }
+    }
+
+    /// Where finished recordings go below the prefix.
+    static let recordingsFolder = "recordings"
 
     /// S3's canned ACLs that make sense for objects.
     static let cannedACLs = ["private", "public-read", "public-read-write", "authenticated-read",

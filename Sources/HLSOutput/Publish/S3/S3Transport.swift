@@ -49,7 +49,11 @@ public final class S3Transport: PublishTransport {
             url = URL(string: url.absoluteString + "?" + query)!
         }
         var headers = request.headers
-        if let acl, request.method == .put, !(request.url.query ?? "").contains("uploadId=") {
+        // The ACL goes with what creates an object: a PUT, or the start of a multipart upload.
+        let query = request.url.query ?? ""
+        let createsObject = (request.method == .put && !query.contains("uploadId="))
+            || (request.method == .post && query == "uploads")
+        if let acl, createsObject {
             headers.append(HTTPHeader(name: "x-amz-acl", value: acl))
         }
         let payloadHash = url.scheme == "https" ? SignatureV4.unsignedPayload : Digest.hex(Digest.sha256(request.body))
