@@ -29,7 +29,7 @@ S3_PACKAGES := ceph-mon ceph-osd radosgw ceph-common uuid-runtime libssl-dev fak
 # v4l-utils and alsa-utils for the tools that probe the drivers inside it.
 VM_PACKAGES := qemu-system-x86 linux-image-amd64 busybox-static cpio kmod v4l-utils alsa-utils
 
-.PHONY: deps build release check test test-tools test-fuzz-parsers test-devices soak soak-publish latency crash-campaign clock-drift fuzz fuzz-parsers test-sanitizers golden demo bench fixtures clean
+.PHONY: deps build release check test test-tools test-fuzz-parsers test-devices soak soak-publish soak-s3 bench-s3-fleet latency crash-campaign clock-drift fuzz fuzz-parsers test-sanitizers golden demo bench fixtures clean
 
 deps:
 	scripts/install-deps.sh $(DEPS_PACKAGES)
@@ -191,6 +191,23 @@ demo: build
 # Not part of `test`: it needs minutes and a release build.
 bench: release
 	HLSCAP_BIN=.build/release/hlscap scripts/bench.sh
+
+# Many cameras into one bucket: FLEET_CAMERAS live streams of the test source (FLEET_SIZE) publishing
+# to one RADOS Gateway at once for FLEET_SECONDS; PUT and listing times (p50, p99), CPU and memory
+# per stream and the gateway's own. CI runs 3 cameras for 12 s (PublishS3StoreTests).
+FLEET_CAMERAS ?= 8
+FLEET_SECONDS ?= 60
+FLEET_SIZE ?= 320x180
+bench-s3-fleet: release
+	.build/python/bin/python3 Tests/Tools/s3_fleet.py --hlscap .build/release/hlscap --cameras $(FLEET_CAMERAS) \
+		--seconds $(FLEET_SECONDS) --size $(FLEET_SIZE) 2>&1 | tee .build/bench-s3-fleet.log
+
+# A live window published to the gateway through the fault proxy (30 % failed PUTs, stalls, resets,
+# an outage longer than the window) for S3_SOAK_SECONDS; CI runs 30 s.
+S3_SOAK_SECONDS ?= 600
+soak-s3: build
+	HLSCAP_S3_FAULT_SECONDS=$(S3_SOAK_SECONDS) $(SWIFT) test \
+		--filter 'PublishS3StoreTests/aLiveWindowThroughFaults' 2>&1 | tee .build/soak-s3.log
 
 # Regenerates the fixture inputs; tests always use the committed bytes.
 fixtures:

@@ -104,6 +104,9 @@ struct PublishStreamPublisherTests {
         #expect(report.status.uploadedBytes == origin.requests.filter { !$0.url.path.hasSuffix(".m3u8") }
                     .reduce(0) { $0 + $1.body.count })
         #expect(report.listingLatency.count == Self.segmentCount)
+        // One PUT time per stored file and playlist version: every PUT of this origin succeeded.
+        #expect(report.putLatency.count == origin.requests.filter { $0.method == .put }.count)
+        #expect(report.putLatency.samplesSeconds.allSatisfy { $0 >= 0 })
         #expect(publisher.status == report.status)
     }
 

@@ -105,6 +105,8 @@ final class S3Gateway {
 /// two cores.
 @Suite(.serialized) struct PublishS3StoreTests {
     static let fixture = "h264-aac.mp4"
+    /// `make soak-s3` sets it to 600; the test suite runs 30 s.
+    static let faultSeconds = Int(ProcessInfo.processInfo.environment["HLSCAP_S3_FAULT_SECONDS"] ?? "") ?? 30
 
     @Test func aRecordingIsStoredAsWrittenWithItsHeadersAndPlaysFromTheStore() throws {
         let store = try S3Gateway()
@@ -144,10 +146,10 @@ final class S3Gateway {
         defer { proxy.stop() }
         let proxyURL = String(try proxy.announcedURL(prefix: "proxy").dropLast())
         let poller = try BackgroundTool("s3_check.py", [store.endpoint + "/", "poll", S3Gateway.bucket,
-                                                        "live/cam1/playlist.m3u8", "--sliding", "--timeout", "240"],
+                                                        "live/cam1/playlist.m3u8", "--sliding", "--timeout", String(Self.faultSeconds + 210)],
                                         in: store.directory, python: S3Gateway.boto3Python(), environment: S3Gateway.keys)
         defer { poller.stop() }
-        let seconds = 30
+        let seconds = Self.faultSeconds
         let result = try ExternalTools.run(ExternalTools.hlscapBinary().path, [
             "live", "--video", "test", "--audio", "test", "--size", "320x180", "--duration", String(seconds),
             "--window", "3", "--quiet", "--publish-timeout", "1.5", "--publish-drain-timeout", "60", "--s3-acl", "public-read"]
@@ -168,7 +170,7 @@ final class S3Gateway {
 
         let playlist = try MediaPlaylist.parse(String(decoding: try store.object("live/cam1/playlist.m3u8"), as: UTF8.self))
         #expect(playlist.endList)
-        #expect(playlist.segments.map(\.uri) == (13...15).map { StreamLayout.segmentPath($0) })
+        #expect(playlist.segments.map(\.uri) == (seconds / 2 - 2...seconds / 2).map { StreamLayout.segmentPath($0) })
         // What left the window was deleted from the store: the segments listed, the init section,
         // three playlists.
         let report = try store.check(["check", S3Gateway.bucket, "live/cam1/"])
@@ -324,5 +326,23 @@ final class S3Gateway {
         #expect(failure.description.contains("PUT failed after 8 attempt(s)"), "\(failure)")
         #expect((try store.check(["uploads", S3Gateway.bucket]))["uploads"] as? [String] == [], "no upload left in progress")
         #expect((try store.check(["check", S3Gateway.bucket, "rec/lost.mp4"], expectSuccess: false))["objects"] as? Int == 0)
+    }
+
+    /// `make bench-s3-fleet`'s short run: three cameras publishing to one bucket at once, each stream
+    /// whole on the store (ENDLIST, every named object stored) and none dropping frames.
+    @Test func threeCamerasShareOneBucket() throws {
+        let directory = try PackagedStream.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let fleet = try BackgroundProcess(S3Gateway.boto3Python().path, [
+            ExternalTools.toolsDirectory.appendingPathComponent("s3_fleet.py").path,
+            "--hlscap", try ExternalTools.hlscapBinary().path, "--cameras", "3", "--seconds", "12",
+            "--directory", directory.path])
+        let result = fleet.finish(timeoutSeconds: 240)
+        print(result.stdout)
+        #expect(result.succeeded, "\(result.stdout)\(result.stderr)")
+        let line = Data((result.stdout.split(separator: "\n").last ?? "").utf8)
+        let report = try #require(try JSONSerialization.jsonObject(with: line) as? [String: Any])
+        #expect((report["perCamera"] as? [Any])?.count == 3, "\(report)")
+        #expect((report["summary"] as? [String: Any])?["droppedFrames"] as? Int == 0, "\(report)")
     }
 }

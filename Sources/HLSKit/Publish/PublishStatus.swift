@@ -73,14 +73,18 @@ public struct PublishReport: Sendable, Equatable {
     /// Whether the origin holds the final playlist: every segment listed, ENDLIST when asked for.
     public var finalPlaylistDelivered: Bool
     public var listingLatency: ListingLatency
+    /// Seconds each PUT that succeeded took, from sending to the origin's answer (the same kind of
+    /// samples as `listingLatency`).
+    public var putLatency: ListingLatency
 
     public init(status: PublishStatus, undelivered: [Undelivered], removalsNotDone: [Undelivered],
-                finalPlaylistDelivered: Bool, listingLatency: ListingLatency) {
+                finalPlaylistDelivered: Bool, listingLatency: ListingLatency, putLatency: ListingLatency = .init()) {
         self.status = status
         self.undelivered = undelivered
         self.removalsNotDone = removalsNotDone
         self.finalPlaylistDelivered = finalPlaylistDelivered
         self.listingLatency = listingLatency
+        self.putLatency = putLatency
     }
 
     /// Whether everything reached the origin.

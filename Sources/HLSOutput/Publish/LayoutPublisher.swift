@@ -124,12 +124,14 @@ public final class LayoutPublisher: @unchecked Sendable {
 
     private static func merged(_ reports: [PublishReport]) -> PublishReport {
         var latency = PublishReport.ListingLatency()
+        var putLatency = PublishReport.ListingLatency()
         for report in reports {
             for sample in report.listingLatency.samplesSeconds { latency.record(sample) }
+            for sample in report.putLatency.samplesSeconds { putLatency.record(sample) }
         }
         return PublishReport(status: sum(reports.map(\.status)), undelivered: reports.flatMap(\.undelivered),
                              removalsNotDone: reports.flatMap(\.removalsNotDone),
                              finalPlaylistDelivered: reports.allSatisfy(\.finalPlaylistDelivered),
-                             listingLatency: latency)
+                             listingLatency: latency, putLatency: putLatency)
     }
 }

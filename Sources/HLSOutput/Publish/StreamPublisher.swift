@@ -54,6 +54,7 @@ public final class StreamPublisher: @unchecked Sendable {
     private var stopped = false
     /// Local copies that could not be deleted, reported with the deletions not done.
     private var localFailures: [PublishReport.Undelivered] = []
+    private var putLatency = PublishReport.ListingLatency()
 
     public init(configuration: Configuration, store: any StreamStore, transport: any PublishTransport) {
         self.configuration = configuration
@@ -127,6 +128,7 @@ public final class StreamPublisher: @unchecked Sendable {
         removeLocalCopies(localRemovals)
         var complete = report
         complete.removalsNotDone += locked { localFailures }
+        complete.putLatency = locked { putLatency }
         return complete
     }
 
@@ -182,7 +184,12 @@ public final class StreamPublisher: @unchecked Sendable {
             request = PublishRequest(method: .delete, url: url(path), headers: configuration.headers)
         }
         let byteCount = request.body.count
+        let sentAt = now()
         transport.send(request) { [self] response in
+            if request.method == .put, case .status(200..<300, _, _) = response {
+                let seconds = now() - sentAt
+                locked { putLatency.record(seconds) }
+            }
             completed(job, response, byteCount: byteCount)
         }
     }
