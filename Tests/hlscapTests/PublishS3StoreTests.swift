@@ -345,4 +345,45 @@ final class S3Gateway {
         #expect((report["perCamera"] as? [Any])?.count == 3, "\(report)")
         #expect((report["summary"] as? [String: Any])?["droppedFrames"] as? Int == 0, "\(report)")
     }
+
+    /// contrib/systemd/hlscap@.service with contrib/systemd/camera.env.example, as systemd would run
+    /// the instance hlscap@front: the camera's stream lands below front/ in the bucket, with the key
+    /// from the shared credentials file's profile.
+    @Test func theFleetUnitsCommandLinePublishesItsCamera() throws {
+        let store = try S3Gateway()
+        defer { store.stop() }
+        let example = try String(contentsOf: ExternalTools.repositoryRoot
+            .appendingPathComponent("contrib/systemd/camera.env.example"), encoding: .utf8)
+        var environment: [String: String] = [:]
+        for line in example.split(separator: "\n") where !line.hasPrefix("#") {
+            let parts = line.split(separator: "=", maxSplits: 1).map(String.init)
+            if parts.count == 2 { environment[parts[0]] = parts[1] }
+        }
+        let profile = try #require(environment["AWS_PROFILE"])
+        let credentials = store.directory.appendingPathComponent("aws-credentials")
+        try "[\(profile)]\naws_access_key_id = \(S3Gateway.accessKey)\naws_secret_access_key = \(S3Gateway.secretKey)\n"
+            .write(to: credentials, atomically: true, encoding: .utf8)
+        // This machine's camera, microphone and store in place of the example's.
+        environment.merge(["HLSCAP_VIDEO": "test", "HLSCAP_AUDIO": "test", "HLSCAP_S3_ENDPOINT": store.endpoint,
+                           "HLSCAP_BUCKET": S3Gateway.bucket, "HLSCAP_OPTIONS": "--size 320x180 --duration 4",
+                           "AWS_ACCESS_KEY_ID": "", "AWS_SECRET_ACCESS_KEY": "",
+                           "AWS_SHARED_CREDENTIALS_FILE": credentials.path]) { $1 }
+        let local = store.directory.appendingPathComponent("state")
+        let arguments = try ServiceUnitTests.execStart(ServiceUnitTests.fleetUnit).dropFirst().flatMap { word -> [String] in
+            let instance = word.replacingOccurrences(of: "%i", with: "front")
+                .replacingOccurrences(of: "/var/lib/hlscap/front", with: local.path)
+            if instance.hasPrefix("$"), !instance.hasPrefix("${") {
+                return (environment[String(instance.dropFirst())] ?? "").split(separator: " ").map(String.init)
+            }
+            var expanded = instance
+            for (name, value) in environment { expanded = expanded.replacingOccurrences(of: "${\(name)}", with: value) }
+            return [expanded]
+        }
+        #expect(!arguments.contains { $0.contains("$") }, "every variable is in the example: \(arguments)")
+        let result = try ExternalTools.runHlscap(arguments, timeoutSeconds: 120, environment: environment)
+        #expect(result.succeeded, "exit \(result.exitStatus): \(result.stderr)")
+        #expect(result.stdout.contains("published to s3://\(S3Gateway.bucket)/front/"), "\(result.stdout)")
+        let report = try store.check(["check", S3Gateway.bucket, "front/"])
+        #expect((report["problems"] as? [String])?.isEmpty == true, "\(report)")
+    }
 }

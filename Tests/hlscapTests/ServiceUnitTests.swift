@@ -2,23 +2,27 @@ import Foundation
 import HLSTestSupport
 import Testing
 
-/// contrib/systemd/hlscap-live.service: systemd accepts it, and its command line runs.
+/// contrib/systemd/hlscap-live.service and the fleet's hlscap@.service: systemd accepts them, and
+/// their command lines run (the fleet's against a real object store, in PublishS3StoreTests).
 @Suite struct ServiceUnitTests {
     static let unit = ExternalTools.repositoryRoot.appendingPathComponent("contrib/systemd/hlscap-live.service")
+    static let fleetUnit = ExternalTools.repositoryRoot.appendingPathComponent("contrib/systemd/hlscap@.service")
 
-    static func execStart() throws -> [String] {
+    static func execStart(_ unit: URL = unit) throws -> [String] {
         let text = try String(contentsOf: unit, encoding: .utf8)
         let line = try #require(text.split(separator: "\n").first { $0.hasPrefix("ExecStart=") })
         return line.dropFirst("ExecStart=".count).split(separator: " ").map(String.init)
     }
 
-    @Test func systemdVerifiesTheUnit() throws {
+    /// The template is verified as an instance of it, hlscap@front.service.
+    @Test(arguments: [(unit, "hlscap-live.service"), (fleetUnit, "hlscap@front.service")])
+    func systemdVerifiesTheUnit(unit: URL, name: String) throws {
         let directory = try PackagedStream.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         // The unit names the installed binary; verify it against the one just built.
-        let text = try String(contentsOf: Self.unit, encoding: .utf8)
+        let text = try String(contentsOf: unit, encoding: .utf8)
             .replacingOccurrences(of: "/usr/local/bin/hlscap", with: try ExternalTools.hlscapBinary().path)
-        let copy = directory.appendingPathComponent("hlscap-live.service")
+        let copy = directory.appendingPathComponent(name)
         try text.write(to: copy, atomically: true, encoding: .utf8)
         let result = try ExternalTools.run("systemd-analyze", ["verify", copy.path])
         #expect(result.succeeded && result.stderr.isEmpty, "\(result.stdout)\(result.stderr)")
