@@ -4,7 +4,8 @@
 Usage: s3_gateway.py DIR [--access-key K] [--secret-key S] [--port P]
 
 Creates a Ceph cluster under DIR (a monitor, an OSD that keeps objects in memory, no manager),
-starts radosgw on 127.0.0.1 and creates a user with the given keys. Prints
+starts radosgw on 127.0.0.1 and creates a user with the given keys. The gateway's DNS name is
+`localhost`, so BUCKET.localhost:PORT (which resolves to loopback) is virtual-hosted addressing. Prints
 "gateway http://127.0.0.1:PORT/" once S3 requests are answered, then waits; on SIGTERM or SIGINT it
 stops the daemons and removes DIR. Every port is a free one, so two gateways never collide.
 Needs Debian's ceph-mon, ceph-osd, radosgw, ceph-common and uuid-runtime (make deps installs them).
@@ -69,6 +70,7 @@ keyring = {c}/rgw/keyring
 rgw data = {c}/rgw
 rgw frontends = beast endpoint=127.0.0.1:{port}
 rgw thread pool size = 64
+rgw dns name = localhost
 """
 
 

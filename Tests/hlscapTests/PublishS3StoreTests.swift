@@ -132,6 +132,19 @@ final class S3Gateway {
         let played = try ExternalTools.chromiumPlays(url: store.url("vod/front/playlist.m3u8"),
                                                      playerPage: store.url("__player.html"))
         #expect(played.ok, "\(played.report)")
+
+        // Virtual-hosted addressing (BUCKET.localhost, which resolves to loopback; the gateway knows
+        // `localhost` as its DNS name) stores the same objects.
+        let virtual = try ExternalTools.runHlscap([
+            "file", ExternalTools.fixturesDirectory.appendingPathComponent(Self.fixture).path, "--copy", "--quiet",
+            "--publish", "s3://\(S3Gateway.bucket)/vod/virtual/", "--s3-virtual-hosted",
+            "--s3-endpoint", store.endpoint.replacingOccurrences(of: "127.0.0.1", with: "localhost")],
+            environment: S3Gateway.keys)
+        #expect(virtual.succeeded, "\(virtual.stderr)")
+        #expect(virtual.stdout.hasPrefix("http://\(S3Gateway.bucket).localhost:"), "\(virtual.stdout)")
+        let virtualReport = try store.check(["check", S3Gateway.bucket, "vod/virtual/"])
+        #expect((virtualReport["problems"] as? [String])?.isEmpty == true && virtualReport["objects"] as? Int == files.count,
+                "\(virtualReport)")
     }
 
     /// A live window through a proxy that fails 30 % of uploads and goes down for longer than the

@@ -84,11 +84,17 @@ public enum RequestOutcome: Equatable, Sendable {
 extension PublishResponse {
     /// The `<Code>` of an S3-style XML error body (`<Error><Code>NoSuchBucket</Code>…`), if it has one.
     public static func errorCode(inBody body: some Collection<UInt8>) -> String? {
-        let text = String(decoding: body.prefix(4096), as: UTF8.self)
-        guard let open = text.range(of: "<Code>"),
-              let close = text.range(of: "</Code>", range: open.upperBound..<text.endIndex) else { return nil }
-        let code = text[open.upperBound..<close.lowerBound]
-        guard !code.isEmpty, code.count <= 64, code.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "." }) else { return nil }
-        return String(code)
+        guard let code = xmlElement("Code", in: body.prefix(4096)), !code.isEmpty, code.count <= 64,
+              code.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "." }) else { return nil }
+        return code
+    }
+
+    /// The text of the first `<name>…</name>` in an XML answer (an object store's error code, a
+    /// multipart upload's id).
+    public static func xmlElement(_ name: String, in body: some Collection<UInt8>) -> String? {
+        let text = String(decoding: body, as: UTF8.self)
+        guard let open = text.range(of: "<\(name)>"),
+              let close = text.range(of: "</\(name)>", range: open.upperBound..<text.endIndex) else { return nil }
+        return String(text[open.upperBound..<close.lowerBound])
     }
 }

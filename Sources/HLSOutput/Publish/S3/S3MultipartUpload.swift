@@ -60,7 +60,7 @@ public struct S3MultipartUpload {
 
         let started = try send(PublishRequest(method: .post, url: Self.url(objectURL, query: "uploads"), headers: headers),
                                key: key, retries: &retries, abortingUpload: nil)
-        guard let uploadID = Self.element("UploadId", in: started.body) else {
+        guard let uploadID = PublishResponse.xmlElement("UploadId", in: started.body) else {
             throw Failure(key: key, reason: "the store gave no UploadId", aborted: true)
         }
         let encodedID = S3Key.encode(uploadID)
@@ -142,13 +142,5 @@ public struct S3MultipartUpload {
 
     private static func url(_ object: URL, query: String) -> URL {
         URL(string: object.absoluteString + "?" + query)!
-    }
-
-    /// The text of `<name>…</name>` in an XML answer.
-    static func element(_ name: String, in body: Data) -> String? {
-        let text = String(decoding: body, as: UTF8.self)
-        guard let open = text.range(of: "<\(name)>"),
-              let close = text.range(of: "</\(name)>", range: open.upperBound..<text.endIndex) else { return nil }
-        return String(text[open.upperBound..<close.lowerBound])
     }
 }
