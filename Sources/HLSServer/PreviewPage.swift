@@ -32,6 +32,14 @@ enum PreviewPage {
           while ((match = pattern.exec(line))) found[match[1]] = match[2].replace(/^"|"$/g, "");
           return found;
         }
+        // The credentials the page was opened with (a token, or a signed URL's fields) go with the
+        // first playlist; the server carries them into every URI of the playlists it serves.
+        function withCredentials(url) {
+          const carried = new URL(url);
+          for (const name of ["token", "prefix", "expires", "signature"])
+            if (query.has(name) && !carried.searchParams.has(name)) carried.searchParams.set(name, query.get(name));
+          return carried.href;
+        }
         async function get(url, kind) {
           const response = await fetch(url, { cache: "no-cache" });
           if (!response.ok) throw new Error(url + " answered " + response.status);
@@ -56,10 +64,10 @@ enum PreviewPage {
           return playlist;
         }
         async function variant() {
-          const masterURL = new URL(query.get("src") || "master.m3u8", location.href).href;
+          const masterURL = withCredentials(new URL(query.get("src") || "master.m3u8", location.href).href);
           let body;
           try { body = await get(masterURL, "text"); } catch (error) {
-            const single = new URL("playlist.m3u8", location.href).href;
+            const single = withCredentials(new URL("playlist.m3u8", location.href).href);
             return [{ url: single, codecs: null, primary: true }];
           }
           const lines = body.split("\\n");

@@ -9,17 +9,63 @@ public struct StreamServer: Sendable {
     public let root: String
     public let lowLatency: LowLatencyStream?
     public let metrics: ServerMetrics
+    /// Who may watch; nil lets anyone.
+    public let access: AccessControl?
 
     /// Directory levels below the root a stream file may sit at (`audio/en/seg/000001.m4s`).
     static let maximumDepth = 4
 
-    public init(root: String, lowLatency: LowLatencyStream? = nil, metrics: ServerMetrics) {
+    public init(root: String, lowLatency: LowLatencyStream? = nil, metrics: ServerMetrics, access: AccessControl? = nil) {
         self.root = root.hasSuffix("/") && root.count > 1 ? String(root.dropLast()) : root
         self.lowLatency = lowLatency
         self.metrics = metrics
+        self.access = access
     }
 
+    /// Checks the client's credentials first, when access is controlled: 401 without any, 403 with
+    /// wrong ones (neither names a file); a playlist served to a client that brought them in the
+    /// query carries them into every URI it names, so players need no configuration.
     public func handle(_ request: HTTPRequest) -> HTTPReply {
+        guard let access, request.method != "OPTIONS" else { return serve(request) }
+        switch access.decide(request) {
+        case .missing:
+            return answer(.other, .text(401, "credentials required",
+                                        headers: [("WWW-Authenticate", "Bearer")] + ServerHeaders.noStore))
+        case .refused:
+            return answer(.other, .text(403, "forbidden", headers: ServerHeaders.noStore))
+        case .allowed(let carry) where carry.isEmpty:
+            return serve(request)
+        case .allowed(let carry):
+            // Playlists are rewritten before they are compressed.
+            var plain = request
+            plain.headers["accept-encoding"] = nil
+            let gzip = ServerHeaders.acceptsGzip(request.header("Accept-Encoding"))
+            let rewrite: @Sendable (HTTPResponse) -> HTTPResponse = { Self.carry(carry, in: $0, gzip: gzip) }
+            switch serve(plain) {
+            case .now(let response):
+                return .now(rewrite(response))
+            case .later(let register):
+                return .later { respond in register { respond(rewrite($0)) } }
+            }
+        }
+    }
+
+    /// A playlist answer with `query` added to each URI it names, gzipped when the client takes it.
+    /// The ETag stays the one of the playlist as stored, which is what If-None-Match is checked against.
+    static func carry(_ query: String, in response: HTTPResponse, gzip: Bool) -> HTTPResponse {
+        guard response.status == 200, response.header("Content-Type") == StreamFileKind.playlistContentType,
+              response.header("Content-Encoding") == nil, case .bytes(let bytes) = response.body else { return response }
+        var rewritten = response
+        var body = Array(PlaylistQueryCarrier.carry(query, into: String(decoding: bytes, as: UTF8.self)).utf8)
+        if gzip, let packed = Gzip.compress(body) {
+            body = packed
+            rewritten.headers.append(("Content-Encoding", "gzip"))
+        }
+        rewritten.body = .bytes(body)
+        return rewritten
+    }
+
+    private func serve(_ request: HTTPRequest) -> HTTPReply {
         switch request.method {
         case "GET", "HEAD":
             break
@@ -27,7 +73,7 @@ public struct StreamServer: Sendable {
             // A CORS preflight: any origin may GET with a Range header.
             return answer(.page, HTTPResponse(status: 204, headers: ServerHeaders.cors + [
                 ("Access-Control-Allow-Methods", "GET, HEAD, OPTIONS"),
-                ("Access-Control-Allow-Headers", "Range, If-None-Match, If-Modified-Since"),
+                ("Access-Control-Allow-Headers", "Range, If-None-Match, If-Modified-Since, Authorization"),
                 ("Access-Control-Max-Age", "86400"),
             ]))
         default:

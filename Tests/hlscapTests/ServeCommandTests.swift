@@ -86,4 +86,59 @@ import Testing
             "--low-latency", "--out", directory.appendingPathComponent("s").path])
         #expect(lowLatencyAlone.exitStatus == 64 && lowLatencyAlone.stderr.contains("--serve"), "\(lowLatencyAlone.stderr)")
     }
+
+    /// A protected stream (`--auth-token`, `--auth-key`): ffmpeg plays it with a signed URL, a token
+    /// in the query and a bearer header, and fails without; `hlscap validate` reads it by its signed
+    /// URL; the preview page opened with the token plays it in Chromium.
+    @Test func aProtectedStreamPlaysWithItsCredentialsAndNotWithout() throws {
+        let directory = try PackagedStream.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let stream = try Self.packaged(["--ladder", "360p,240p"], in: directory)
+        let key = directory.appendingPathComponent("stream.key")
+        try "0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0\n".write(to: key, atomically: true, encoding: .utf8)
+        let token = "viewer-\(UUID().uuidString)"
+        let served = try ServedStream.start(["serve", stream.path, "--listen", "127.0.0.1:0", "--auth-token", token,
+                                             "--auth-key", key.path])
+        defer { served.process.send(SIGTERM) }
+        let master = served.base.appendingPathComponent("master.m3u8").absoluteString
+        let signing = try ExternalTools.runHlscap(["sign", master, "--expires", "10m", "--key", key.path])
+        #expect(signing.succeeded, "\(signing.stderr)")
+        let signed = signing.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(signed.hasPrefix(master + "?prefix=%2F&expires="), "\(signed)")
+
+        #expect(try ExternalTools.ffmpegDecodeErrors(path: signed).isEmpty)
+        #expect(try ExternalTools.ffmpegDecodeErrors(path: master + "?token=" + token).isEmpty)
+        let byHeader = try ExternalTools.run("ffmpeg", ["-nostdin", "-v", "error", "-headers", "Authorization: Bearer \(token)\r\n",
+                                                        "-i", master, "-f", "null", "-"])
+        #expect(byHeader.succeeded && byHeader.stderr.isEmpty, "\(byHeader.stderr)")
+        let without = try ExternalTools.run("ffmpeg", ["-nostdin", "-v", "error", "-i", master, "-f", "null", "-"])
+        #expect(!without.succeeded && without.stderr.contains("401"), "\(without.stderr)")
+        let wrong = try ExternalTools.run("ffmpeg", ["-nostdin", "-v", "error", "-i", master + "?token=guess", "-f", "null", "-"])
+        #expect(!wrong.succeeded && wrong.stderr.contains("403"), "\(wrong.stderr)")
+
+        let validated = try ExternalTools.validateStream(signed)
+        #expect(validated.stdout.contains("valid (0 errors"), "\(validated.stdout)")
+        let probe = try ExternalTools.runJSONTool("latency_probe.py", [served.base.absoluteString + "?token=" + token,
+                                                                       "--preview", "--vod", "--seconds", "3"],
+                                                  timeoutSeconds: 90)
+        #expect(probe.ok, "\(probe.text)")
+        let refused = try ExternalTools.runJSONTool("latency_probe.py", [served.base.absoluteString + "?token=guess",
+                                                                         "--preview", "--vod", "--seconds", "3"],
+                                                    timeoutSeconds: 90)
+        #expect(!refused.ok, "the page opened with a wrong token cannot play: \(refused.text)")
+    }
+
+    @Test func signRefusesWhatItCannotSign() throws {
+        let directory = try PackagedStream.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let short = directory.appendingPathComponent("short.key")
+        try "abc\n".write(to: short, atomically: true, encoding: .utf8)
+        let url = "http://127.0.0.1:8080/live/master.m3u8"
+        #expect(try ExternalTools.runHlscap(["sign", url, "--expires", "soon", "--key", short.path]).exitStatus == 64)
+        #expect(try ExternalTools.runHlscap(["sign", "not a url", "--expires", "1h", "--key", short.path]).exitStatus == 64)
+        let missing = try ExternalTools.runHlscap(["sign", url, "--expires", "1h", "--key", directory.path + "/none.key"])
+        #expect(missing.exitStatus == 66 && missing.stderr.contains("none.key"), "\(missing.stderr)")
+        let weak = try ExternalTools.runHlscap(["sign", url, "--expires", "1h", "--key", short.path])
+        #expect(weak.exitStatus == 65 && !weak.stderr.contains("abc"), "\(weak.stderr)")
+    }
 }

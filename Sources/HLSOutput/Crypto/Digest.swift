@@ -30,6 +30,13 @@ public enum Digest {
         return digest
     }
 
+    /// Whether two secrets are equal, in a time that depends on neither: their SHA-256 hashes, of
+    /// one length whatever theirs, are compared with libcrypto's constant-time comparison.
+    public static func constantTimeEqual(_ first: some ContiguousBytes, _ second: some ContiguousBytes) -> Bool {
+        let left = sha256(first), right = sha256(second)
+        return left.withUnsafeBytes { a in right.withUnsafeBytes { b in CRYPTO_memcmp(a.baseAddress, b.baseAddress, a.count) == 0 } }
+    }
+
     /// Lower-case hexadecimal, as SigV4 writes hashes and signatures.
     public static func hex(_ bytes: [UInt8]) -> String {
         let digits = Array("0123456789abcdef".utf8)

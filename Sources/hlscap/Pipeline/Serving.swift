@@ -2,6 +2,7 @@ import Foundation
 import HLSEngine
 import HLSKit
 import HLSMedia
+import HLSOutput
 import HLSServer
 
 /// `--tls-cert`/`--tls-key` and the connection limit: how the built-in server listens.
@@ -11,22 +12,54 @@ struct ServerOptions {
                                     TLS for low latency)
           --tls-key PEM             the certificate's private key
           --max-clients N           connections at once, more wait or are refused (default 1024)
+          --auth-token SECRET       only clients that present SECRET may watch: `Authorization:
+                                    Bearer SECRET` or ?token=SECRET (carried into every URI of the
+                                    playlists served to them)
+          --auth-token-file FILE    the same, with the token read from FILE
+          --auth-key FILE           also accept URLs signed with this HMAC-SHA256 key (hlscap sign)
+          --metrics-token SECRET    /metrics asks for this token (default: what the stream asks)
         """
 
     var address: ListenAddress
     var tls: (key: String, certificate: String)?
     var connectionLimit = 1024
+    var access: AccessControl?
 
     /// nil when `option` (the address) is absent; its companions are then refused.
     init?(arguments: inout ArgumentList, option: String) throws {
         let certificate = try arguments.value("--tls-cert")
         let key = try arguments.value("--tls-key")
         let limit = try arguments.value("--max-clients")
+        let token = try arguments.value("--auth-token")
+        let tokenFile = try arguments.value("--auth-token-file")
+        let keyFile = try arguments.value("--auth-key")
+        let metricsToken = try arguments.value("--metrics-token")
         guard let text = try arguments.value(option) else {
-            if certificate != nil || key != nil || limit != nil {
-                throw CommandError.usage("--tls-cert, --tls-key and --max-clients need \(option) ADDR:PORT")
+            if certificate != nil || key != nil || limit != nil || token != nil || tokenFile != nil || keyFile != nil
+                || metricsToken != nil {
+                throw CommandError.usage("--tls-cert, --tls-key, --max-clients and --auth-…/--metrics-token need \(option) ADDR:PORT")
             }
             return nil
+        }
+        guard token == nil || tokenFile == nil else {
+            throw CommandError.usage("--auth-token and --auth-token-file exclude each other")
+        }
+        let streamToken = try token ?? tokenFile.map { path in
+            let secret = String(decoding: try Self.readSecret(path, option: "--auth-token-file"), as: UTF8.self)
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+            guard !secret.isEmpty else { throw CommandError("--auth-token-file \(path) is empty", exitCode: .dataError) }
+            return secret
+        }
+        let signingKey = try keyFile.map { AccessControl.key(fileContents: try Self.readSecret($0, option: "--auth-key")) }
+        if let signingKey, signingKey.count < 16 {
+            throw CommandError("--auth-key \(keyFile!) holds under 16 bytes; make one with: openssl rand -hex 32 > \(keyFile!)",
+                               exitCode: .dataError)
+        }
+        if streamToken?.isEmpty == true || metricsToken?.isEmpty == true {
+            throw CommandError.usage("--auth-token and --metrics-token take a non-empty secret")
+        }
+        if streamToken != nil || signingKey != nil || metricsToken != nil {
+            access = AccessControl(token: streamToken, signingKey: signingKey, metricsToken: metricsToken)
         }
         do {
             address = try ListenAddress(text)
@@ -44,6 +77,14 @@ struct ServerOptions {
         if let limit { connectionLimit = try Parse.integer(limit, option: "--max-clients", in: 1...100_000) }
     }
 
+    /// A secret from a file; the error names the file, never its contents.
+    static func readSecret(_ path: String, option: String) throws -> Data {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw CommandError("\(option) \(path) cannot be read", exitCode: .noInput)
+        }
+        return data
+    }
+
     private static func readPEM(_ path: String, option: String) throws -> String {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw CommandError("\(option) \(path) cannot be read; give a PEM file", exitCode: .noInput)
@@ -56,7 +97,9 @@ struct ServerOptions {
     }
 
     /// Starts the server for `server`'s directory; the URL a viewer opens goes to standard error.
-    func start(_ server: StreamServer, entry: String) throws -> HTTPServer {
+    func start(_ unprotected: StreamServer, entry: String) throws -> HTTPServer {
+        let server = StreamServer(root: unprotected.root, lowLatency: unprotected.lowLatency, metrics: unprotected.metrics,
+                                  access: access)
         var configuration = HTTPServer.Configuration(address: address)
         configuration.tls = tls
         configuration.connectionLimit = connectionLimit

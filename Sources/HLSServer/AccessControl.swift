@@ -1,0 +1,99 @@
+import Foundation
+import HLSKit
+import HLSOutput
+
+/// Who may watch: a bearer token (`Authorization: Bearer …` or `?token=…`), and URLs signed with an
+/// HMAC-SHA256 key, whose signature covers a path prefix and an expiry time
+/// (`?prefix=/live/&expires=1767225600&signature=…`), so one signature opens everything below the
+/// prefix until it expires. `/metrics` may have a token of its own.
+public struct AccessControl: Sendable {
+    public enum Decision: Equatable, Sendable {
+        /// Allowed; `carry` is the query to add to every URI of a playlist served to this client
+        /// (empty when the client authenticated with a header, which it sends again by itself).
+        case allowed(carry: String)
+        /// No credentials: 401.
+        case missing
+        /// Wrong, expired or for another path: 403.
+        case refused
+    }
+
+    public var token: String?
+    public var signingKey: [UInt8]?
+    /// `/metrics` asks for this token when set, else for what the stream asks.
+    public var metricsToken: String?
+    public var clock: @Sendable () -> Date
+
+    public init(token: String? = nil, signingKey: [UInt8]? = nil, metricsToken: String? = nil,
+                clock: @escaping @Sendable () -> Date = { Date() }) {
+        self.token = token
+        self.signingKey = signingKey
+        self.metricsToken = metricsToken
+        self.clock = clock
+    }
+
+    /// Whether anything is protected.
+    public var protectsStream: Bool { token != nil || signingKey != nil }
+
+    public func decide(_ request: HTTPRequest) -> Decision {
+        if request.path == "/metrics", let metricsToken {
+            guard let presented = Self.presentedToken(request) else { return .missing }
+            return Digest.constantTimeEqual(Array(presented.utf8), Array(metricsToken.utf8)) ? .allowed(carry: "") : .refused
+        }
+        guard protectsStream else { return .allowed(carry: "") }
+        var presentedSomething = false
+        if let token, let presented = Self.presentedToken(request) {
+            presentedSomething = true
+            if Digest.constantTimeEqual(Array(presented.utf8), Array(token.utf8)) {
+                let fromQuery = request.query["token"] != nil && request.header("Authorization") == nil
+                return .allowed(carry: fromQuery ? "token=" + Self.encode(presented) : "")
+            }
+        }
+        if let signingKey, let prefix = request.query["prefix"], let expires = request.query["expires"],
+           let signature = request.query["signature"] {
+            presentedSomething = true
+            guard let expiry = Int(expires), Double(expiry) >= clock().timeIntervalSince1970,
+                  prefix.hasPrefix("/"), request.path.hasPrefix(prefix) || request.path == "/" || request.path == "/index.html",
+                  Digest.constantTimeEqual(Array(signature.lowercased().utf8),
+                                           Array(Self.signature(prefix: prefix, expires: expiry, key: signingKey).utf8))
+            else { return .refused }
+            return .allowed(carry: Self.signedQuery(prefix: prefix, expires: expiry, signature: signature.lowercased()))
+        }
+        if !presentedSomething, request.query["token"] == nil, request.query["signature"] == nil { return .missing }
+        return .refused
+    }
+
+    /// The signature of a prefix and an expiry time (seconds since 1970): hex HMAC-SHA256 of
+    /// `prefix` LF `expires`.
+    public static func signature(prefix: String, expires: Int, key: [UInt8]) -> String {
+        Digest.hex(Digest.hmacSHA256(key: key, message: Array("\(prefix)\n\(expires)".utf8)))
+    }
+
+    /// The query of a signed URL.
+    public static func signedQuery(prefix: String, expires: Int, key: [UInt8]) -> String {
+        signedQuery(prefix: prefix, expires: expires, signature: signature(prefix: prefix, expires: expires, key: key))
+    }
+
+    static func signedQuery(prefix: String, expires: Int, signature: String) -> String {
+        "prefix=\(encode(prefix))&expires=\(expires)&signature=\(signature)"
+    }
+
+    /// A key file's bytes, without the line end an editor or `openssl rand -hex 32 >` leaves.
+    public static func key(fileContents data: Data) -> [UInt8] {
+        Array(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines).utf8)
+    }
+
+    /// RFC 3986's unreserved characters, ASCII only.
+    private static let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+
+    private static func presentedToken(_ request: HTTPRequest) -> String? {
+        if let header = request.header("Authorization") {
+            let parts = header.split(separator: " ", maxSplits: 1)
+            if parts.count == 2, parts[0].lowercased() == "bearer" { return String(parts[1]) }
+        }
+        return request.query["token"]
+    }
+
+    private static func encode(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text
+    }
+}
