@@ -23,6 +23,7 @@ import statistics
 import sys
 import threading
 import time
+import urllib.parse
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -136,7 +137,8 @@ def run(args):
         url, expression = args.url, PREVIEW_STATE
     else:
         server, port = page_server(args.hlsjs)
-        url = f"http://127.0.0.1:{port}/probe.html?src={args.url}"
+        # Encoded whole: a signed URL's own query must reach the page's src intact.
+        url = f"http://127.0.0.1:{port}/probe.html?src={urllib.parse.quote(args.url, safe='')}"
         expression = HLSJS_STATE
     chromium = Chromium(args.chromium)
     try:

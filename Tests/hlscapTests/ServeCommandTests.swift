@@ -122,6 +122,10 @@ import Testing
                                                                        "--preview", "--vod", "--seconds", "3"],
                                                   timeoutSeconds: 90)
         #expect(probe.ok, "\(probe.text)")
+        // hls.js, from a page on another origin, given only the signed URL.
+        let hlsjs = try ExternalTools.runJSONTool("latency_probe.py", [signed, "--hlsjs", HLSJS.path, "--vod",
+                                                                       "--seconds", "3"], timeoutSeconds: 90)
+        #expect(hlsjs.ok, "\(hlsjs.text)")
         let refused = try ExternalTools.runJSONTool("latency_probe.py", [served.base.absoluteString + "?token=guess",
                                                                          "--preview", "--vod", "--seconds", "3"],
                                                     timeoutSeconds: 90)
