@@ -9,7 +9,9 @@
 #include <microhttpd.h>
 
 /* MHD_start_daemon is variadic, which Swift cannot call: the options hlscap sets, as parameters. A NULL
-   key starts a plain HTTP daemon. */
+   key starts a plain HTTP daemon. HTTPS speaks TLS 1.2 and 1.3 only (GnuTLS priorities). */
+#define HLSCAP_TLS_PRIORITIES "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2"
+
 static inline struct MHD_Daemon *hlscap_mhd_start(unsigned int flags, const struct sockaddr *address,
                                                   MHD_AccessHandlerCallback handler, void *handler_context,
                                                   MHD_RequestCompletedCallback completed, void *completed_context,
@@ -25,6 +27,7 @@ static inline struct MHD_Daemon *hlscap_mhd_start(unsigned int flags, const stru
                                 MHD_OPTION_CONNECTION_MEMORY_LIMIT, connection_memory_limit,
                                 MHD_OPTION_HTTPS_MEM_KEY, tls_key,
                                 MHD_OPTION_HTTPS_MEM_CERT, tls_cert,
+                                MHD_OPTION_HTTPS_PRIORITIES, HLSCAP_TLS_PRIORITIES,
                                 MHD_OPTION_END);
     }
     return MHD_start_daemon(flags, 0, NULL, NULL, handler, handler_context,

@@ -145,4 +145,37 @@ import Testing
         let weak = try ExternalTools.runHlscap(["sign", url, "--expires", "1h", "--key", short.path])
         #expect(weak.exitStatus == 65 && !weak.stderr.contains("abc"), "\(weak.stderr)")
     }
+
+    /// HTTPS speaks TLS 1.2 and 1.3 only, and a plain-HTTP request to the TLS port ends at once
+    /// rather than hanging.
+    @Test func httpsSpeaksOnlyModernTLSAndPlainHTTPEndsAtOnce() throws {
+        let directory = try PackagedStream.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let stream = try Self.packaged([], in: directory)
+        let key = directory.appendingPathComponent("key.pem").path, certificate = directory.appendingPathComponent("cert.pem").path
+        let made = try ExternalTools.run("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key,
+                                                     "-out", certificate, "-days", "1", "-subj", "/CN=localhost"])
+        try #require(made.succeeded, "\(made.stderr)")
+        let served = try ServedStream.start(["serve", stream.path, "--listen", "127.0.0.1:0", "--tls-cert", certificate,
+                                             "--tls-key", key])
+        defer { served.process.send(SIGTERM) }
+        let address = "127.0.0.1:\(served.port)"
+        func handshake(_ version: String) throws -> String {
+            // SECLEVEL=0 lets this client offer old protocols: the server must be the one that refuses them.
+            let result = try ExternalTools.run("bash", ["-c", "echo | openssl s_client -connect \(address) -\(version) "
+                                                        + "-cipher 'DEFAULT@SECLEVEL=0' 2>&1"], timeoutSeconds: 20)
+            return result.stdout
+        }
+        for old in ["tls1", "tls1_1"] {
+            let output = try handshake(old)
+            #expect(output.contains("Cipher is (NONE)"), "\(old) refused: \(output)")
+        }
+        #expect(try handshake("tls1_2").contains("Cipher is ECDHE"))
+        #expect(try handshake("tls1_3").contains("TLSv1.3"))
+        let started = Date()
+        let plain = try ExternalTools.run("curl", ["-s", "-m", "10", "-o", "/dev/null", "-w", "%{http_code}",
+                                                   "http://\(address)/playlist.m3u8"], timeoutSeconds: 20)
+        #expect(plain.stdout == "000" && Date().timeIntervalSince(started) < 2, "\(plain.stdout) after \(Date().timeIntervalSince(started)) s")
+        #expect(try ServedStream.fetch(URL(string: "https://\(address)/playlist.m3u8")!).status == 200)
+    }
 }
