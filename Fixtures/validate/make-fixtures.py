@@ -230,6 +230,10 @@ def main():
     write("discontinuity-sequence", "playlist.m3u8",
           media_playlist(BASE_SEGMENTS, extra_segment_lines={1: ["#EXT-X-DISCONTINUITY-SEQUENCE:0"]}))
     write("map", "playlist.m3u8", media_playlist(BASE_SEGMENTS, map_uri=None))
+    # An AES-128 key of 5 bytes before the second segment.
+    write("key", "playlist.m3u8", media_playlist(
+        BASE_SEGMENTS, extra_segment_lines={1: ['#EXT-X-KEY:METHOD=AES-128,URI="short.key"']}))
+    write("key", "short.key", b"abcde")
     write("byterange", "playlist.m3u8", media_playlist(
         BASE_SEGMENTS, extra_segment_lines={0: [f"#EXT-X-BYTERANGE:{len(segments[0])}@0"],
                                             1: [f"#EXT-X-BYTERANGE:{len(segments[1])}"]}))

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import HLSKit
+import HLSOutput
 
 /// Answers requests for one stream directory: its own files (playlists, init sections, segments), the
 /// parts and LL-HLS playlists of a live stream held in memory, the preview page and the metrics.
@@ -11,15 +12,42 @@ public struct StreamServer: Sendable {
     public let metrics: ServerMetrics
     /// Who may watch; nil lets anyone.
     public let access: AccessControl?
+    /// Where an encrypted stream's keys are: answered at `/keys/NAME.key`, to those who may watch.
+    public let keyDirectory: String?
 
     /// Directory levels below the root a stream file may sit at (`audio/en/seg/000001.m4s`).
     static let maximumDepth = 4
 
-    public init(root: String, lowLatency: LowLatencyStream? = nil, metrics: ServerMetrics, access: AccessControl? = nil) {
+    public init(root: String, lowLatency: LowLatencyStream? = nil, metrics: ServerMetrics, access: AccessControl? = nil,
+                keyDirectory: String? = nil) {
         self.root = root.hasSuffix("/") && root.count > 1 ? String(root.dropLast()) : root
         self.lowLatency = lowLatency
         self.metrics = metrics
         self.access = access
+        self.keyDirectory = keyDirectory
+    }
+
+    /// A key's name as the writer makes them: hexadecimal, a hyphen, digits, `.key`.
+    static func keyName(_ requestPath: String) -> String? {
+        let prefix = "/" + SegmentEncryption.serverFolder + "/"
+        guard requestPath.hasPrefix(prefix) else { return nil }
+        let name = requestPath.dropFirst(prefix.count)
+        guard name.hasSuffix(".key"), name.count <= 64 else { return nil }
+        let stem = name.dropLast(4).split(separator: "-", omittingEmptySubsequences: false)
+        guard stem.count == 2, !stem[0].isEmpty, !stem[1].isEmpty, stem[0].allSatisfy(\.isHexDigit),
+              stem[1].allSatisfy(\.isNumber), stem.allSatisfy({ $0.allSatisfy(\.isASCII) }) else { return nil }
+        return String(name)
+    }
+
+    /// A key, to a client that passed the access control; never cached by anyone on the way.
+    private func key(_ name: String) -> HTTPResponse {
+        guard let keyDirectory, let bytes = FileManager.default.contents(atPath: keyDirectory + "/" + name),
+              bytes.count == SegmentEncryption.keyByteCount else {
+            return .text(404, "not found", headers: ServerHeaders.noStore)
+        }
+        return HTTPResponse(status: 200, headers: [("Content-Type", "application/octet-stream"),
+                                                   ("Cache-Control", "private, no-store")] + ServerHeaders.cors,
+                            body: .bytes(Array(bytes)))
     }
 
     /// Checks the client's credentials first, when access is controlled: 401 without any, 403 with
@@ -89,6 +117,9 @@ public struct StreamServer: Sendable {
             return answer(.metrics, HTTPResponse(status: 200, headers: [
                 ("Content-Type", "text/plain; version=0.0.4; charset=utf-8"), ("Cache-Control", "no-store"),
             ], body: .bytes(Array(metrics.render().utf8))))
+        }
+        if let name = Self.keyName(request.path) {
+            return answer(.other, key(name))
         }
         guard let path = Self.streamPath(request.path) else {
             return answer(.other, .text(404, "not found", headers: ServerHeaders.noStore))

@@ -48,6 +48,7 @@ import Testing
         Case(rule: "independent-segments", location: "000002.m4s@92"),
         Case(rule: "extinf-duration", location: "../base/seg/000002.m4s"),
         Case(rule: "parameter-sets", location: "000002.m4s@868"),
+        Case(rule: "key", location: "playlist.m3u8:10"),
         Case(rule: "apple-iframe-playlists", location: "master.m3u8"),
         Case(rule: "apple-average-bandwidth", location: "master.m3u8:4"),
         Case(rule: "apple-frame-rate", location: "master.m3u8:4"),

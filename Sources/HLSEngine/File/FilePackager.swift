@@ -70,6 +70,8 @@ public struct FilePackager {
     /// Where segments must start besides the grid (and the inputs' chapters): microseconds from the start
     /// of the first input, on the joined timeline.
     public var cutMicroseconds: [Int64] = []
+    /// AES-128 encryption of every segment (no I-frame playlists).
+    public var encryption: SegmentEncryption?
     /// Told what the user should know that is not the outcome: files a failed run could not take back.
     public var onMessage: ((EngineMessage) -> Void)?
     /// Makes the publisher that uploads each file once it is stored; nil writes to disk only.
@@ -213,7 +215,9 @@ public struct FilePackager {
         let publisher = try publish.map { make throws(StoreError) in
             try LayoutPublisher(layout: layout, store: store) { store, directory in make(store, directory) }
         }
-        return Output(writer: StreamWriter(store: store, layout: layout, policy: .vod), publisher: publisher)
+        var writer = StreamWriter(store: store, layout: layout, policy: .vod)
+        writer.encryption = encryption
+        return Output(writer: writer, publisher: publisher)
     }
 
     private func finish(_ output: Output) throws -> (StreamWriter.Summary, PublishReport?) {

@@ -138,6 +138,7 @@ public final class LiveEngine: @unchecked Sendable {
         statistics.nameRenditions(layout.renditions.indices.filter { !layout.isAudioRendition($0, in: encoder.tracks) }
             .map { layout.renditions[$0].name })
         var writer = try makeWriter(encoder: encoder)
+        writer.encryption = configuration.encryption
         encoder.firstSequenceNumber = writer.nextSequenceNumber
         self.encoder = encoder
         let isLive = sources.allSatisfy(\.isLive)

@@ -33,9 +33,12 @@ extension MediaPlaylist {
                   playlistType: document.playlistType.flatMap { PlaylistType(rawValue: $0.value) },
                   independentSegments: document.independentSegments,
                   segments: document.segments.map { segment in
-                      Segment(uri: segment.uri, durationSeconds: PlaylistNumber.quantizedToMilliseconds(segment.durationSeconds),
-                              mapURI: segment.map?.uri, discontinuity: segment.discontinuity,
-                              programDateTime: segment.programDateTime)
+                      var model = Segment(uri: segment.uri,
+                                          durationSeconds: PlaylistNumber.quantizedToMilliseconds(segment.durationSeconds),
+                                          mapURI: segment.map?.uri, discontinuity: segment.discontinuity,
+                                          programDateTime: segment.programDateTime)
+                      if let key = segment.key, key.method == "AES-128" { model.key = Key(uri: key.uri, iv: key.iv) }
+                      return model
                   },
                   endList: !document.endList.isEmpty)
     }

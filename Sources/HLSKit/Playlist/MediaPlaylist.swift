@@ -24,6 +24,8 @@ public struct MediaPlaylist: Sendable, Equatable {
         public var byteRange: ByteRange?
         /// EXT-X-PART: the segment's partial segments, listed before it (LL-HLS, RFC 8216bis 4.4.4.9).
         public var parts: [Part] = []
+        /// The AES-128 key the segment is encrypted with (EXT-X-KEY), nil for a clear segment.
+        public var key: Key?
 
         public init(uri: String, durationSeconds: Double, mapURI: String? = nil,
                     discontinuity: Bool = false, programDateTime: Date? = nil, byteRange: ByteRange? = nil) {
@@ -158,6 +160,28 @@ public struct MediaPlaylist: Sendable, Equatable {
     }
 
     /// The playlist text: LF line endings and a final newline.
+    /// Whole-segment AES-128 encryption (RFC 8216bis 4.4.4.4): where the key is; without an IV the
+    /// segment's media sequence number is its IV.
+    public struct Key: Sendable, Equatable {
+        public var uri: String
+        public var iv: String?
+
+        public init(uri: String, iv: String? = nil) {
+            self.uri = uri
+            self.iv = iv
+        }
+
+        /// The IV of a segment whose EXT-X-KEY names none: its media sequence number, big-endian, in
+        /// 16 bytes (RFC 8216bis 5.2).
+        public static func defaultIV(sequenceNumber: Int) -> [UInt8] {
+            (0..<16).map { index in index < 8 ? 0 : UInt8(truncatingIfNeeded: UInt64(sequenceNumber) >> (8 * (15 - index))) }
+        }
+
+        var tag: String {
+            "\(PlaylistTag.key):METHOD=AES-128,URI=\"\(uri)\"" + (iv.map { ",IV=\($0)" } ?? "")
+        }
+    }
+
     public func render() -> String {
         var lines = [
             PlaylistTag.header,
@@ -196,13 +220,23 @@ public struct MediaPlaylist: Sendable, Equatable {
             lines.append("\(PlaylistTag.skip):SKIPPED-SEGMENTS=\(skippedSegments)")
         }
         var mapInForce: String?
+        var keyInForce: Key?
         for segment in segments {
             if segment.discontinuity {
                 lines.append(PlaylistTag.discontinuity)
             }
             if let mapURI = segment.mapURI, mapURI != mapInForce {
+                // An init section is stored clear: no key may be in force where its EXT-X-MAP stands.
+                if keyInForce != nil {
+                    lines.append("\(PlaylistTag.key):METHOD=NONE")
+                    keyInForce = nil
+                }
                 lines.append("\(PlaylistTag.map):URI=\"\(mapURI)\"")
                 mapInForce = mapURI
+            }
+            if segment.key != keyInForce {
+                lines.append(segment.key?.tag ?? "\(PlaylistTag.key):METHOD=NONE")
+                keyInForce = segment.key
             }
             if let programDateTime = segment.programDateTime {
                 lines.append("\(PlaylistTag.programDateTime):\(ProgramDateTime.format(programDateTime))")

@@ -57,6 +57,15 @@ public struct MediaPlaylistDocument: Sendable {
         public var discontinuitySequence: Int
         /// Whole-segment encryption (EXT-X-KEY METHOD=AES-128): the bytes are not boxes.
         public var encrypted: Bool
+        /// The EXT-X-KEY in force, when its METHOD is not NONE: its URI and IV as written.
+        public var key: Key? = nil
+    }
+
+    public struct Key: Sendable, Equatable {
+        public var method: String
+        public var uri: String
+        public var iv: String?
+        public var line: Int
     }
 
     public struct PartInformation: Sendable, Equatable {
@@ -175,6 +184,7 @@ private struct Builder {
     var previousRangeEnd: (uri: String, end: Int)?
     /// The EXT-X-KEY METHOD in force.
     var keyMethod = "NONE"
+    var key: MediaPlaylistDocument.Key?
     var discontinuities = 0
 
     static let playlistTypes: Set<String> = ["VOD", "EVENT"]
@@ -377,6 +387,9 @@ private struct Builder {
                 keyMethod = reader.enumeratedString("METHOD", allowed: ["NONE", "AES-128", "SAMPLE-AES", "SAMPLE-AES-CTR"],
                                                     section: "4.4.4.4") ?? keyMethod
                 if keyMethod != "NONE" { reader.require("URI", section: "4.4.4.4") }
+                let uri = keyMethod == "NONE" ? nil : reader.quotedString("URI", section: "4.4.4.4")
+                let iv = reader.enumeratedString("IV", section: "4.4.4.4")
+                key = uri.map { MediaPlaylistDocument.Key(method: keyMethod, uri: $0, iv: iv, line: tag.line) }
             }
         case "EXT-X-START":
             attributes { reader in
@@ -416,7 +429,7 @@ private struct Builder {
             programDateTime: programDateTime?.date, programDateTimeLine: programDateTime?.line, gap: gap,
             parts: parts, mediaSequence: firstSequence + (playlist.skip?.skippedSegments ?? 0) + playlist.segments.count,
             discontinuitySequence: (playlist.discontinuitySequence?.value ?? 0) + discontinuities,
-            encrypted: keyMethod == "AES-128"))
+            encrypted: keyMethod == "AES-128", key: key))
         duration = nil
         pendingDurationLine = nil
         byteRange = nil

@@ -11,6 +11,7 @@ enum PlaylistTag {
     static let segmentDuration = "#EXTINF"
     static let discontinuity = "#EXT-X-DISCONTINUITY"
     static let map = "#EXT-X-MAP"
+    static let key = "#EXT-X-KEY"
     static let programDateTime = "#EXT-X-PROGRAM-DATE-TIME"
     static let streamInfo = "#EXT-X-STREAM-INF"
     static let iFrameStreamInfo = "#EXT-X-I-FRAME-STREAM-INF"

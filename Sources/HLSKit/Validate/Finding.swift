@@ -130,6 +130,10 @@ extension ValidationRule {
         "parameter-sets", "\(rfc) 4.4.4.3; ISO/IEC 14496-10 7.4.2.1.1", .error,
         "parameter sets in the samples can be decoded and describe the pictures the sample entry describes")
 
+    public static let key = ValidationRule(
+        "key", "\(rfc) 4.4.4.4, 5.2", .error,
+        "an AES-128 key is 16 bytes at its URI, an IV is 0x and 32 hex digits, and each segment decrypts with its key")
+
     // Apple's authoring specification.
     public static let iFramePlaylists = ValidationRule(
         "apple-iframe-playlists", "\(apple) 6.1, Trick Play", .warning,
@@ -181,7 +185,7 @@ extension ValidationRule {
         header, syntax, playlistKind, defineName, defineDuplicate, variableReference, version, targetDuration, mediaSequence, discontinuitySequence, map, byteRange,
         playlistType, endList, programDateTime, bandwidth, variantAttributes, renditionGroups, partInformation,
         partDuration, serverControl, preloadHint, skip, uri,
-        initSection, codecs, segmentBoxes, decodeTimeContinuity, independentSegments, segmentDuration, parameterSets,
+        initSection, codecs, segmentBoxes, decodeTimeContinuity, independentSegments, segmentDuration, parameterSets, key,
         iFramePlaylists, averageBandwidth, frameRate, measuredBandwidth, liveProgramDateTime, liveWindow,
         discontinuitySequencePresent, stereoAudio, partHoldBack, keyframeInterval,
         liveMediaSequence, liveTargetDuration, livePlaylistType, liveStale, liveRetention, blockingReload,

@@ -7,9 +7,14 @@ public struct StreamValidator: Sendable {
     public struct Options: Sendable {
         /// Read only this many segments of each playlist (its first ones); nil reads all.
         public var sampleSegments: Int?
+        /// AES-128-CBC decryption (ciphertext, key, IV → clear bytes, nil when the padding is wrong):
+        /// with it, encrypted segments are decrypted with their keys and checked like clear ones.
+        public var decrypt: (@Sendable (_ bytes: [UInt8], _ key: [UInt8], _ iv: [UInt8]) -> [UInt8]?)?
 
-        public init(sampleSegments: Int? = nil) {
+        public init(sampleSegments: Int? = nil,
+                    decrypt: (@Sendable (_ bytes: [UInt8], _ key: [UInt8], _ iv: [UInt8]) -> [UInt8]?)? = nil) {
             self.sampleSegments = sampleSegments
+            self.decrypt = decrypt
         }
     }
 
@@ -43,6 +48,8 @@ private struct Run {
     var segmentCount = 0
     var variantSummaries: [ValidationReport.Variant] = []
     var initSections: [URL: InitSectionInfo?] = [:]
+    /// AES-128 keys read so far; nil for one that could not be used.
+    var keys: [URL: [UInt8]?] = [:]
     var audioChannelCounts: [(codec: String, channels: Int)] = []
     /// The multivariant playlist's variables, for a media playlist's EXT-X-DEFINE:IMPORT; nil
     /// while no multivariant playlist has been read.
@@ -238,12 +245,15 @@ private struct Run {
                     if let codec = track.codec { codecs.insert(codec) }
                 }
             }
-            // AES-128 segments are ciphertext: only their presence can be checked without the key.
-            guard index < limit, !segment.encrypted else {
+            // AES-128 segments are ciphertext: without their key (or a way to decrypt) only their
+            // presence can be checked.
+            let keyBytes = index < limit && segment.encrypted ? segment.key.flatMap { key(of: $0, playlist: url, file: file) } : nil
+            guard index < limit, !segment.encrypted || (keyBytes != nil && options.decrypt != nil) else {
                 if segment.byteRange == nil { checkExists(segmentURL, file: file, line: segment.line) }
+                if segment.encrypted { checker.restart() }
                 continue
             }
-            let bytes: [UInt8]
+            var bytes: [UInt8]
             if let cached = cache, cached.url == segmentURL {
                 bytes = cached.bytes
             } else {
@@ -256,6 +266,17 @@ private struct Run {
                     continue
                 }
                 cache = segment.byteRange == nil ? nil : (segmentURL, bytes)
+            }
+            if let keyBytes, let decrypt = options.decrypt, let key = segment.key {
+                let iv = key.iv.flatMap(Self.initializationVector) ?? MediaPlaylist.Key.defaultIV(sequenceNumber: segment.mediaSequence)
+                guard let clear = decrypt(bytes, keyBytes, iv) else {
+                    findings.append(Finding(.key, file: file, line: segment.line,
+                                            message: "segment \(segment.uri) does not decrypt with its key \(key.uri)"))
+                    checker.restart()
+                    continue
+                }
+                bytes = clear
+                cache = nil
             }
             segmentCount += 1
             var slice = bytes[...]
@@ -288,6 +309,48 @@ private struct Run {
         return Measurement(peakBitsPerSecond: peak, averageBitsPerSecond: totalSeconds > 0 ? totalBits / totalSeconds : 0,
                            codecs: codecs)
     }
+
+    /// An AES-128 key: 16 bytes at its URI, with an IV of 32 hex digits when it names one. A key that
+    /// cannot be read is an error over HTTP; from a directory it is only not checked, since keys are
+    /// kept apart from the stream and served by another path.
+    private mutating func key(of key: MediaPlaylistDocument.Key, playlist: URL, file: String) -> [UInt8]? {
+        guard key.method == "AES-128" else { return nil }
+        if let iv = key.iv, Self.initializationVector(iv) == nil {
+            findings.append(Finding(.key, file: file, line: key.line,
+                                    message: "IV \(iv) is not a hexadecimal 128-bit number (0x and 32 digits)"))
+        }
+        guard let url = resolve(key.uri, against: playlist) else {
+            findings.append(Finding(.uri, file: file, line: key.line, message: "URI \"\(key.uri)\" is not a valid URI"))
+            return nil
+        }
+        if let known = keys[url] { return known }
+        let bytes: [UInt8]
+        do {
+            bytes = try loader.load(url)
+        } catch {
+            if !url.isFileURL {
+                findings.append(Finding(.key, file: file, line: key.line, message: "key \(key.uri) cannot be read: \(error)"))
+            }
+            keys[url] = .some(nil)
+            return nil
+        }
+        guard bytes.count == 16 else {
+            findings.append(Finding(.key, file: file, line: key.line,
+                                    message: "key \(key.uri) is \(bytes.count) bytes; an AES-128 key is 16"))
+            keys[url] = .some(nil)
+            return nil
+        }
+        keys[url] = bytes
+        return bytes
+    }
+
+    static func initializationVector(_ text: String) -> [UInt8]? {
+        guard text.lowercased().hasPrefix("0x") else { return nil }
+        let digits = Array(text.dropFirst(2))
+        guard digits.count == 32, digits.allSatisfy(\.isHexDigit) else { return nil }
+        return stride(from: 0, to: 32, by: 2).map { UInt8(String(digits[$0...$0 + 1]), radix: 16)! }
+    }
+
 
     private mutating func checkExists(_ url: URL, file: String, line: Int) {
         do {

@@ -16,6 +16,8 @@ public struct DirectoryStore: StreamStore {
 
     public let root: String
     public var location: String { root }
+    /// Files and directories only the owner may read (0600, 0700): for keys.
+    public let isPrivate: Bool
     /// The topmost directory on the way to `root` (`root` itself, or a parent) that did not exist
     /// when the store was made; nil when `root` existed.
     private let firstMissingDirectory: String?
@@ -25,8 +27,9 @@ public struct DirectoryStore: StreamStore {
     /// Checks that `root` can be made and files created in it. A missing `root` and its missing
     /// parents are created by the first write, so a run that fails before it has something to
     /// store leaves no empty directory behind.
-    public init(root: String) throws(StoreError) {
+    public init(root: String, isPrivate: Bool = false) throws(StoreError) {
         self.root = root.count > 1 && root.hasSuffix("/") ? String(root.dropLast()) : root
+        self.isPrivate = isPrivate
         firstMissingDirectory = try Self.firstMissingDirectory(on: self.root)
         try Self.checkWritable(Self.nearestExistingDirectory(of: self.root), for: self.root)
         if firstMissingDirectory == nil { try prepareRoot() }
@@ -62,10 +65,12 @@ public struct DirectoryStore: StreamStore {
         let directory = slash.map { "\(root)/\(relativePath[..<$0])" } ?? root
         let name = slash.map { relativePath[relativePath.index(after: $0)...] } ?? relativePath[...]
         try prepareRoot()
-        try Self.makeDirectories(slash.map { String(relativePath[..<$0]) } ?? "", below: root)
+        try Self.makeDirectories(slash.map { String(relativePath[..<$0]) } ?? "", below: root,
+                                 mode: isPrivate ? 0o700 : Self.directoryMode)
         let temporaryPath = "\(directory)/\(Self.temporaryName(for: name))"
         do {
-            let file = try FileDescriptor.open(temporaryPath, flags: O_WRONLY | O_CREAT | O_TRUNC, mode: Self.fileMode)
+            let file = try FileDescriptor.open(temporaryPath, flags: O_WRONLY | O_CREAT | O_TRUNC,
+                                               mode: isPrivate ? 0o600 : Self.fileMode)
             try file.writeAll(bytes)
             switch durability {
             case .immediate: try file.sync()
@@ -262,7 +267,7 @@ public struct DirectoryStore: StreamStore {
     private func prepareRoot() throws(StoreError) {
         var expected = rootDirectory.identity
         if expected == nil {
-            if !Self.isDirectory(root) { try Self.makeDirectories(root) }
+            if !Self.isDirectory(root) { try Self.makeDirectories(root, mode: isPrivate ? 0o700 : Self.directoryMode) }
             expected = rootDirectory.hold(root)
         }
         var status = stat()
@@ -274,7 +279,8 @@ public struct DirectoryStore: StreamStore {
 
     /// `mkdir -p` of `path` inside `base`, an existing directory ("" for `path` as it is), syncing the
     /// parent of each directory it creates so the new entry is durable.
-    private static func makeDirectories(_ path: String, below base: String = "") throws(StoreError) {
+    private static func makeDirectories(_ path: String, below base: String = "", mode: mode_t = directoryMode)
+        throws(StoreError) {
         var current = base.isEmpty && path.hasPrefix("/") ? "/" : base
         for component in path.split(separator: "/") {
             let parent = current.isEmpty ? "." : current
@@ -283,7 +289,7 @@ public struct DirectoryStore: StreamStore {
                 continue
             }
             do {
-                try SystemCall.retryingInterrupts { mkdir(current, directoryMode) }
+                try SystemCall.retryingInterrupts { mkdir(current, mode) }
                 try syncDirectory(parent)
             } catch where error.rawValue == EEXIST && isDirectory(current) {
                 // Another writer created it between the check and mkdir.

@@ -65,7 +65,7 @@ struct RenditionWriter {
     /// segment's first part, `firstFragmentSize` bytes) when the file holds several fragments. Returns
     /// the files that left the window, by their path below the stream directory.
     mutating func append(_ segment: Segment, programDateTime: Date?, byteCount: Int, firstFragmentSize: Int,
-                         firstFragment: Segment?) -> [LivePlaylist.Removal] {
+                         firstFragment: Segment?, key: MediaPlaylist.Key? = nil) -> [LivePlaylist.Removal] {
         if !listedAny {
             // Every rendition's segment N has media sequence number N, even one that starts later.
             listing = Self.emptyListing(policy: policy, firstSequenceNumber: segment.sequenceNumber)
@@ -74,8 +74,10 @@ struct RenditionWriter {
         let uri = StreamLayout.segmentPath(segment.sequenceNumber)
         let discontinuity = listing.nextIsDiscontinuity
         let mapsBefore = Set(listing.playlist.segments.compactMap(\.mapURI))
-        var removals = listing.append(MediaPlaylist.Segment(uri: uri, durationSeconds: segment.durationSeconds,
-                                                            mapURI: initName, programDateTime: programDateTime))
+        var listed = MediaPlaylist.Segment(uri: uri, durationSeconds: segment.durationSeconds, mapURI: initName,
+                                           programDateTime: programDateTime)
+        listed.key = key
+        var removals = listing.append(listed)
         // An init section that no listed segment refers to any more leaves with the last one that did.
         let mapsAfter = Set(listing.playlist.segments.compactMap(\.mapURI))
         for map in mapsBefore.subtracting(mapsAfter).sorted() {

@@ -101,6 +101,15 @@ public struct StreamWriter {
 
     private var isLive: Bool { policy != .vod }
 
+    /// Encrypts every segment (AES-128), when set before the first segment. An encrypted stream has no
+    /// I-frame playlists: their byte ranges cannot be decrypted apart from their segment.
+    public var encryption: SegmentEncryption?
+
+    /// Whether a rendition gets an I-frame playlist.
+    private func writesIFrames(_ rendition: RenditionWriter) -> Bool {
+        rendition.hasVideo && encryption == nil
+    }
+
     /// Starts a section with these tracks: the first one writes each rendition's init section; a later one
     /// follows a discontinuity and writes new init sections only where the tracks changed. Returns the
     /// paths of the init sections it wrote.
@@ -146,14 +155,14 @@ public struct StreamWriter {
         // The I-frames lie in the first fragment: the whole file, or the first part.
         let firstParts = segment.parts.first.map { layout.split($0, timescales: timescales) }
         var written = Written()
-        var stored: [(index: Int, piece: Segment, byteCount: Int, firstFragmentSize: Int)] = []
+        var stored: [(index: Int, piece: Segment, byteCount: Int, firstFragmentSize: Int, key: MediaPlaylist.Key?)] = []
         for (index, piece) in pieces.enumerated() {
             guard let piece else {
                 written.renditionByteCounts.append(0)
                 continue
             }
             let path = renditions[index].path(StreamLayout.segmentPath(piece.sequenceNumber))
-            let bytes: [UInt8]
+            var bytes: [UInt8]
             var firstFragmentSize: Int?
             if segment.parts.isEmpty {
                 bytes = MediaFragment.make(sequenceNumber: UInt32(piece.sequenceNumber), tracks: piece.tracks,
@@ -164,19 +173,25 @@ public struct StreamWriter {
                 bytes = Array(own.joined())
                 firstFragmentSize = own.first?.count
             }
+            var key: MediaPlaylist.Key?
+            if let encryption {
+                precondition(segment.parts.isEmpty, "parts are sent clear: an encrypted stream has none")
+                (bytes, key) = try encryption.encrypt(bytes, sequenceNumber: piece.sequenceNumber,
+                                                      directory: renditions[index].directory)
+            }
             try put(bytes, at: path, rendition: index)
             if written.path.isEmpty { written.path = path }
             written.paths.append(path)
             written.byteCount += bytes.count
             written.renditionByteCounts.append(bytes.count)
-            stored.append((index, piece, bytes.count, firstFragmentSize ?? bytes.count))
+            stored.append((index, piece, bytes.count, firstFragmentSize ?? bytes.count, key))
         }
         nextSequenceNumber = max(nextSequenceNumber, segment.sequenceNumber + 1)
-        for (index, piece, byteCount, firstFragmentSize) in stored {
+        for (index, piece, byteCount, firstFragmentSize, key) in stored {
             if segment.followsDiscontinuity { renditions[index].markDiscontinuity() }
             written.removals += renditions[index].append(piece, programDateTime: programDateTime, byteCount: byteCount,
                                                          firstFragmentSize: firstFragmentSize,
-                                                         firstFragment: firstParts?[index])
+                                                         firstFragment: firstParts?[index], key: key)
             if isLive { written.paths += try writePlaylists(of: index) }
         }
         guard isLive else { return written }
@@ -255,7 +270,7 @@ public struct StreamWriter {
         let rendition = renditions[index]
         var paths = [rendition.path(StreamLayout.playlistName)]
         try put(Array(rendition.playlist.render().utf8), at: paths[0], rendition: index)
-        if rendition.hasVideo {
+        if writesIFrames(rendition) {
             paths.append(rendition.path(StreamLayout.iFramePlaylistName))
             try put(Array(rendition.iFramePlaylist.render().utf8), at: paths[1], rendition: index)
         }
@@ -272,7 +287,7 @@ public struct StreamWriter {
     public var playlists: [(path: String, playlist: MediaPlaylist)] {
         renditions.flatMap { rendition in
             [(rendition.path(StreamLayout.playlistName), rendition.playlist)]
-                + (rendition.hasVideo ? [(rendition.path(StreamLayout.iFramePlaylistName), rendition.iFramePlaylist)] : [])
+                + (writesIFrames(rendition) ? [(rendition.path(StreamLayout.iFramePlaylistName), rendition.iFramePlaylist)] : [])
         }
     }
 
@@ -289,6 +304,7 @@ public struct StreamWriter {
     private func masterPlaylist(measured: [RenditionMeasure]) -> MasterPlaylist {
         var master = MasterPlaylistBuilder(layout: layout, allTracks: tracks, measured: measured)
             .make(version: renditions[0].playlist.version)
+        if encryption != nil { master.iFrameStreams = [] }
         guard !earlierCodecs.isEmpty else { return master }
         for index in master.variants.indices {
             master.variants[index].codecs = Self.joined(earlierCodecs[master.variants[index].uri],

@@ -51,6 +51,7 @@ struct FileCommand: Command {
                                     forces a keyframe there; copying cuts at the next keyframe
           --overwrite               replace a stream already in DIR
         \(PublishOptions.help)
+        \(EncryptionOptions.help)
           --quiet                   no progress line
           --help                    show this help
 
@@ -61,6 +62,7 @@ struct FileCommand: Command {
     var inputs: [String]
     var outputDirectory: String?
     var publish: PublishOptions?
+    var encryption: EncryptionOptions?
     var mode: FilePackager.Mode
     var transcodeSettings = TranscodeSettings()
     var cutMicroseconds: [Int64] = []
@@ -140,6 +142,7 @@ struct FileCommand: Command {
         }
         publish = try PublishOptions(arguments: &arguments)
         outputDirectory = try arguments.value("--out")
+        encryption = try EncryptionOptions(arguments: &arguments, outputDirectory: outputDirectory)
         guard outputDirectory != nil || publish != nil else {
             throw CommandError.usage("--out DIR or --publish URL is required: where the stream goes")
         }
@@ -163,6 +166,7 @@ struct FileCommand: Command {
         var packager = FilePackager(inputs: inputs, store: store, mode: mode, transcodeSettings: transcodeSettings,
                                     overwrite: overwrite)
         packager.cutMicroseconds = cutMicroseconds
+        packager.encryption = try encryption?.make()
         packager.onTotalSeconds = { progress?.totalSeconds = $0 }
         packager.onProgress = { progress?.advance(toSeconds: $0) }
         packager.onMessage = EngineMessage.print

@@ -60,6 +60,7 @@ struct LiveCommand: Command {
           --quiet                   no status line
           --verbose                 a line per published segment
         \(PublishOptions.help)
+        \(EncryptionOptions.help)
 
         Serving:
           --serve ADDR:PORT         also serve the stream from this process (see hlscap serve):
@@ -86,6 +87,7 @@ struct LiveCommand: Command {
     var record: (path: String, size: OutputSize?, codec: VideoCodec, bitrate: Int?)?
     var publish: PublishOptions?
     var serve: ServerOptions?
+    var encryption: EncryptionOptions?
     var quiet: Bool
     var verbose: Bool
 
@@ -178,6 +180,11 @@ struct LiveCommand: Command {
         guard outputDirectory != nil || publish != nil else {
             throw CommandError.usage("--out DIR or --publish URL is required: where the stream goes")
         }
+        encryption = try EncryptionOptions(arguments: &arguments, outputDirectory: outputDirectory)
+        if encryption != nil, lowLatency {
+            throw CommandError.usage("--encrypt and --low-latency exclude each other: parts would go out clear "
+                                     + "while their segment is encrypted")
+        }
         let extra = try arguments.positionals()
         guard extra.isEmpty else { throw CommandError.usage("unexpected argument \(extra[0])") }
         guard inputs.video != .none || inputs.audio != .none else {
@@ -216,6 +223,7 @@ struct LiveCommand: Command {
         } catch {
             throw commandError(error)
         }
+        configuration.encryption = try encryption?.make()
         if let publish {
             configuration.makePublisher = { store, directory in publish.makeLivePublisher(store: store, directory: directory) }
         }
@@ -249,7 +257,8 @@ struct LiveCommand: Command {
         }
         let entry = configuration.ladder == nil ? StreamLayout.playlistName : StreamLayout.masterPlaylistName
         let http = try serve.map {
-            try $0.start(StreamServer(root: directory, lowLatency: lowLatency, metrics: metrics), entry: entry)
+            try $0.start(StreamServer(root: directory, lowLatency: lowLatency, metrics: metrics,
+                                      keyDirectory: encryption?.keyDirectory), entry: entry)
         }
         let engine = LiveEngine(configuration: configuration, sources: sources, store: store,
                                 messages: EngineMessage.print)

@@ -22,6 +22,8 @@ struct ServeCommand: Command {
           --listen ADDR:PORT        where to listen: 127.0.0.1:8080, [::1]:8080, or :8080 for every
                                     interface (port 0: any free port, printed at start)
         \(ServerOptions.help)
+          --key-dir DIR             an encrypted stream's keys, answered at /keys/NAME.key to those
+                                    who may watch (default: DIR.keys beside the stream, if it exists)
           --help                    show this help
 
         Exit status: 0 stopped, 64 usage, 66 DIR holds no stream, 69 the address cannot be used.
@@ -29,13 +31,17 @@ struct ServeCommand: Command {
 
     var directory: String
     var server: ServerOptions
+    var keyDirectory: String?
 
     init(arguments: inout ArgumentList) throws {
         guard let server = try ServerOptions(arguments: &arguments, option: "--listen") else {
             throw CommandError.usage("--listen ADDR:PORT is required: where to serve, such as 127.0.0.1:8080")
         }
         self.server = server
+        let keys = try arguments.value("--key-dir")
         directory = try arguments.onePositional("serve", what: "the stream directory to serve")
+        let beside = EncryptionOptions.defaultKeyDirectory(directory)
+        keyDirectory = keys ?? (FileManager.default.fileExists(atPath: beside) ? beside : nil)
     }
 
     func run() throws {
@@ -46,7 +52,8 @@ struct ServeCommand: Command {
             throw CommandError("\(directory) holds no stream (no \(StreamLayout.masterPlaylistName) or "
                 + "\(StreamLayout.playlistName)); give a directory hlscap live or hlscap file wrote", exitCode: .noInput)
         }
-        let http = try server.start(StreamServer(root: directory, metrics: ServerMetrics()), entry: entry)
+        let http = try server.start(StreamServer(root: directory, metrics: ServerMetrics(), keyDirectory: keyDirectory),
+                                    entry: entry)
         let stop = DispatchSemaphore(value: 0)
         let signals = SignalHandling { _ in stop.signal() }
         stop.wait()

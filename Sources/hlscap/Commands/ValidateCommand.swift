@@ -57,7 +57,8 @@ struct ValidateCommand: Command {
         var report: ValidationReport
         do throws(LoadError) {
             url = try StreamValidator.playlistURL(forTarget: target)
-            report = try StreamValidator(loader: loader, options: .init(sampleSegments: sampleSegments)).validate(url)
+            report = try StreamValidator(loader: loader, options: .init(
+                sampleSegments: sampleSegments, decrypt: { SegmentEncryption.decrypt($0, key: $1, iv: $2) })).validate(url)
         } catch {
             throw CommandError(error)
         }

@@ -99,7 +99,7 @@ struct ServerOptions {
     /// Starts the server for `server`'s directory; the URL a viewer opens goes to standard error.
     func start(_ unprotected: StreamServer, entry: String) throws -> HTTPServer {
         let server = StreamServer(root: unprotected.root, lowLatency: unprotected.lowLatency, metrics: unprotected.metrics,
-                                  access: access)
+                                  access: access, keyDirectory: unprotected.keyDirectory)
         var configuration = HTTPServer.Configuration(address: address)
         configuration.tls = tls
         configuration.connectionLimit = connectionLimit
