@@ -30,8 +30,7 @@ struct EncryptionOptions {
             return nil
         }
         guard method.lowercased() == "aes-128" else {
-            throw CommandError.usage("--encrypt takes aes-128 (SAMPLE-AES, cbcs, is not offered: no independent tool "
-                                     + "here can check its output; got \"\(method)\")")
+            throw CommandError.usage("--encrypt takes aes-128; SAMPLE-AES (cbcs) is not implemented (got \"\(method)\")")
         }
         self.rotation = try rotation.map { try Parse.integer($0, option: "--key-rotation", in: 0...1_000_000) } ?? 0
         guard let keyDirectory = directory ?? outputDirectory.map(Self.defaultKeyDirectory) else {
