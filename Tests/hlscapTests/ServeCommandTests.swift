@@ -178,4 +178,21 @@ import Testing
         #expect(plain.stdout == "000" && Date().timeIntervalSince(started) < 2, "\(plain.stdout) after \(Date().timeIntervalSince(started)) s")
         #expect(try ServedStream.fetch(URL(string: "https://\(address)/playlist.m3u8")!).status == 200)
     }
+
+    /// 2,000 malformed and hostile requests (Tests/Tools/hostile_requests.py: bad methods, huge headers,
+    /// bad percent-encoding, `..`, NUL bytes, absurd ranges, a 100 kB query, garbage): each gets a 4xx
+    /// (or the answer HTTP prescribes), the server still answers, and its memory stays flat.
+    @Test func hostileRequestsGetRefusalsAndLeaveTheServerAsItWas() throws {
+        let directory = try PackagedStream.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let stream = try Self.packaged([], in: directory)
+        let served = try ServedStream.start(["serve", stream.path, "--listen", "127.0.0.1:0"])
+        defer { served.process.send(SIGTERM) }
+        let hostile = try ExternalTools.runJSONTool("hostile_requests.py", [
+            "127.0.0.1:\(served.port)", "--count", "1000", "--seed", "11", "--pid", String(served.process.processIdentifier)],
+            timeoutSeconds: 300)
+        #expect(hostile.ok, "\(hostile.text)")
+        #expect(hostile.report["requests"] as? Int == 2000)
+        #expect(served.process.isRunning)
+    }
 }
