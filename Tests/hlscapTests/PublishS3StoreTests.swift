@@ -16,6 +16,8 @@ final class S3Gateway {
 
     let directory: URL
     let gateway: BackgroundTool
+    /// The cluster's daemons (monitor, OSD, radosgw), which must be gone after `stop()`.
+    private(set) var daemons: [Int32] = []
     /// `http://127.0.0.1:PORT` (no trailing slash), for --s3-endpoint.
     let endpoint: String
 
@@ -26,6 +28,10 @@ final class S3Gateway {
                                                            "--access-key", Self.accessKey, "--secret-key", Self.secretKey],
                                          in: directory)
             endpoint = String(try gateway.announcedURL(prefix: "gateway").dropLast())
+            let run = directory.appendingPathComponent("ceph/c/run")
+            daemons = try FileManager.default.contentsOfDirectory(atPath: run.path).filter { $0.hasSuffix(".pid") }
+                .compactMap { Int32((try? String(contentsOf: run.appendingPathComponent($0), encoding: .utf8))?
+                    .trimmingCharacters(in: .whitespacesAndNewlines) ?? "") }
             try admin(["key", "create", "--uid=test", "--key-type=s3", "--access-key=\(Self.rotatedAccessKey)",
                        "--secret=\(Self.rotatedSecretKey)"])
             try check(["create", Self.bucket, "--cors", "--player"])
@@ -93,8 +99,20 @@ final class S3Gateway {
         ["--publish", "s3://\(Self.bucket)/\(prefix)", "--s3-endpoint", endpoint ?? self.endpoint]
     }
 
+    /// Whether `pid` is a process that is not a zombie (a daemon's zombie waits for init to reap it).
+    static func isRunning(_ pid: Int32) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return false }
+        return stat[stat.index(after: close)...].split(separator: " ").first != "Z"
+    }
+
+    /// Stops the gateway: every daemon of the cluster must have gone with it.
     func stop() {
         gateway.stop()
+        for pid in daemons where Self.isRunning(pid) {
+            Issue.record("the gateway's daemon \(pid) outlived it")
+            kill(pid, SIGKILL)
+        }
         try? FileManager.default.removeItem(at: directory)
     }
 }
