@@ -82,7 +82,8 @@ struct PublishOptions {
             if let acl, !Self.cannedACLs.contains(acl) {
                 throw CommandError.usage("--s3-acl takes one of \(Self.cannedACLs.joined(separator: ", ")) (got \"\(acl)\")")
             }
-            // One connection per upload lane of every rendition would be too many; the store takes them all.
+            // The store's transport for the first request and the recording; each rendition's publisher
+            // gets its own (sharing the credentials), as with HTTP.
             s3 = S3Transport(target: target, credentials: S3CredentialSource(), acl: acl,
                              requestTimeoutSeconds: requestTimeoutSeconds, maxConnections: Self.concurrentUploads + 1)
             origin = target.originURL
@@ -192,8 +193,10 @@ struct PublishOptions {
             backlogWaitSeconds: backlogWaitSeconds, drainTimeoutSeconds: drainTimeoutSeconds,
             playlistCacheControl: playlistCacheControl)
         // One connection more than uploads, for the playlist's own lane.
-        let transport: any PublishTransport = s3 ?? URLSessionTransport(requestTimeoutSeconds: requestTimeoutSeconds,
-                                                                        maxConnections: Self.concurrentUploads + 1)
+        let transport: any PublishTransport = s3.map {
+            S3Transport(target: $0.target, credentials: $0.credentials, acl: $0.acl,
+                        requestTimeoutSeconds: requestTimeoutSeconds, maxConnections: Self.concurrentUploads + 1)
+        } ?? URLSessionTransport(requestTimeoutSeconds: requestTimeoutSeconds, maxConnections: Self.concurrentUploads + 1)
         return StreamPublisher(configuration: configuration, store: store, transport: transport)
     }
 
