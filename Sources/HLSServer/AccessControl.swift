@@ -45,7 +45,7 @@ public struct AccessControl: Sendable {
             presentedSomething = true
             if Digest.constantTimeEqual(Array(presented.utf8), Array(token.utf8)) {
                 let fromQuery = request.query["token"] != nil && request.header("Authorization") == nil
-                return .allowed(carry: fromQuery ? "token=" + Self.encode(presented) : "")
+                return .allowed(carry: fromQuery ? "token=" + PercentEncoding.encode(presented) : "")
             }
         }
         if let signingKey, let prefix = request.query["prefix"], let expires = request.query["expires"],
@@ -74,16 +74,13 @@ public struct AccessControl: Sendable {
     }
 
     static func signedQuery(prefix: String, expires: Int, signature: String) -> String {
-        "prefix=\(encode(prefix))&expires=\(expires)&signature=\(signature)"
+        "prefix=\(PercentEncoding.encode(prefix))&expires=\(expires)&signature=\(signature)"
     }
 
     /// A key file's bytes, without the line end an editor or `openssl rand -hex 32 >` leaves.
     public static func key(fileContents data: Data) -> [UInt8] {
         Array(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines).utf8)
     }
-
-    /// RFC 3986's unreserved characters, ASCII only.
-    private static let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
     private static func presentedToken(_ request: HTTPRequest) -> String? {
         if let header = request.header("Authorization") {
@@ -93,7 +90,4 @@ public struct AccessControl: Sendable {
         return request.query["token"]
     }
 
-    private static func encode(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text
-    }
 }

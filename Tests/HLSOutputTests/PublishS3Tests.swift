@@ -39,7 +39,7 @@ struct PublishS3Tests {
         let body = Data("Welcome to Amazon S3.".utf8)
         let payloadHash = Digest.hex(Digest.sha256(body))
         #expect(payloadHash == "44ce7dd67c959e0d3524ffac1771dfbba87d2b6b4b4e99e42034a8b803f8b072")
-        let url = try #require(URL(string: "https://examplebucket.s3.amazonaws.com/" + S3Key.encode("test$file.text")))
+        let url = try #require(URL(string: "https://examplebucket.s3.amazonaws.com/" + PercentEncoding.encode("test$file.text")))
         let headers = signer.signingHeaders(
             method: "PUT", url: url,
             headers: [HTTPHeader(name: "Date", value: "Fri, 24 May 2013 00:00:00 GMT"),

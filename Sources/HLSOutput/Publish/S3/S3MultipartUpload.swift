@@ -63,7 +63,7 @@ public struct S3MultipartUpload {
         guard let uploadID = PublishResponse.xmlElement("UploadId", in: started.body) else {
             throw Failure(key: key, reason: "the store gave no UploadId", aborted: true)
         }
-        let encodedID = S3Key.encode(uploadID)
+        let encodedID = PercentEncoding.encode(uploadID)
         var etags: [String] = []
         var sent: Int64 = 0
         repeat {

@@ -1,4 +1,5 @@
 import Foundation
+import HLSKit
 
 /// Where `--publish s3://BUCKET/PREFIX/` puts a stream: a bucket, a key prefix and the store that
 /// holds them.
@@ -64,8 +65,8 @@ public struct S3Target: Sendable, Equatable {
 
     /// The URL of the object `key` (a key below the bucket, not the prefix).
     public func url(forKey key: String) -> URL {
-        let encoded = S3Key.encode(key, keepingSlashes: true)
-        return URL(string: pathStyle ? "\(base)/\(S3Key.encode(bucket))/\(encoded)" : "\(base)/\(encoded)")!
+        let encoded = PercentEncoding.encode(key, keepingSlashes: true)
+        return URL(string: pathStyle ? "\(base)/\(PercentEncoding.encode(bucket))/\(encoded)" : "\(base)/\(encoded)")!
     }
 
     /// The URL the stream's files go below: the prefix's own URL, ending in `/`.

@@ -68,7 +68,7 @@ public final class S3Transport: PublishTransport {
         guard let items = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems, !items.isEmpty else {
             return nil
         }
-        return items.map { "\(S3Key.encode($0.name))=\(S3Key.encode($0.value ?? ""))" }.joined(separator: "&")
+        return items.map { "\(PercentEncoding.encode($0.name))=\(PercentEncoding.encode($0.value ?? ""))" }.joined(separator: "&")
     }
 
     /// Sends `request` and waits for the answer.

@@ -32,7 +32,7 @@ public struct SignatureV4: Sendable {
     }
 
     /// The headers to add to a request: `x-amz-date`, `x-amz-content-sha256`, the session token if
-    /// any, and `Authorization`. `url`'s path and query must already be encoded as `S3Key.encode`
+    /// any, and `Authorization`. `url`'s path and query must already be encoded as `PercentEncoding.encode`
     /// does, since the signature covers them as sent; `headers` are the others the request carries,
     /// all of which are signed, with `Host`.
     public func signingHeaders(method: String, url: URL, headers: [HTTPHeader], payloadHash: String,
@@ -101,27 +101,5 @@ public struct SignatureV4: Sendable {
         let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
         let day = String(format: "%04d%02d%02d", parts.year!, parts.month!, parts.day!)
         return (day + String(format: "T%02d%02d%02dZ", parts.hour!, parts.minute!, parts.second!), day)
-    }
-}
-
-/// Object keys as URLs carry them.
-public enum S3Key {
-    /// Percent-encodes everything but RFC 3986's unreserved characters, as SigV4 requires; `/` too
-    /// unless `keepingSlashes`.
-    public static func encode(_ text: String, keepingSlashes: Bool = false) -> String {
-        var encoded = ""
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"),
-                 UInt8(ascii: "."), UInt8(ascii: "~"):
-                encoded.append(Character(UnicodeScalar(byte)))
-            case UInt8(ascii: "/") where keepingSlashes:
-                encoded.append("/")
-            default:
-                encoded += String(format: "%%%02X", byte)
-            }
-        }
-        return encoded
     }
 }
