@@ -119,6 +119,26 @@ struct PublishScheduleTests {
         #expect(try Self.listedSegments(playlistJob) == [Self.segmentPath(1), Self.segmentPath(2)])
     }
 
+    /// `--publish-keys`: a segment encrypted with a key another publisher is still uploading is not
+    /// listed, even once its own bytes are up; the segments before it are.
+    @Test func aSegmentWaitsForItsKeyToReachTheOrigin() throws {
+        var schedule = PublishSchedule(limits: .init())
+        schedule.addFile("init.mp4", now: 0)
+        for number in 1...2 { _ = schedule.addSegment(Self.segmentPath(number), durationSeconds: 2, now: 0) }
+        var playlist = Self.playlist(segments: 2)
+        playlist.segments[0].key = MediaPlaylist.Key(uri: "keys/run-0.key")
+        playlist.segments[1].key = MediaPlaylist.Key(uri: "https://keys.example/live/run-1.key")
+        schedule.awaitKey(named: "run-0.key")
+        schedule.awaitKey(named: "run-1.key")
+        schedule.updatePlaylist(playlist)
+        for job in schedule.startJobs(now: 0) { schedule.complete(job.id, response: .status(201), now: 0.1) }
+        #expect(schedule.remotePlaylist() == nil, "segment 1's key is not up")
+        schedule.keyArrived(named: "run-0.key")
+        #expect(schedule.remotePlaylist()?.playlist.segments.map(\.uri) == [Self.segmentPath(1)])
+        schedule.keyArrived(named: "run-1.key")
+        #expect(schedule.remotePlaylist()?.playlist.segments.map(\.uri) == [Self.segmentPath(1), Self.segmentPath(2)])
+    }
+
     /// `live --resume --publish` after a kill: the first playlist lists segments of the killed run, which
     /// this run never handed over; they go up again, or the origin's playlist could never list them.
     @Test func aResumedStreamUploadsTheSegmentsOfTheEarlierRunAgain() throws {

@@ -9,8 +9,9 @@ passes, or SIGTERM. Each new version must list segments in sequence order, keep 
 an earlier version listed (a growing playlist only appends; with --sliding, a live window may
 drop segments from its head as its EXT-X-MEDIA-SEQUENCE grows, and only those), and list only
 files that the origin serves: each newly listed segment and EXT-X-MAP is fetched at once, and a
-missing one is a violation. With --sliding, the oldest listed segment is fetched again at every
-poll, since that is the file a deletion would take away while the playlist still lists it.
+missing one is a violation, as is an EXT-X-KEY URI it does not serve. With --sliding, the oldest
+listed segment is fetched again at every poll, since that is the file a deletion would take away
+while the playlist still lists it.
 Prints one JSON line {"polls", "versions", "listed", "endList", "segmentsSeen",
 "violations": [...]}; exits 0 when the playlist reached ENDLIST without a violation, 1
 otherwise.
@@ -27,6 +28,7 @@ import urllib.request
 
 REQUEST_TIMEOUT_SECONDS = 5
 MAP_URI = re.compile(r'#EXT-X-MAP:.*URI="([^"]+)"')
+KEY_URI = re.compile(r'#EXT-X-KEY:.*URI="([^"]+)"')
 MEDIA_SEQUENCE = re.compile(r"#EXT-X-MEDIA-SEQUENCE:(\d+)")
 SEGMENT_NUMBER = re.compile(r"(\d+)\.m4s$")
 
@@ -46,10 +48,10 @@ def media_sequence(text):
 
 
 def parse(text):
-    """(URIs the playlist needs, in order: maps and segments; segment URIs; ENDLIST present)."""
+    """(URIs the playlist needs, in order: maps, keys and segments; segment URIs; ENDLIST present)."""
     needed, segments = [], []
     for line in text.splitlines():
-        match = MAP_URI.match(line)
+        match = MAP_URI.match(line) or KEY_URI.match(line)
         if match:
             needed.append(match.group(1))
         elif line and not line.startswith("#"):

@@ -81,6 +81,18 @@ class SlidingPollerTests(unittest.TestCase):
         poller.poll()
         self.assertEqual(poller.report["violations"], ["version 2 does not extend the previous one"])
 
+    def test_a_key_the_origin_does_not_serve_is_a_violation(self):
+        poller = origin_poller.Poller(self.url)
+        text = playlist(1, 2).replace("#EXTINF", '#EXT-X-KEY:METHOD=AES-128,URI="keys/a.key"\n#EXTINF', 1)
+        self.write("playlist.m3u8", text)
+        poller.poll()
+        self.assertEqual(poller.report["violations"], ["version 1 lists keys/a.key, which answered 404"])
+        os.makedirs(os.path.join(self.directory, "keys"))
+        self.write("keys/a.key", "0123456789abcdef")
+        self.write("playlist.m3u8", text + "#EXTINF:2.000,\nseg/000003.m4s\n")
+        poller.poll()
+        self.assertEqual(len(poller.report["violations"]), 1)
+
 
 if __name__ == "__main__":
     unittest.main()

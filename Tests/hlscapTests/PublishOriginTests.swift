@@ -149,6 +149,46 @@ struct OriginFixture {
         #expect(playback.ok, "\(playback.report)")
     }
 
+    /// `--publish-keys`: a live stream's rotating keys go up to keys/ below the URL, each before any
+    /// playlist at the origin names it (the poller fetches every key URI as soon as a version lists
+    /// it), and ffmpeg decodes the stream from the origin alone. Without the flag no key leaves the
+    /// machine; without --publish the flag is refused.
+    @Test func keysGoUpOnlyWithPublishKeysAndBeforeAnyPlaylistNamesThem() throws {
+        let origin = try OriginFixture()
+        defer { origin.stop() }
+        let keys = origin.directory.appendingPathComponent("keys-kept")
+        let poller = try BackgroundTool("origin_poller.py", [origin.url + "live/playlist.m3u8", "--timeout", "90"],
+                                        in: origin.directory)
+        defer { poller.stop() }
+        let live = try ExternalTools.runHlscap([
+            "live", "--video", "test", "--audio", "test", "--size", "320x180", "--duration", "8", "--window", "0",
+            "--quiet", "--publish", origin.url + "live/", "--encrypt", "aes-128", "--key-rotation", "1",
+            "--key-dir", keys.path, "--publish-keys"], timeoutSeconds: 120)
+        #expect(live.succeeded, "\(live.stderr)")
+        #expect(poller.waitForExit(timeoutSeconds: 20) == 0, "no version named a key the origin lacked: \(poller.output)")
+        let keyNames = try FileManager.default.contentsOfDirectory(atPath: keys.path).sorted()
+        let playlist = try origin.storedPlaylist("live/playlist.m3u8")
+        #expect(keyNames.count == playlist.segments.count && keyNames.count >= 4, "a key per segment: \(keyNames)")
+        for name in keyNames {
+            #expect(origin.stored("live/keys/" + name) == FileManager.default.contents(atPath: keys.appendingPathComponent(name).path),
+                    "\(name)")
+        }
+        #expect(try ExternalTools.ffprobeFrameCount(path: origin.url + "live/playlist.m3u8") == 240)
+
+        let kept = origin.directory.appendingPathComponent("keys-at-home")
+        let file = try ExternalTools.runHlscap(["file", "Fixtures/\(Self.fixture)", "--publish", origin.url + "vod/",
+                                                "--encrypt", "aes-128", "--key-dir", kept.path, "--quiet"])
+        #expect(file.succeeded, "\(file.stderr)")
+        #expect(try origin.storedPlaylist("vod/playlist.m3u8").segments.first?.key != nil)
+        #expect(!FileManager.default.fileExists(atPath: origin.directory.appendingPathComponent("root/vod/keys").path))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: kept.path).count == 1)
+
+        let unpublished = try ExternalTools.runHlscap(["file", "Fixtures/\(Self.fixture)", "--out",
+                                                       origin.directory.appendingPathComponent("local").path,
+                                                       "--encrypt", "aes-128", "--publish-keys"])
+        #expect(unpublished.exitStatus == 64 && unpublished.stderr.contains("--publish URL"), "\(unpublished.stderr)")
+    }
+
     @Test func anUnreachableOriginEndsWithAnIOErrorThatListsTheFiles() throws {
         let directory = try PackagedStream.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -72,6 +72,8 @@ public struct FilePackager {
     public var cutMicroseconds: [Int64] = []
     /// AES-128 encryption of every segment (no I-frame playlists).
     public var encryption: SegmentEncryption?
+    /// Upload the keys with the stream, to `keys/` at the origin (`--publish-keys`).
+    public var publishKeys = false
     /// Told what the user should know that is not the outcome: files a failed run could not take back.
     public var onMessage: ((EngineMessage) -> Void)?
     /// Makes the publisher that uploads each file once it is stored; nil writes to disk only.
@@ -212,9 +214,11 @@ public struct FilePackager {
     }
 
     private func makeOutput(store: any StreamStore, layout: StreamLayout) throws(StoreError) -> Output {
+        let keyStore = publishKeys ? encryption?.keyStore : nil
         let publisher = try publish.map { make throws(StoreError) in
-            try LayoutPublisher(layout: layout, store: store) { store, directory in make(store, directory) }
+            try LayoutPublisher(layout: layout, store: store, keyStore: keyStore) { store, directory in make(store, directory) }
         }
+        if let publisher, keyStore != nil { encryption?.onNewKey = { publisher.addKey($0) } }
         var writer = StreamWriter(store: store, layout: layout, policy: .vod)
         writer.encryption = encryption
         return Output(writer: writer, publisher: publisher)

@@ -66,6 +66,8 @@ public struct LiveConfiguration: Sendable {
     public var partMilliseconds: Int64?
     /// AES-128 encryption of every segment (no parts, no I-frame playlists).
     public var encryption: SegmentEncryption?
+    /// Upload the keys with the stream, to `keys/` at the origin (`--publish-keys`).
+    public var publishKeys = false
     /// Called on the output queue once the stream's renditions and first playlists are known, before
     /// any part or segment: the directories, in layout order, their playlists, and the PART-TARGET of
     /// them all (the longest part any of them lists; 0 without parts).

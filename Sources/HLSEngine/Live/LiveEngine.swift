@@ -156,9 +156,11 @@ public final class LiveEngine: @unchecked Sendable {
         var publisher: LayoutPublisher?
         if let make = configuration.makePublisher {
             do {
-                publisher = try LayoutPublisher(layout: encoder.layout, store: store) { store, directory in
+                let keyStore = configuration.publishKeys ? configuration.encryption?.keyStore : nil
+                publisher = try LayoutPublisher(layout: encoder.layout, store: store, keyStore: keyStore) { store, directory in
                     make(store, directory)
                 }
+                if let publisher, keyStore != nil { configuration.encryption?.onNewKey = { publisher.addKey($0) } }
             } catch {
                 abandonStart(sources[...])
                 throw .store(error)

@@ -101,6 +101,9 @@ public struct PublishSchedule: Sendable {
     private var skippable: Set<String> = []
     /// Segments that will never be uploaded.
     private var givenUp: Set<String> = []
+    /// Keys another publisher is uploading (`--publish-keys`), by file name: a segment encrypted with
+    /// one is not listed until it is at the origin, or a player would find a key URI that answers 404.
+    private var awaitedKeys: Set<String> = []
     /// The first sequence number that no confirmed playlist has listed yet.
     private var confirmedEndSequence = 0
     /// The longest duration of a playlist the origin held, for the retention time.
@@ -202,6 +205,15 @@ public struct PublishSchedule: Sendable {
     public var lastLocalRemovalTime: Double? {
         let needed = Set(pending.map(\.path))
         return localRemovals.filter { !needed.contains($0.key) }.values.max()
+    }
+
+    /// The key file `name` is on its way to the origin: segments that name it wait for `keyArrived`.
+    public mutating func awaitKey(named name: String) {
+        awaitedKeys.insert(name)
+    }
+
+    public mutating func keyArrived(named name: String) {
+        awaitedKeys.remove(name)
     }
 
     /// No more files will come: the final playlist may carry ENDLIST once everything it lists is up.
@@ -360,6 +372,12 @@ public struct PublishSchedule: Sendable {
 
     private func isUp(_ segment: MediaPlaylist.Segment) -> Bool {
         uploaded.contains(segment.uri) && segment.mapURI.map(uploaded.contains) ?? true
+            && !(segment.key.map { awaitedKeys.contains(Self.fileName($0.uri)) } ?? false)
+    }
+
+    /// The last path component of a URI: a key's file name, whatever prefix its URI has.
+    private static func fileName(_ uri: String) -> String {
+        uri.split(separator: "/").last.map(String.init) ?? uri
     }
 
     private func playlistToUpload() -> (text: String, window: RemoteWindow)? {

@@ -22,6 +22,9 @@ public final class SegmentEncryption: @unchecked Sendable {
     /// Keeps key names of this run apart from those of an earlier one (--resume).
     private let runID: String
     private var keys: [Int: [UInt8]] = [:]
+    /// Told the name of each new key once it is stored, before any segment encrypted with it is
+    /// (`--publish-keys` uploads it from there).
+    public var onNewKey: ((String) -> Void)?
 
     public init(keyStore: any StreamStore, rotation: Int, keyURIPrefix: String? = nil) {
         precondition(rotation >= 0, "a key lasts some segments, or the whole run")
@@ -53,6 +56,7 @@ public final class SegmentEncryption: @unchecked Sendable {
             key = Self.randomBytes(Self.keyByteCount)
             try keyStore.write(key, to: name, durability: .immediate)
             keys[index] = key
+            onNewKey?(name)
         }
         let depth = directory.split(separator: "/").count
         let uri = keyURIPrefix.map { $0 + name }

@@ -13,11 +13,15 @@ public final class LayoutPublisher: @unchecked Sendable {
     private let publishers: [(directory: String, publisher: StreamPublisher)]
     /// Uploads the master playlist (and whatever else lies at the top).
     private let top: StreamPublisher
+    /// Uploads the encryption keys to `keys/` at the origin (`--publish-keys`); nil keeps them home.
+    private let keys: StreamPublisher?
     private let lock = NSLock()
     private var masterWaiting = false
 
-    /// `makePublisher` gives the publisher of one directory, given a store rooted there.
-    public init(layout: StreamLayout, store: any StreamStore,
+    /// `makePublisher` gives the publisher of one directory, given a store rooted there. With a
+    /// `keyStore`, keys handed over with `addKey` go to `keys/` at the origin before any playlist there
+    /// lists a segment encrypted with them.
+    public init(layout: StreamLayout, store: any StreamStore, keyStore: (any StreamStore)? = nil,
                 makePublisher: (_ store: any StreamStore, _ directory: String) throws(StoreError) -> StreamPublisher)
         throws(StoreError) {
         var publishers: [(String, StreamPublisher)] = []
@@ -31,6 +35,18 @@ public final class LayoutPublisher: @unchecked Sendable {
             top = try makePublisher(store, "")
         }
         self.publishers = publishers.sorted { $0.0.count > $1.0.count }
+        keys = try keyStore.map { store throws(StoreError) in try makePublisher(store, SegmentEncryption.serverFolder) }
+        let everyPublisher = self.publishers.map(\.publisher) + (publishers.contains { $0.1 === top } ? [] : [top])
+        keys?.onUploaded = { name in
+            for publisher in everyPublisher { publisher.keyArrived(named: name) }
+        }
+    }
+
+    /// Uploads a new key from the key store; until it is up, no playlist at the origin names it.
+    public func addKey(_ name: String) {
+        guard let keys else { return }
+        for publisher in publishers.map(\.publisher) + [top] { publisher.awaitKey(named: name) }
+        keys.addFile(name)
     }
 
     private func route(_ path: String) -> (StreamPublisher, String) {
@@ -85,7 +101,8 @@ public final class LayoutPublisher: @unchecked Sendable {
     }
 
     public var status: PublishStatus {
-        Self.sum(publishers.map(\.publisher.status) + (publishers.contains { $0.publisher === top } ? [] : [top.status]))
+        Self.sum(publishers.map(\.publisher.status) + (publishers.contains { $0.publisher === top } ? [] : [top.status])
+                 + (keys.map { [$0.status] } ?? []))
     }
 
     /// Waits for every rendition's uploads and final playlist, then the master playlist's.
@@ -101,6 +118,7 @@ public final class LayoutPublisher: @unchecked Sendable {
             top.addFile(StreamLayout.masterPlaylistName)
         }
         if !publishers.contains(where: { $0.publisher === top }) { all.append(top.finish()) }
+        if let keys { all.append(Self.prefixed(keys.finish(), directory: SegmentEncryption.serverFolder)) }
         return Self.merged(all)
     }
 

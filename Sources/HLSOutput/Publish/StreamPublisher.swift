@@ -55,6 +55,8 @@ public final class StreamPublisher: @unchecked Sendable {
     /// Local copies that could not be deleted, reported with the deletions not done.
     private var localFailures: [PublishReport.Undelivered] = []
     private var putLatency = PublishReport.ListingLatency()
+    /// Told the path of each file the origin accepted; set before the first file is handed over.
+    public var onUploaded: (@Sendable (String) -> Void)?
 
     public init(configuration: Configuration, store: any StreamStore, transport: any PublishTransport) {
         self.configuration = configuration
@@ -92,6 +94,17 @@ public final class StreamPublisher: @unchecked Sendable {
     /// segments, without ENDLIST until `finish()`.
     public func updatePlaylist(_ playlist: MediaPlaylist) {
         locked { schedule.updatePlaylist(playlist) }
+        pump()
+    }
+
+    /// A key file on its way to the origin through another publisher: segments that name it are not
+    /// listed until `keyArrived(named:)`.
+    public func awaitKey(named name: String) {
+        locked { schedule.awaitKey(named: name) }
+    }
+
+    public func keyArrived(named name: String) {
+        locked { schedule.keyArrived(named: name) }
         pump()
     }
 
@@ -189,6 +202,7 @@ public final class StreamPublisher: @unchecked Sendable {
             if request.method == .put, case .status(200..<300, _, _) = response {
                 let seconds = now() - sentAt
                 locked { putLatency.record(seconds) }
+                if case .upload(let path) = job.operation { onUploaded?(path) }
             }
             completed(job, response, byteCount: byteCount)
         }

@@ -142,7 +142,8 @@ struct FileCommand: Command {
         }
         publish = try PublishOptions(arguments: &arguments)
         outputDirectory = try arguments.value("--out")
-        encryption = try EncryptionOptions(arguments: &arguments, outputDirectory: outputDirectory)
+        encryption = try EncryptionOptions(arguments: &arguments, outputDirectory: outputDirectory,
+                                               publishing: publish != nil)
         guard outputDirectory != nil || publish != nil else {
             throw CommandError.usage("--out DIR or --publish URL is required: where the stream goes")
         }
@@ -167,6 +168,7 @@ struct FileCommand: Command {
                                     overwrite: overwrite)
         packager.cutMicroseconds = cutMicroseconds
         packager.encryption = try encryption?.make()
+        packager.publishKeys = encryption?.publishKeys ?? false
         packager.onTotalSeconds = { progress?.totalSeconds = $0 }
         packager.onProgress = { progress?.advance(toSeconds: $0) }
         packager.onMessage = EngineMessage.print

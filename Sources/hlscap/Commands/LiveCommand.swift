@@ -180,7 +180,8 @@ struct LiveCommand: Command {
         guard outputDirectory != nil || publish != nil else {
             throw CommandError.usage("--out DIR or --publish URL is required: where the stream goes")
         }
-        encryption = try EncryptionOptions(arguments: &arguments, outputDirectory: outputDirectory)
+        encryption = try EncryptionOptions(arguments: &arguments, outputDirectory: outputDirectory,
+                                               publishing: publish != nil)
         if encryption != nil, lowLatency {
             throw CommandError.usage("--encrypt and --low-latency exclude each other: parts would go out clear "
                                      + "while their segment is encrypted")
@@ -224,6 +225,7 @@ struct LiveCommand: Command {
             throw commandError(error)
         }
         configuration.encryption = try encryption?.make()
+        configuration.publishKeys = encryption?.publishKeys ?? false
         if let publish {
             configuration.makePublisher = { store, directory in publish.makeLivePublisher(store: store, directory: directory) }
         }

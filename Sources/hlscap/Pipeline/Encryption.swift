@@ -11,23 +11,30 @@ struct EncryptionOptions {
                                     beside the stream directory)
           --key-url PREFIX          what EXT-X-KEY URIs begin with (default: keys/ at the stream's
                                     root, where hlscap serve and --serve answer for them)
+          --publish-keys            with --publish, upload the keys too, to keys/ below the URL, each
+                                    before any playlist there names it (without it keys stay here)
         """
 
     var keyDirectory: String
     var rotation: Int
     var keyURIPrefix: String?
+    var publishKeys: Bool
 
     /// nil without `--encrypt`; its companions are then refused.
-    init?(arguments: inout ArgumentList, outputDirectory: String?) throws {
+    init?(arguments: inout ArgumentList, outputDirectory: String?, publishing: Bool) throws {
         let method = try arguments.value("--encrypt")
         let rotation = try arguments.value("--key-rotation")
         let directory = try arguments.value("--key-dir")
         let prefix = try arguments.value("--key-url")
+        publishKeys = arguments.flag("--publish-keys")
         guard let method else {
-            if rotation != nil || directory != nil || prefix != nil {
-                throw CommandError.usage("--key-rotation, --key-dir and --key-url need --encrypt aes-128")
+            if rotation != nil || directory != nil || prefix != nil || publishKeys {
+                throw CommandError.usage("--key-rotation, --key-dir, --key-url and --publish-keys need --encrypt aes-128")
             }
             return nil
+        }
+        if publishKeys, !publishing {
+            throw CommandError.usage("--publish-keys uploads keys with the stream: it needs --publish URL")
         }
         guard method.lowercased() == "aes-128" else {
             throw CommandError.usage("--encrypt takes aes-128; SAMPLE-AES (cbcs) is not implemented (got \"\(method)\")")
