@@ -12,7 +12,9 @@ RUNS="${BENCH_RUNS:-3}"
 SECONDS_OF_MEDIA="${BENCH_SECONDS:-600}"
 OUT=bench-out
 CASES=(${BENCH_CASES:-case_copy_1080p30 case_validate_1080p30 case_transcode_720p30 case_live_720p30 case_live_ladder_720p30
-    case_file_ladder_1080p30 case_publish_720p30 case_live_record_720p30 case_serve_requests case_live_hour})
+    case_file_ladder_1080p30 case_publish_720p30 case_live_record_720p30 case_serve_requests case_encrypt case_live_hour})
+# Encryption methods case_encrypt compares with the clear runs.
+ENCRYPT_METHODS=(${BENCH_ENCRYPT_METHODS:-aes-128})
 
 mkdir -p "$OUT"
 
@@ -351,6 +353,45 @@ errors = sum(run["errors"] for run in hlscap + nginx)
 print(f"serve {hlscap[0]['requests']} requests (median of {len(hlscap)} runs, {errors} errors): server CPU per "
       f"1000 requests hlscap {ours:.1f} ms, nginx {theirs:.1f} ms, ratio {ours / theirs:.2f}")
 PYTHON
+}
+
+# What encryption costs: the copy of the 1080p30 recording and 60 s of live 720p30, each clear and
+# with --encrypt METHOD, as CPU ratios (the goal is under 1.03); beside it ffmpeg's own AES-128
+# (-hls_enc) on the same copy, into MPEG-TS segments, since ffmpeg 5.1 does not encrypt fMP4 ones
+# (with a key given: Debian's build cannot make a random one).
+case_encrypt() {
+    local input seconds="${BENCH_LIVE_SECONDS:-60}" method
+    input=$(input_1080p30)
+    rm -f "$OUT"/results-enc-*.txt
+    for run in $(seq "$RUNS"); do
+        echo "bench: encryption, copy 1080p30 run $run/$RUNS" >&2
+        measure enc-copy-clear "$HLSCAP" file "$input" --copy --out "$OUT/he" --overwrite --quiet
+        for method in "${ENCRYPT_METHODS[@]}"; do
+            measure "enc-copy-$method" "$HLSCAP" file "$input" --copy --out "$OUT/he" --overwrite --quiet \
+                --encrypt "$method" --key-dir "$OUT/he-keys"
+        done
+        rm -rf "$OUT/fe" && mkdir -p "$OUT/fe"
+        measure enc-ffmpeg-clear ffmpeg -v error -y -i "$input" -c copy -f hls -hls_segment_type mpegts -hls_time 2 \
+            -hls_playlist_type vod "$OUT/fe/playlist.m3u8"
+        rm -rf "$OUT/fe" && mkdir -p "$OUT/fe"
+        measure enc-ffmpeg-aes-128 ffmpeg -v error -y -i "$input" -c copy -f hls -hls_segment_type mpegts -hls_time 2 \
+            -hls_playlist_type vod -hls_enc 1 -hls_enc_key 0123456789abcdef "$OUT/fe/playlist.m3u8"
+    done
+    for run in $(seq "$RUNS"); do
+        echo "bench: encryption, live 720p30 run $run/$RUNS" >&2
+        for method in clear "${ENCRYPT_METHODS[@]}"; do
+            local encrypt=""
+            [ "$method" = clear ] || encrypt="--encrypt $method --key-dir $OUT/hle-keys"
+            rm -rf "$OUT/hle"
+            measure "enc-live-$method" sh -c "exec \"$HLSCAP\" live --video test --audio test --size 1280x720 --fps 30 \
+                --video-bitrate 2700k --preset veryfast --duration $seconds --out $OUT/hle --quiet $encrypt"
+        done
+    done
+    for method in "${ENCRYPT_METHODS[@]}"; do
+        compare "copy 1080p30 ${SECONDS_OF_MEDIA}s, --encrypt $method against clear" "enc-copy-$method" enc-copy-clear
+        compare "live 720p30 ${seconds}s, --encrypt $method against clear" "enc-live-$method" enc-live-clear
+    done
+    compare "ffmpeg's own copy 1080p30 ${SECONDS_OF_MEDIA}s into MPEG-TS, -hls_enc 1 against clear" enc-ffmpeg-aes-128 enc-ffmpeg-clear
 }
 
 for case_function in "${CASES[@]}"; do
