@@ -5,13 +5,15 @@ import HLSMedia
 import HLSOutput
 import HLSServer
 
-/// `--tls-cert`/`--tls-key` and the connection limit: how the built-in server listens.
+/// `--tls-cert`/`--tls-key`, the connection limit and timeouts: how the built-in server listens.
 struct ServerOptions {
     static let help = """
           --tls-cert PEM            serve HTTPS with this certificate (with --tls-key; Safari wants
                                     TLS for low latency)
           --tls-key PEM             the certificate's private key
           --max-clients N           connections at once, more wait or are refused (default 1024)
+          --idle-timeout SECONDS    close a connection that sends and receives nothing for this
+                                    long (default 30)
           --auth-token SECRET       only clients that present SECRET may watch: `Authorization:
                                     Bearer SECRET` or ?token=SECRET (carried into every URI of the
                                     playlists served to them)
@@ -23,6 +25,7 @@ struct ServerOptions {
     var address: ListenAddress
     var tls: (key: String, certificate: String)?
     var connectionLimit = 1024
+    var idleTimeoutSeconds = 30
     var access: AccessControl?
 
     /// nil when `option` (the address) is absent; its companions are then refused.
@@ -30,14 +33,16 @@ struct ServerOptions {
         let certificate = try arguments.value("--tls-cert")
         let key = try arguments.value("--tls-key")
         let limit = try arguments.value("--max-clients")
+        let idle = try arguments.value("--idle-timeout")
         let token = try arguments.value("--auth-token")
         let tokenFile = try arguments.value("--auth-token-file")
         let keyFile = try arguments.value("--auth-key")
         let metricsToken = try arguments.value("--metrics-token")
         guard let text = try arguments.value(option) else {
-            if certificate != nil || key != nil || limit != nil || token != nil || tokenFile != nil || keyFile != nil
+            if certificate != nil || key != nil || limit != nil || idle != nil || token != nil || tokenFile != nil || keyFile != nil
                 || metricsToken != nil {
-                throw CommandError.usage("--tls-cert, --tls-key, --max-clients and --auth-…/--metrics-token need \(option) ADDR:PORT")
+                throw CommandError.usage("--tls-cert, --tls-key, --max-clients, --idle-timeout and --auth-…/--metrics-token "
+                    + "need \(option) ADDR:PORT")
             }
             return nil
         }
@@ -75,6 +80,7 @@ struct ServerOptions {
             throw CommandError.usage("--tls-cert and --tls-key go together")
         }
         if let limit { connectionLimit = try Parse.integer(limit, option: "--max-clients", in: 1...100_000) }
+        if let idle { idleTimeoutSeconds = try Parse.integer(idle, option: "--idle-timeout", in: 1...86_400) }
     }
 
     /// A secret from a file; the error names the file, never its contents.
@@ -103,6 +109,7 @@ struct ServerOptions {
         var configuration = HTTPServer.Configuration(address: address)
         configuration.tls = tls
         configuration.connectionLimit = connectionLimit
+        configuration.idleTimeoutSeconds = idleTimeoutSeconds
         let http: HTTPServer
         do {
             http = try HTTPServer(configuration: configuration, handler: server.handle)
