@@ -14,6 +14,9 @@ struct ServerOptions {
           --max-clients N           connections at once, more wait or are refused (default 1024)
           --idle-timeout SECONDS    close a connection that sends and receives nothing for this
                                     long (default 30)
+          --header-timeout SECONDS  close a connection whose request header is not whole this long
+                                    after it opened or its last answer went, however slowly bytes
+                                    keep coming (default 30)
           --auth-token SECRET       only clients that present SECRET may watch: `Authorization:
                                     Bearer SECRET` or ?token=SECRET (carried into every URI of the
                                     playlists served to them)
@@ -26,6 +29,7 @@ struct ServerOptions {
     var tls: (key: String, certificate: String)?
     var connectionLimit = 1024
     var idleTimeoutSeconds = 30
+    var headerTimeoutSeconds = 30
     var access: AccessControl?
 
     /// nil when `option` (the address) is absent; its companions are then refused.
@@ -34,15 +38,16 @@ struct ServerOptions {
         let key = try arguments.value("--tls-key")
         let limit = try arguments.value("--max-clients")
         let idle = try arguments.value("--idle-timeout")
+        let header = try arguments.value("--header-timeout")
         let token = try arguments.value("--auth-token")
         let tokenFile = try arguments.value("--auth-token-file")
         let keyFile = try arguments.value("--auth-key")
         let metricsToken = try arguments.value("--metrics-token")
         guard let text = try arguments.value(option) else {
-            if certificate != nil || key != nil || limit != nil || idle != nil || token != nil || tokenFile != nil || keyFile != nil
+            if certificate != nil || key != nil || limit != nil || idle != nil || header != nil || token != nil || tokenFile != nil || keyFile != nil
                 || metricsToken != nil {
-                throw CommandError.usage("--tls-cert, --tls-key, --max-clients, --idle-timeout and --auth-…/--metrics-token "
-                    + "need \(option) ADDR:PORT")
+                throw CommandError.usage("--tls-cert, --tls-key, --max-clients, --idle-timeout, --header-timeout and "
+                    + "--auth-…/--metrics-token need \(option) ADDR:PORT")
             }
             return nil
         }
@@ -81,6 +86,7 @@ struct ServerOptions {
         }
         if let limit { connectionLimit = try Parse.integer(limit, option: "--max-clients", in: 1...100_000) }
         if let idle { idleTimeoutSeconds = try Parse.integer(idle, option: "--idle-timeout", in: 1...86_400) }
+        if let header { headerTimeoutSeconds = try Parse.integer(header, option: "--header-timeout", in: 1...86_400) }
     }
 
     /// A secret from a file; the error names the file, never its contents.
@@ -110,6 +116,7 @@ struct ServerOptions {
         configuration.tls = tls
         configuration.connectionLimit = connectionLimit
         configuration.idleTimeoutSeconds = idleTimeoutSeconds
+        configuration.headerTimeoutSeconds = headerTimeoutSeconds
         let http: HTTPServer
         do {
             http = try HTTPServer(configuration: configuration, handler: server.handle)
