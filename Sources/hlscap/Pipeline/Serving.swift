@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import HLSEngine
 import HLSKit
 import HLSMedia
@@ -89,6 +90,26 @@ struct ServerOptions {
         if let header { headerTimeoutSeconds = try Parse.integer(header, option: "--header-timeout", in: 1...86_400) }
     }
 
+    /// Descriptors besides the connections: the stream's files being sent, the capture, the store.
+    static let descriptorHeadroom = 256
+
+    /// Every connection is a descriptor, and the usual soft limit (1024) is below the default
+    /// --max-clients: the soft limit is raised as far as they need, within the hard one. A warning
+    /// when even that cannot hold `connections`.
+    static func raiseDescriptorLimit(toHold connections: Int) -> String? {
+        var limit = rlimit()
+        guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return nil }
+        let wanted = rlim_t(connections + descriptorHeadroom)
+        if limit.rlim_cur < wanted && limit.rlim_cur < limit.rlim_max {
+            var raised = limit
+            raised.rlim_cur = min(limit.rlim_max, wanted)
+            if setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &raised) == 0 { limit = raised }
+        }
+        guard limit.rlim_cur < wanted else { return nil }
+        return "only \(limit.rlim_cur) files may be open (ulimit -n), fewer than --max-clients \(connections) "
+            + "needs with the stream's own; raise the hard limit (LimitNOFILE= in a unit) or lower --max-clients"
+    }
+
     /// A secret from a file; the error names the file, never its contents.
     static func readSecret(_ path: String, option: String) throws -> Data {
         guard let data = FileManager.default.contents(atPath: path) else {
@@ -112,6 +133,9 @@ struct ServerOptions {
     func start(_ unprotected: StreamServer, entry: String) throws -> HTTPServer {
         let server = StreamServer(root: unprotected.root, lowLatency: unprotected.lowLatency, metrics: unprotected.metrics,
                                   access: access, keyDirectory: unprotected.keyDirectory)
+        if let warning = Self.raiseDescriptorLimit(toHold: connectionLimit) {
+            FileHandle.standardError.write(Data("hlscap: \(warning)\n".utf8))
+        }
         var configuration = HTTPServer.Configuration(address: address)
         configuration.tls = tls
         configuration.connectionLimit = connectionLimit
