@@ -10,7 +10,8 @@ DEMO_PORT := 8000
 # FFmpeg headers and pkg-config for the CFFmpeg target; ffmpeg/ffprobe, Chromium and Python
 # for the end-to-end checkers; GStreamer as a second, independent HLS decoder; fonts so headless
 # Chromium renders text; GNU time for bench; nginx (its DAV module takes PUT and DELETE) as the
-# origin that publishing tests upload to, and the CDN edge in front of the built-in server.
+# origin that publishing tests upload to, the CDN edge in front of the built-in server, and what
+# bench measures the built-in server against, with wrk giving the requests.
 # libcurl's development link, because the release build links the Swift runtime and Foundation
 # statically and FoundationNetworking links libcurl. libmicrohttpd and zlib for the built-in server;
 # Prometheus's parser, curl and openssl for its tests; pip and unzip fetch hls.js from PyPI.
@@ -18,7 +19,7 @@ DEPS_PACKAGES := libavcodec-dev libavformat-dev libavdevice-dev libavutil-dev li
 	libswresample-dev pkg-config ffmpeg chromium python3 fonts-dejavu-core time nginx \
 	gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad \
 	gstreamer1.0-libav libcurl4-openssl-dev libmicrohttpd-dev zlib1g-dev python3-prometheus-client \
-	python3-pip unzip curl openssl systemd $(S3_PACKAGES)
+	python3-pip unzip curl openssl systemd wrk $(S3_PACKAGES)
 
 # A real S3 store for the object-storage tests: Ceph's RADOS Gateway on a one-node cluster that
 # Tests/Tools/s3_gateway.py starts and stops; libcrypto signs the requests (Signature V4); faketime

@@ -12,7 +12,8 @@ RUNS="${BENCH_RUNS:-3}"
 SECONDS_OF_MEDIA="${BENCH_SECONDS:-600}"
 OUT=bench-out
 CASES=(${BENCH_CASES:-case_copy_1080p30 case_validate_1080p30 case_transcode_720p30 case_live_720p30 case_live_ladder_720p30
-    case_file_ladder_1080p30 case_publish_720p30 case_live_record_720p30 case_serve_requests case_encrypt case_live_hour})
+    case_file_ladder_1080p30 case_publish_720p30 case_live_record_720p30 case_serve_requests case_serve_segment_rps
+    case_encrypt case_live_hour})
 # Encryption methods case_encrypt compares with the clear runs.
 ENCRYPT_METHODS=(${BENCH_ENCRYPT_METHODS:-aes-128})
 
@@ -392,6 +393,101 @@ case_encrypt() {
         compare "live 720p30 ${seconds}s, --encrypt $method against clear" "enc-live-$method" enc-live-clear
     done
     compare "ffmpeg's own copy 1080p30 ${SECONDS_OF_MEDIA}s into MPEG-TS, -hls_enc 1 against clear" enc-ffmpeg-aes-128 enc-ffmpeg-clear
+}
+
+# wait_for_url LOG PATTERN: the first match of a sed -n PATTERN in LOG, waiting up to 10 s for it.
+wait_for_url() {
+    local url=""
+    for _ in $(seq 100); do
+        url=$(sed -n "$2" "$1" | head -n 1)
+        [ -n "$url" ] && break
+        sleep 0.1
+    done
+    echo "$url"
+}
+
+# Requests per second for one 2 s segment of a 720p stream (about 1 MB) over 200 kept-alive
+# connections (wrk, BENCH_RPS_SECONDS each), from hlscap serve over HTTP, over HTTPS, and with a
+# signed URL checked on every request, and from nginx serving the same folder over HTTP and HTTPS
+# (one worker, sendfile, no access log). The servers share one core and wrk has the other, so a
+# server's figure is what one core gives it.
+case_serve_segment_rps() {
+    local seconds="${BENCH_RPS_SECONDS:-10}" connections=200 dir="$OUT/rps"
+    command -v wrk > /dev/null || { echo "bench: wrk is not installed; run make deps" >&2; return 1; }
+    local server_cpu=() client_cpu=()
+    if command -v taskset > /dev/null && [ "$(nproc)" -ge 2 ]; then
+        server_cpu=(taskset -c 0)
+        client_cpu=(taskset -c 1)
+    fi
+    rm -rf "$dir" && mkdir -p "$dir"
+    echo "bench: segment requests per second: making a 720p stream" >&2
+    # Constant 4 Mb/s with filler, so that a 2 s segment is about 1 MB (the test source alone
+    # compresses to a tenth of that).
+    ffmpeg -hide_banner -v error -y -f lavfi -i "testsrc2=size=1280x720:rate=30" \
+        -f lavfi -i "sine=frequency=440:sample_rate=48000" -t 10 -c:v libx264 -preset ultrafast -pix_fmt yuv420p \
+        -g 60 -keyint_min 60 -sc_threshold 0 -b:v 4M -minrate 4M -maxrate 4M -bufsize 4M -x264-params nal-hrd=cbr \
+        -c:a aac -b:a 128k -ac 2 "$dir/input.mp4"
+    "$HLSCAP" file "$dir/input.mp4" --copy --out "$dir/stream" --quiet > /dev/null
+    local segment=seg/000002.m4s
+    openssl req -x509 -newkey rsa:2048 -nodes -keyout "$dir/key.pem" -out "$dir/cert.pem" -days 1 \
+        -subj /CN=127.0.0.1 2> /dev/null
+    openssl rand -hex 32 > "$dir/sign.key"
+
+    "${server_cpu[@]}" "$HLSCAP" serve "$dir/stream" --listen 127.0.0.1:0 > /dev/null 2> "$dir/plain.log" &
+    local plain_pid=$!
+    "${server_cpu[@]}" "$HLSCAP" serve "$dir/stream" --listen 127.0.0.1:0 --tls-cert "$dir/cert.pem" \
+        --tls-key "$dir/key.pem" > /dev/null 2> "$dir/tls.log" &
+    local tls_pid=$!
+    "${server_cpu[@]}" "$HLSCAP" serve "$dir/stream" --listen 127.0.0.1:0 --auth-key "$dir/sign.key" \
+        > /dev/null 2> "$dir/signed.log" &
+    local signed_pid=$!
+    "${server_cpu[@]}" python3 Tests/Tools/origin_server.py "$dir/stream" --static --tls-cert "$dir/cert.pem" \
+        --tls-key "$dir/key.pem" > "$dir/nginx.log" 2>&1 &
+    local nginx_pid=$!
+    trap 'kill "$plain_pid" "$tls_pid" "$signed_pid" "$nginx_pid" 2> /dev/null' RETURN
+    local at='s|.* at \(https\{0,1\}://[^ ]*/\)[a-z]*\.m3u8.*|\1|p'
+    local hlscap_url hlscap_tls_url signed_base nginx_url nginx_tls_url
+    hlscap_url=$(wait_for_url "$dir/plain.log" "$at")
+    hlscap_tls_url=$(wait_for_url "$dir/tls.log" "$at")
+    signed_base=$(wait_for_url "$dir/signed.log" "$at")
+    nginx_url=$(wait_for_url "$dir/nginx.log" 's|^origin \(http://[^ ]*\) .*|\1|p')
+    nginx_tls_url=$(wait_for_url "$dir/nginx.log" 's|^origin-tls \(https://[^ ]*\)|\1|p')
+    if [ -z "$hlscap_url" ] || [ -z "$hlscap_tls_url" ] || [ -z "$signed_base" ] || [ -z "$nginx_url" ] \
+        || [ -z "$nginx_tls_url" ]; then
+        echo "bench: a server did not start" >&2
+        return 1
+    fi
+    local signed_url
+    signed_url=$("$HLSCAP" sign "$signed_base$segment" --expires 1h --key "$dir/sign.key")
+    local names=(hlscap hlscap-tls hlscap-signed nginx nginx-tls)
+    local urls=("$hlscap_url$segment" "$hlscap_tls_url$segment" "$signed_url" "$nginx_url$segment" "$nginx_tls_url$segment")
+    for name in "${names[@]}"; do rm -f "$dir/results-$name.txt"; done
+    for run in $(seq "$RUNS"); do
+        for index in "${!names[@]}"; do
+            echo "bench: ${names[$index]} $segment, $connections connections, ${seconds}s, run $run/$RUNS" >&2
+            "${client_cpu[@]}" wrk -t 1 -c "$connections" -d "${seconds}s" --timeout 10s "${urls[$index]}" \
+                > "$dir/wrk.out"
+            # Requests per second, then responses other than 2xx/3xx and socket errors.
+            awk '/^Requests\/sec:/ { rps = $2 } /Non-2xx/ { bad += $NF }
+                /Socket errors:/ { gsub(",", ""); bad += $4 + $6 + $8 + $10 }
+                END { print rps, bad + 0 }' "$dir/wrk.out" >> "$dir/results-${names[$index]}.txt"
+        done
+    done
+    local bytes
+    bytes=$(stat -c %s "$dir/stream/$segment")
+    printf 'serve one %s-byte segment (%s), %d connections, %ss per run (median of %s runs)\n' \
+        "$bytes" "$segment" "$connections" "$seconds" "$RUNS"
+    local rps=()
+    for index in "${!names[@]}"; do
+        rps[$index]=$(median "$dir/results-${names[$index]}.txt" 1)
+        awk -v name="${names[$index]}" -v rps="${rps[$index]}" -v bytes="$bytes" \
+            '{ bad += $2 } END { printf "  %-14s %8.0f req/s  %6.2f GB/s  %d errors\n", name, rps, rps * bytes / 1e9, bad }' \
+            "$dir/results-${names[$index]}.txt"
+    done
+    awk -v plain="${rps[0]}" -v tls="${rps[1]}" -v signed="${rps[2]}" -v nginx="${rps[3]}" -v nginx_tls="${rps[4]}" \
+        'BEGIN { printf "  hlscap/nginx: HTTP %.2f, HTTPS %.2f, signed URL %.2f (against nginx over HTTP, which checks nothing)\n",
+            plain / nginx, tls / nginx_tls, signed / nginx
+            printf "  hlscap signed/plain: %.2f\n", signed / plain }'
 }
 
 for case_function in "${CASES[@]}"; do

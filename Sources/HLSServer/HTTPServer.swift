@@ -11,7 +11,8 @@ import Synchronization
 /// descriptor, never a thread, and never holds up capture or other clients. A request answered
 /// `later` is suspended (it takes no polling) until its answer arrives from another thread.
 /// Connections, idle time and request header sizes are bounded; over the limits libmicrohttpd
-/// refuses the connection or answers 431 itself.
+/// refuses the connection or answers 431 itself. A request header must also arrive whole within a
+/// time limit (`HeaderDeadlines`), checked by a thread of its own.
 ///
 /// Unchecked sendable: `daemon` is written once in `init` and read-only until `stop`, which the
 /// `stopped` flag makes run once; the suspended requests are under their own lock.
@@ -22,6 +23,9 @@ public final class HTTPServer: @unchecked Sendable {
         public var connectionLimit = 1024
         /// A connection with no traffic for this long is closed.
         public var idleTimeoutSeconds = 30
+        /// A connection whose request header is not whole this long after it opened, or after its
+        /// last answer was sent, is closed, however slowly bytes keep coming.
+        public var headerTimeoutSeconds = 30
         /// Memory for one connection's request line and headers: larger requests get 431.
         public var requestMemoryBytes = 64 * 1024
         /// PEM text of a private key and its certificate: HTTPS instead of HTTP.
@@ -46,10 +50,15 @@ public final class HTTPServer: @unchecked Sendable {
     private let suspended = Locked<[ObjectIdentifier: PendingRequest]>([:])
     private let stopped = Atomic<Bool>(false)
     private let answered = Atomic<Int>(0)
+    fileprivate let deadlines: HeaderDeadlines
+    private let stopSweeping = DispatchSemaphore(value: 0)
+    private let sweeperDone = DispatchSemaphore(value: 0)
 
     public init(configuration: Configuration, handler: @escaping Handler) throws(StartError) {
         self.configuration = configuration
         self.handler = handler
+        deadlines = HeaderDeadlines(timeoutSeconds: Double(configuration.headerTimeoutSeconds))
+        let notifyContext = Unmanaged.passUnretained(deadlines).toOpaque()
         let context = Unmanaged.passUnretained(self).toOpaque()
         var flags = UInt32(MHD_USE_INTERNAL_POLLING_THREAD.rawValue) | UInt32(MHD_USE_EPOLL.rawValue)
             | UInt32(MHD_ALLOW_SUSPEND_RESUME.rawValue)
@@ -60,6 +69,7 @@ public final class HTTPServer: @unchecked Sendable {
         let daemon = configuration.address.storage.withUnsafeBytes { address in
             address.withMemoryRebound(to: sockaddr.self) { socketAddress in
                 hlscap_mhd_start(flags, socketAddress.baseAddress, accessHandler, context, completedHandler, context,
+                                 connectionHandler, notifyContext,
                                  UInt32(configuration.connectionLimit), UInt32(configuration.idleTimeoutSeconds),
                                  configuration.requestMemoryBytes, configuration.tls?.key, configuration.tls?.certificate)
             }
@@ -70,6 +80,22 @@ public final class HTTPServer: @unchecked Sendable {
         }
         self.daemon = daemon
         port = Int(hlscap_mhd_port(daemon))
+        startSweeper()
+    }
+
+    /// Drops late headers a few times a second until `stop`; holds the table and the semaphores, not
+    /// the server, so the server can still go away.
+    private func startSweeper() {
+        let deadlines = deadlines, stopSweeping = stopSweeping, sweeperDone = sweeperDone
+        let interval = min(0.25, deadlines.timeoutSeconds / 4)
+        let thread = Thread {
+            while stopSweeping.wait(timeout: .now() + interval) == .timedOut {
+                deadlines.expire(nowSeconds: monotonicSeconds()) { socket in _ = shutdown(socket, Int32(SHUT_RDWR)) }
+            }
+            sweeperDone.signal()
+        }
+        thread.name = "hlscap-http-headers"
+        thread.start()
     }
 
     deinit { stop() }
@@ -86,9 +112,14 @@ public final class HTTPServer: @unchecked Sendable {
     /// Responses sent so far.
     public var answeredCount: Int { answered.load(ordering: .relaxed) }
 
+    /// Connections closed so far because their request header came too slowly.
+    public var lateHeaderCount: Int { deadlines.droppedCount }
+
     /// Answers every held request with 503, then closes every connection and the listening socket.
     public func stop() {
         guard !stopped.exchange(true, ordering: .acquiringAndReleasing), let daemon else { return }
+        stopSweeping.signal()
+        sweeperDone.wait()
         for pending in suspended.withLock({ Array($0.values) }) {
             pending.respond(.text(503, "the server is stopping"))
         }
@@ -106,6 +137,7 @@ public final class HTTPServer: @unchecked Sendable {
             // The first call comes with the headers; answering only on the next, once the whole request
             // is read, lets libmicrohttpd keep the connection alive for the next request.
             requestContext.pointee = headersRead
+            deadlines.headersRead(Int(bitPattern: connection))
             return .YES
         }
         if existing != headersRead {
@@ -227,8 +259,28 @@ private let accessHandler: MHD_AccessHandlerCallback = { context, connection, ur
 /// constant address, never dereferenced.
 nonisolated(unsafe) private let headersRead = UnsafeMutableRawPointer(bitPattern: 1)!
 
-private let completedHandler: MHD_RequestCompletedCallback = { _, _, requestContext, _ in
+private let completedHandler: MHD_RequestCompletedCallback = { context, connection, requestContext, _ in
+    if let context, let connection {
+        Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue().deadlines
+            .answered(Int(bitPattern: connection), nowSeconds: monotonicSeconds())
+    }
     guard let requestContext, let pending = requestContext.pointee, pending != headersRead else { return }
     Unmanaged<PendingRequest>.fromOpaque(pending).release()
     requestContext.pointee = nil
+}
+
+private let connectionHandler: MHD_NotifyConnectionCallback = { context, connection, _, event in
+    guard let context, let connection else { return }
+    let deadlines = Unmanaged<HeaderDeadlines>.fromOpaque(context).takeUnretainedValue()
+    switch event {
+    case .CONNECTION_NOTIFY_STARTED:
+        deadlines.opened(Int(bitPattern: connection), socket: hlscap_mhd_connection_socket(connection),
+                         nowSeconds: monotonicSeconds())
+    default:
+        deadlines.closed(Int(bitPattern: connection))
+    }
+}
+
+private func monotonicSeconds() -> Double {
+    Double(DispatchTime.now().uptimeNanoseconds) / 1e9
 }

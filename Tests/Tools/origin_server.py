@@ -3,6 +3,12 @@
 GET serves them back.
 
 Usage: origin_server.py ROOT [--port PORT] [--logs DIR]    (PORT 0 or omitted: a free port)
+       origin_server.py ROOT --static [--tls-cert PEM --tls-key PEM] [--logs DIR]
+
+With --static, nginx only serves ROOT, configured as for static files in production (sendfile, no
+access log, connections kept alive as long as the client likes), to be measured against; with
+--tls-cert and --tls-key it also serves HTTPS (TLS 1.2 and 1.3) on a second free port, announced on
+a second line "origin-tls https://127.0.0.1:PORT/".
 
 nginx runs in the foreground as one process with a generated configuration; its
 configuration, logs (access.log with request times) and pid file go to DIR, or to a
@@ -46,6 +52,29 @@ HTTP = """\
         }}
     }}"""
 
+STATIC = """\
+    types {{
+        application/vnd.apple.mpegurl m3u8;
+        video/iso.segment m4s;
+        video/mp4 mp4;
+    }}
+    default_type application/octet-stream;
+    access_log off;
+    sendfile on;
+    tcp_nopush on;
+    keepalive_requests 1000000;
+    server {{
+        listen 127.0.0.1:{port};
+{tls}        root {root};
+    }}"""
+
+TLS = """\
+        listen 127.0.0.1:{port} ssl;
+        ssl_certificate {certificate};
+        ssl_certificate_key {key};
+        ssl_protocols TLSv1.2 TLSv1.3;
+"""
+
 
 def main(argv):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -53,7 +82,12 @@ def main(argv):
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--logs", help="directory for nginx's configuration and logs (kept)")
     parser.add_argument("--nginx", default=shutil.which("nginx") or "/usr/sbin/nginx")
+    parser.add_argument("--static", action="store_true", help="serve ROOT only, tuned for static files")
+    parser.add_argument("--tls-cert")
+    parser.add_argument("--tls-key")
     args = parser.parse_args(argv)
+    if (args.tls_cert is None) != (args.tls_key is None) or (args.tls_cert and not args.static):
+        parser.error("--tls-cert and --tls-key go together, with --static")
     root = os.path.abspath(args.root)
     os.makedirs(root, exist_ok=True)
     with open(os.path.join(root, serve.PLAYER_PATH.lstrip("/")), "wb") as page:
@@ -63,9 +97,19 @@ def main(argv):
     # Same file system as ROOT, so that a finished upload is a rename.
     body = tempfile.mkdtemp(prefix=".origin-body-", dir=os.path.dirname(root))
     port = args.port or nginx_process.free_port()
-    config = nginx_process.configuration(logs, HTTP.format(logs=logs, port=port, root=root), body=body)
+    announcement = f"origin http://127.0.0.1:{port}/ logs {logs}"
+    if args.static:
+        tls = ""
+        if args.tls_cert:
+            tls_port = nginx_process.free_port()
+            tls = TLS.format(port=tls_port, certificate=os.path.abspath(args.tls_cert), key=os.path.abspath(args.tls_key))
+            announcement += f"\norigin-tls https://127.0.0.1:{tls_port}/"
+        http = STATIC.format(port=port, tls=tls, root=root)
+    else:
+        http = HTTP.format(logs=logs, port=port, root=root)
+    config = nginx_process.configuration(logs, http, body=body)
     try:
-        return nginx_process.run(args.nginx, logs, config, port, f"origin http://127.0.0.1:{port}/ logs {logs}")
+        return nginx_process.run(args.nginx, logs, config, port, announcement)
     finally:
         shutil.rmtree(body, ignore_errors=True)
         if not args.logs:

@@ -1,17 +1,23 @@
 import Foundation
+import Glibc
 import HLSEngine
 import HLSKit
 import HLSMedia
 import HLSOutput
 import HLSServer
 
-/// `--tls-cert`/`--tls-key` and the connection limit: how the built-in server listens.
+/// `--tls-cert`/`--tls-key`, the connection limit and timeouts: how the built-in server listens.
 struct ServerOptions {
     static let help = """
           --tls-cert PEM            serve HTTPS with this certificate (with --tls-key; Safari wants
                                     TLS for low latency)
           --tls-key PEM             the certificate's private key
           --max-clients N           connections at once, more wait or are refused (default 1024)
+          --idle-timeout SECONDS    close a connection that sends and receives nothing for this
+                                    long (default 30)
+          --header-timeout SECONDS  close a connection whose request header is not whole this long
+                                    after it opened or its last answer went, however slowly bytes
+                                    keep coming (default 30)
           --auth-token SECRET       only clients that present SECRET may watch: `Authorization:
                                     Bearer SECRET` or ?token=SECRET (carried into every URI of the
                                     playlists served to them)
@@ -23,6 +29,8 @@ struct ServerOptions {
     var address: ListenAddress
     var tls: (key: String, certificate: String)?
     var connectionLimit = 1024
+    var idleTimeoutSeconds = 30
+    var headerTimeoutSeconds = 30
     var access: AccessControl?
 
     /// nil when `option` (the address) is absent; its companions are then refused.
@@ -30,14 +38,17 @@ struct ServerOptions {
         let certificate = try arguments.value("--tls-cert")
         let key = try arguments.value("--tls-key")
         let limit = try arguments.value("--max-clients")
+        let idle = try arguments.value("--idle-timeout")
+        let header = try arguments.value("--header-timeout")
         let token = try arguments.value("--auth-token")
         let tokenFile = try arguments.value("--auth-token-file")
         let keyFile = try arguments.value("--auth-key")
         let metricsToken = try arguments.value("--metrics-token")
         guard let text = try arguments.value(option) else {
-            if certificate != nil || key != nil || limit != nil || token != nil || tokenFile != nil || keyFile != nil
+            if certificate != nil || key != nil || limit != nil || idle != nil || header != nil || token != nil || tokenFile != nil || keyFile != nil
                 || metricsToken != nil {
-                throw CommandError.usage("--tls-cert, --tls-key, --max-clients and --auth-…/--metrics-token need \(option) ADDR:PORT")
+                throw CommandError.usage("--tls-cert, --tls-key, --max-clients, --idle-timeout, --header-timeout and "
+                    + "--auth-…/--metrics-token need \(option) ADDR:PORT")
             }
             return nil
         }
@@ -75,6 +86,28 @@ struct ServerOptions {
             throw CommandError.usage("--tls-cert and --tls-key go together")
         }
         if let limit { connectionLimit = try Parse.integer(limit, option: "--max-clients", in: 1...100_000) }
+        if let idle { idleTimeoutSeconds = try Parse.integer(idle, option: "--idle-timeout", in: 1...86_400) }
+        if let header { headerTimeoutSeconds = try Parse.integer(header, option: "--header-timeout", in: 1...86_400) }
+    }
+
+    /// Descriptors besides the connections: the stream's files being sent, the capture, the store.
+    static let descriptorHeadroom = 256
+
+    /// Every connection is a descriptor, and the usual soft limit (1024) is below the default
+    /// --max-clients: the soft limit is raised as far as they need, within the hard one. A warning
+    /// when even that cannot hold `connections`.
+    static func raiseDescriptorLimit(toHold connections: Int) -> String? {
+        var limit = rlimit()
+        guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return nil }
+        let wanted = rlim_t(connections + descriptorHeadroom)
+        if limit.rlim_cur < wanted && limit.rlim_cur < limit.rlim_max {
+            var raised = limit
+            raised.rlim_cur = min(limit.rlim_max, wanted)
+            if setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &raised) == 0 { limit = raised }
+        }
+        guard limit.rlim_cur < wanted else { return nil }
+        return "only \(limit.rlim_cur) files may be open (ulimit -n), fewer than --max-clients \(connections) "
+            + "needs with the stream's own; raise the hard limit (LimitNOFILE= in a unit) or lower --max-clients"
     }
 
     /// A secret from a file; the error names the file, never its contents.
@@ -100,9 +133,14 @@ struct ServerOptions {
     func start(_ unprotected: StreamServer, entry: String) throws -> HTTPServer {
         let server = StreamServer(root: unprotected.root, lowLatency: unprotected.lowLatency, metrics: unprotected.metrics,
                                   access: access, keyDirectory: unprotected.keyDirectory)
+        if let warning = Self.raiseDescriptorLimit(toHold: connectionLimit) {
+            FileHandle.standardError.write(Data("hlscap: \(warning)\n".utf8))
+        }
         var configuration = HTTPServer.Configuration(address: address)
         configuration.tls = tls
         configuration.connectionLimit = connectionLimit
+        configuration.idleTimeoutSeconds = idleTimeoutSeconds
+        configuration.headerTimeoutSeconds = headerTimeoutSeconds
         let http: HTTPServer
         do {
             http = try HTTPServer(configuration: configuration, handler: server.handle)
