@@ -159,7 +159,7 @@ test-fuzz-parsers: deps
 # into its own directory, so the debug build stays as it is.
 SANITIZER_ASAN := --sanitize=address --build-path .build/asan
 SANITIZER_TSAN := --sanitize=thread --build-path .build/tsan
-TSAN_UNIT_TESTS := PublishStreamPublisherTests|CaptureThreadTests|CaptureTestSourceTests|CaptureMicrophoneTests|CodecPictureTests|StreamServerTests|LiveEngineTests
+TSAN_UNIT_TESTS := PublishStreamPublisherTests|HeaderDeadlinesTests|CaptureThreadTests|CaptureTestSourceTests|CaptureMicrophoneTests|CodecPictureTests|StreamServerTests|LiveEngineTests
 TSAN_END_TO_END_TESTS := LiveStopTests|PublishLiveFaultTests|CrashConsistencyTests|ServeCommandTests|LowLatencyTests/aLadderReports|LowLatencyTests/httpsServes
 test-sanitizers: deps
 	$(SWIFT) build --build-tests $(SANITIZER_ASAN)
