@@ -23,6 +23,61 @@ import Testing
         #expect(SegmentEncryption.iv(sequenceNumber: 0x0102) == Array(repeating: 0, count: 14) + [1, 2])
     }
 
+    /// SAMPLE-AES's cipher: CBC without padding over whole blocks in place, the same ciphertext as the
+    /// padded one up to the padding (NIST SP 800-38A F.2.1, two blocks).
+    @Test func sampleAESEncryptsWholeBlocksInPlaceWithoutPadding() {
+        let key: [UInt8] = [0x2b, 0x7e, 0x15, 0x16, 0x28, 0xae, 0xd2, 0xa6, 0xab, 0xf7, 0x15, 0x88, 0x09, 0xcf, 0x4f, 0x3c]
+        let iv = Array(0..<16).map { UInt8($0) }
+        let plain = [UInt8](hex: "6bc1bee22e409f96e93d7e117393172aae2d8a571e03ac9c9eb76fac45af8e51")
+        var bytes = [0xAA] + plain + [0xBB]
+        SegmentEncryption.BlockCipher(key: key).encrypt(&bytes, range: 1..<33, iv: iv)
+        #expect(Digest.hex(Array(bytes[1..<33])) == "7649abac8119b246cee98e9b12e9197d5086cb9b507219ee95db113a917678b2")
+        #expect(bytes.first == 0xAA && bytes.last == 0xBB)
+    }
+
+    /// `--encrypt cbcs` through the writer: the init section names the key's ID and IV, the key is
+    /// stored once, samples are encrypted with subsamples in senc, and the playlist says SAMPLE-AES
+    /// with the IV and the identity key format, without a METHOD=NONE before the map.
+    @Test func sampleAESEncryptsSamplesAndNamesTheKeyInTheInitSection() throws {
+        let clearStore = MemoryStore(), store = MemoryStore(), keys = MemoryStore()
+        let policy = StreamWriter.PlaylistPolicy.live(targetDurationSeconds: 2, windowSize: 0)
+        var clear = StreamWriter(store: clearStore, layout: .single(trackCount: 1), policy: policy)
+        var writer = StreamWriter(store: store, layout: .single(trackCount: 1), policy: policy)
+        let encryption = SegmentEncryption(keyStore: keys, rotation: 0, method: .sampleAES)
+        writer.encryption = encryption
+        _ = try clear.beginSection(tracks: [writers.audioTrack()])
+        _ = try writer.beginSection(tracks: [writers.audioTrack()])
+        for number in 1...3 {
+            // 41-byte frames: two whole blocks encrypted, nine bytes clear.
+            var segment = writers.segment(number)
+            segment.tracks[0].samples = segment.tracks[0].samples.map { sample in
+                var sample = sample
+                sample.data = [0x21] + [UInt8](repeating: sample.data[1], count: 40)
+                return sample
+            }
+            _ = try clear.write(segment)
+            _ = try writer.write(segment)
+        }
+        let trackKey = try encryption.sampleKey()
+        #expect(try keys.list("").count == 1)
+        let initBytes = try store.read(StreamLayout.initName)
+        #expect(initBytes != (try clearStore.read(StreamLayout.initName)))
+        let entry = try #require(MP4Box.parse(initBytes).first { $0.type == "moov" }?.first("trak/mdia/minf/stbl/stsd")?.children.first)
+        let tenc = try #require(entry.first("sinf/schi/tenc"))
+        #expect(Array(tenc.payload.suffix(16)) == trackKey.constantIV)
+        let segment = try store.read(StreamLayout.segmentPath(1)), clearSegment = try clearStore.read(StreamLayout.segmentPath(1))
+        #expect(try MP4Box.parse(segment).first { $0.type == "moof" }?.first("traf/senc") != nil)
+        let mdat = try #require(MP4Box.parse(segment).first { $0.type == "mdat" }).payload
+        let clearMdat = try #require(MP4Box.parse(clearSegment).first { $0.type == "mdat" }).payload
+        #expect(mdat.count == clearMdat.count)
+        #expect(Array(mdat.prefix(32)) != Array(clearMdat.prefix(32)))
+        #expect(Array(mdat.prefix(41).suffix(9)) == Array(clearMdat.prefix(41).suffix(9)))
+        let text = String(decoding: try store.read(StreamLayout.playlistName), as: UTF8.self)
+        #expect(text.contains("#EXT-X-KEY:METHOD=SAMPLE-AES,URI=\"keys/\(encryption.keyName(for: 1))\",IV=0x\(Digest.hex(trackKey.constantIV)),KEYFORMAT=\"identity\""))
+        #expect(!text.contains("METHOD=NONE"))
+        #expect(try MediaPlaylist.parse(text).segments.allSatisfy { $0.key?.method == .sampleAES })
+    }
+
     @Test func theWriterEncryptsEverySegmentAndListsEachKeyWhereItChanges() throws {
         let clearStore = MemoryStore(), store = MemoryStore(), keys = MemoryStore()
         var clear = try writers.liveWriter(clearStore, windowSize: 0)

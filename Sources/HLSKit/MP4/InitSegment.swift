@@ -24,13 +24,14 @@
 ///     └── mvex
 ///         └── trex                  one per track
 public enum InitSegment {
-    public static func make(tracks: [TrackDescription]) -> [UInt8] {
+    /// With a `key`, every track is encrypted with it ('cbcs', `SampleEncryption`).
+    public static func make(tracks: [TrackDescription], key: SampleEncryption.TrackKey? = nil) -> [UInt8] {
         var writer = ByteWriter(capacity: 1024)
         writeFileType(&writer, trackCount: tracks.count)
         writer.box("moov") { moov in
             writeMovieHeader(&moov, nextTrackID: (tracks.map(\.trackID).max() ?? 0) + 1)
             for track in tracks {
-                writeTrack(&moov, track)
+                writeTrack(&moov, track, key: key)
             }
             moov.box("mvex") { mvex in
                 for track in tracks {
@@ -74,7 +75,7 @@ public enum InitSegment {
         }
     }
 
-    private static func writeTrack(_ writer: inout ByteWriter, _ track: TrackDescription) {
+    private static func writeTrack(_ writer: inout ByteWriter, _ track: TrackDescription, key: SampleEncryption.TrackKey?) {
         writer.box("trak") { trak in
             writeTrackHeader(&trak, track)
             trak.box("mdia") { mdia in
@@ -87,9 +88,9 @@ public enum InitSegment {
                         stbl.fullBox("stsd", version: 0, flags: 0) { stsd in
                             stsd.write(UInt32(1))  // entry_count
                             switch track.format {
-                            case .h264(let format): SampleEntry.writeAVC(&stsd, format)
-                            case .hevc(let format): SampleEntry.writeHEVC(&stsd, format)
-                            case .aac(let format): SampleEntry.writeAAC(&stsd, format, trackID: track.trackID)
+                            case .h264(let format): SampleEntry.writeAVC(&stsd, format, key: key)
+                            case .hevc(let format): SampleEntry.writeHEVC(&stsd, format, key: key)
+                            case .aac(let format): SampleEntry.writeAAC(&stsd, format, trackID: track.trackID, key: key)
                             }
                         }
                         writeEmptySampleTables(&stbl)

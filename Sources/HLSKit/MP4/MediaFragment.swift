@@ -6,14 +6,20 @@
 ///     └── traf                  one per track with samples, in the order given
 ///         ├── tfhd              default-base-is-moof, no defaults
 ///         ├── tfdt              version 1, 64-bit base decode time
-///         └── trun              data offset, and per sample: duration, size, flags [, cto]
+///         ├── trun              data offset, and per sample: duration, size, flags [, cto]
+///         ├── senc              encrypted tracks only: each sample's subsamples (SampleEncryption)
+///         ├── saiz              the size of each sample's entry in senc
+///         └── saio              where senc's first entry is, from the moof's start
 ///     mdat                      the tracks' sample data, in traf order
 public enum MediaFragment {
     /// `descriptions` says which tracks are video, because audio samples are all sync samples
     /// whatever `isSync` says. Every fragment track needs a description with its track ID.
     /// `segmentType` false leaves out `styp`, for fragments inside one file (a recording).
+    /// `encrypted` gives the subsamples of each sample of the tracks whose samples are encrypted
+    /// ('cbcs'), by track ID, as `SampleEncryption.encrypt` returns them.
     public static func make(sequenceNumber: UInt32, tracks: [FragmentTrack],
-                            descriptions: [TrackDescription], segmentType: Bool = true) -> [UInt8] {
+                            descriptions: [TrackDescription], segmentType: Bool = true,
+                            encrypted: [UInt32: [[SampleEncryption.Subsample]]] = [:]) -> [UInt8] {
         let runs = tracks.filter { !$0.samples.isEmpty }.map { track in
             guard let description = descriptions.first(where: { $0.trackID == track.trackID }) else {
                 preconditionFailure("fragment track \(track.trackID) has no track description")
@@ -32,10 +38,12 @@ public enum MediaFragment {
         }
 
         var dataOffsetPositions: [Int] = []
+        let moofPosition = writer.count
         let moofStart = writer.box("moof") { moof in
             moof.fullBox("mfhd", version: 0, flags: 0) { $0.write(sequenceNumber) }
             for run in runs {
-                dataOffsetPositions.append(writeTrackFragment(&moof, run))
+                dataOffsetPositions.append(writeTrackFragment(&moof, run, encrypted: encrypted[run.track.trackID],
+                                                              moofPosition: moofPosition))
             }
         }
 
@@ -58,7 +66,8 @@ public enum MediaFragment {
     private static let mdatHeaderSize = 8
 
     /// Writes a traf and returns the position of its trun's data_offset field, to be patched.
-    private static func writeTrackFragment(_ writer: inout ByteWriter, _ run: TrackRun) -> Int {
+    private static func writeTrackFragment(_ writer: inout ByteWriter, _ run: TrackRun,
+                                           encrypted: [[SampleEncryption.Subsample]]?, moofPosition: Int) -> Int {
         var dataOffsetPosition = 0
         writer.box("traf") { traf in
             traf.fullBox("tfhd", version: 0, flags: TrackFragmentFlags.defaultBaseIsMoof) { tfhd in
@@ -80,8 +89,45 @@ public enum MediaFragment {
                     }
                 }
             }
+            if let encrypted {
+                writeSampleEncryption(&traf, encrypted, moofPosition: moofPosition)
+            }
         }
         return dataOffsetPosition
+    }
+
+    /// `senc` (ISO/IEC 23001-7 7.2) with no per-sample IV (the constant one is in `tenc`), then `saiz`
+    /// and `saio` (14496-12 8.7.8, 8.7.9) describing its entries as sample auxiliary information.
+    private static func writeSampleEncryption(_ writer: inout ByteWriter, _ samples: [[SampleEncryption.Subsample]],
+                                              moofPosition: Int) {
+        let hasSubsamples = samples.contains { !$0.isEmpty }
+        var firstEntryPosition = 0
+        writer.fullBox("senc", version: 0, flags: hasSubsamples ? SampleEncryptionFlags.useSubsamples : 0) { senc in
+            senc.write(UInt32(samples.count))
+            firstEntryPosition = senc.count
+            guard hasSubsamples else { return }
+            for subsamples in samples {
+                senc.write(UInt16(subsamples.count))
+                for subsample in subsamples {
+                    senc.write(subsample.clearBytes)
+                    senc.write(subsample.protectedBytes)
+                }
+            }
+        }
+        let entrySizes = samples.map { hasSubsamples ? 2 + 6 * $0.count : 0 }
+        // saiz sizes are bytes: an entry of over 255 (43 slices in a picture, which no encoder here makes) does not fit.
+        let commonSize = Set(entrySizes).count == 1 ? entrySizes.first ?? 0 : 0
+        writer.fullBox("saiz", version: 0, flags: 0) { saiz in
+            saiz.write(UInt8(clamping: commonSize))  // default_sample_info_size; 0: one size per sample follows
+            saiz.write(UInt32(samples.count))
+            if commonSize == 0 {
+                for size in entrySizes { saiz.write(UInt8(clamping: size)) }
+            }
+        }
+        writer.fullBox("saio", version: 0, flags: 0) { saio in
+            saio.write(UInt32(1))  // entry_count: senc's entries lie together
+            saio.write(UInt32(firstEntryPosition - moofPosition))
+        }
     }
 }
 
@@ -114,6 +160,11 @@ private struct TrackRun {
     func sampleFlags(_ sample: TimedSample) -> UInt32 {
         sample.isSync || !isVideo ? SampleFlags.syncSample : SampleFlags.nonSyncSample
     }
+}
+
+/// `senc` flags (ISO/IEC 23001-7 7.2.2).
+enum SampleEncryptionFlags {
+    static let useSubsamples: UInt32 = 0x00_0002
 }
 
 /// `tfhd` flags (14496-12 8.8.7.1).

@@ -13,6 +13,14 @@
 ///         ├── DecoderConfigDescriptor
 ///         │   └── DecoderSpecificInfo    the AudioSpecificConfig
 ///         └── SLConfigDescriptor
+///
+/// An encrypted track's entry is `encv` or `enca`, the same fields and boxes, then (ISO/IEC 23001-7 8):
+///
+///     sinf
+///     ├── frma              the entry's own type (avc1, hvc1, mp4a)
+///     ├── schm              'cbcs', version 1.0
+///     └── schi
+///         └── tenc          version 1: pattern, KID, constant IV
 enum SampleEntry {
     /// The only entry in `dref`.
     private static let dataReferenceIndex: UInt16 = 1
@@ -26,21 +34,47 @@ enum SampleEntry {
     /// full_range_flag, followed by 7 reserved bits.
     private static let fullRangeBit: UInt8 = 0x80
 
-    static func writeAVC(_ writer: inout ByteWriter, _ format: H264Format) {
+    static func writeAVC(_ writer: inout ByteWriter, _ format: H264Format, key: SampleEncryption.TrackKey? = nil) {
         let sampleAspectRatio = try? format.decoderConfiguration.parsedSequenceParameterSet().sampleAspectRatio
-        writeVisual(&writer, "avc1", width: format.width, height: format.height) { avc1 in
+        writeVisual(&writer, key == nil ? "avc1" : "encv", width: format.width, height: format.height) { avc1 in
             avc1.box("avcC") { $0.write(bytes: format.decoderConfiguration.serialized) }
             writePixelAspectRatio(&avc1, sampleAspectRatio)
             writeColour(&avc1, format.colourDescription)
+            if let key { writeProtection(&avc1, originalFormat: "avc1", key: key, isVideo: true) }
         }
     }
 
-    static func writeHEVC(_ writer: inout ByteWriter, _ format: HEVCFormat) {
+    static func writeHEVC(_ writer: inout ByteWriter, _ format: HEVCFormat, key: SampleEncryption.TrackKey? = nil) {
         let sampleAspectRatio = try? format.decoderConfiguration.parsedSequenceParameterSet().sampleAspectRatio
-        writeVisual(&writer, "hvc1", width: format.width, height: format.height) { hvc1 in
+        writeVisual(&writer, key == nil ? "hvc1" : "encv", width: format.width, height: format.height) { hvc1 in
             hvc1.box("hvcC") { $0.write(bytes: format.decoderConfiguration.serialized) }
             writePixelAspectRatio(&hvc1, sampleAspectRatio)
             writeColour(&hvc1, format.colourDescription)
+            if let key { writeProtection(&hvc1, originalFormat: "hvc1", key: key, isVideo: true) }
+        }
+    }
+
+    /// `sinf`: what the entry was before encryption, the scheme and the track's key.
+    private static func writeProtection(_ writer: inout ByteWriter, originalFormat: FourCC,
+                                        key: SampleEncryption.TrackKey, isVideo: Bool) {
+        writer.box("sinf") { sinf in
+            sinf.box("frma") { $0.write(fourCC: originalFormat) }
+            sinf.fullBox("schm", version: 0, flags: 0) { schm in
+                schm.write(fourCC: "cbcs")
+                schm.write(UInt32(0x0001_0000))  // scheme_version 1.0
+            }
+            sinf.box("schi") { schi in
+                schi.fullBox("tenc", version: 1, flags: 0) { tenc in
+                    tenc.write(UInt8(0))  // reserved
+                    // Video: 1 block in 10; audio: 0:0, every whole block.
+                    tenc.write(isVideo ? SampleEncryption.videoCryptBlocks << 4 | SampleEncryption.videoSkipBlocks : 0)
+                    tenc.write(UInt8(1))  // default_isProtected
+                    tenc.write(UInt8(0))  // default_Per_Sample_IV_Size: the IV is constant
+                    tenc.write(bytes: key.keyID)
+                    tenc.write(UInt8(key.constantIV.count))
+                    tenc.write(bytes: key.constantIV)
+                }
+            }
         }
     }
 
@@ -87,9 +121,10 @@ enum SampleEntry {
         }
     }
 
-    static func writeAAC(_ writer: inout ByteWriter, _ format: AACFormat, trackID: UInt32) {
+    static func writeAAC(_ writer: inout ByteWriter, _ format: AACFormat, trackID: UInt32,
+                         key: SampleEncryption.TrackKey? = nil) {
         let config = format.audioSpecificConfig
-        writer.box("mp4a") { mp4a in
+        writer.box(key == nil ? "mp4a" : "enca") { mp4a in
             writeSampleEntryHeader(&mp4a)
             mp4a.write(zeros: 2 * 4)  // reserved
             mp4a.write(UInt16(config.channelCount))
@@ -100,6 +135,7 @@ enum SampleEntry {
             // AudioSpecificConfig, so 0 is written rather than a wrapped value.
             mp4a.write(config.sampleRate <= Int(UInt16.max) ? FixedPoint.fixed16x16(config.sampleRate) : 0)
             ElementaryStreamDescriptor.write(&mp4a, format, trackID: trackID)
+            if let key { writeProtection(&mp4a, originalFormat: "mp4a", key: key, isVideo: false) }
         }
     }
 

@@ -37,7 +37,9 @@ extension MediaPlaylist {
                                           durationSeconds: PlaylistNumber.quantizedToMilliseconds(segment.durationSeconds),
                                           mapURI: segment.map?.uri, discontinuity: segment.discontinuity,
                                           programDateTime: segment.programDateTime)
-                      if let key = segment.key, key.method == "AES-128" { model.key = Key(uri: key.uri, iv: key.iv) }
+                      if let key = segment.key, let method = Key.Method(rawValue: key.method) {
+                          model.key = Key(uri: key.uri, iv: key.iv, method: method)
+                      }
                       return model
                   },
                   endList: !document.endList.isEmpty)

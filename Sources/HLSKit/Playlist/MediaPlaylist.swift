@@ -160,15 +160,23 @@ public struct MediaPlaylist: Sendable, Equatable {
     }
 
     /// The playlist text: LF line endings and a final newline.
-    /// Whole-segment AES-128 encryption (RFC 8216bis 4.4.4.4): where the key is; without an IV the
-    /// segment's media sequence number is its IV.
+    /// An EXT-X-KEY (RFC 8216bis 4.4.4.4): whole-segment AES-128, where without an IV the segment's
+    /// media sequence number is its IV; or SAMPLE-AES, samples encrypted with 'cbcs' whose init section
+    /// stays clear and names the IV itself.
     public struct Key: Sendable, Equatable {
+        public enum Method: String, Sendable {
+            case aes128 = "AES-128"
+            case sampleAES = "SAMPLE-AES"
+        }
+
+        public var method: Method
         public var uri: String
         public var iv: String?
 
-        public init(uri: String, iv: String? = nil) {
+        public init(uri: String, iv: String? = nil, method: Method = .aes128) {
             self.uri = uri
             self.iv = iv
+            self.method = method
         }
 
         /// The IV of a segment whose EXT-X-KEY names none: its media sequence number, big-endian, in
@@ -178,7 +186,8 @@ public struct MediaPlaylist: Sendable, Equatable {
         }
 
         var tag: String {
-            "\(PlaylistTag.key):METHOD=AES-128,URI=\"\(uri)\"" + (iv.map { ",IV=\($0)" } ?? "")
+            "\(PlaylistTag.key):METHOD=\(method.rawValue),URI=\"\(uri)\"" + (iv.map { ",IV=\($0)" } ?? "")
+                + (method == .sampleAES ? ",KEYFORMAT=\"identity\"" : "")
         }
     }
 
@@ -226,8 +235,9 @@ public struct MediaPlaylist: Sendable, Equatable {
                 lines.append(PlaylistTag.discontinuity)
             }
             if let mapURI = segment.mapURI, mapURI != mapInForce {
-                // An init section is stored clear: no key may be in force where its EXT-X-MAP stands.
-                if keyInForce != nil {
+                // An init section is stored clear: no AES-128 key may be in force where its EXT-X-MAP
+                // stands (SAMPLE-AES leaves init sections alone).
+                if keyInForce?.method == .aes128 {
                     lines.append("\(PlaylistTag.key):METHOD=NONE")
                     keyInForce = nil
                 }

@@ -66,6 +66,8 @@ public struct MediaPlaylistDocument: Sendable {
         public var uri: String
         public var iv: String?
         public var line: Int
+        /// KEYFORMAT: "identity" (the default) is a key's 16 bytes at its URI; others are a DRM system's.
+        public var keyFormat = "identity"
     }
 
     public struct PartInformation: Sendable, Equatable {
@@ -389,7 +391,8 @@ private struct Builder {
                 if keyMethod != "NONE" { reader.require("URI", section: "4.4.4.4") }
                 let uri = keyMethod == "NONE" ? nil : reader.quotedString("URI", section: "4.4.4.4")
                 let iv = reader.enumeratedString("IV", section: "4.4.4.4")
-                key = uri.map { MediaPlaylistDocument.Key(method: keyMethod, uri: $0, iv: iv, line: tag.line) }
+                let keyFormat = reader.quotedString("KEYFORMAT", section: "4.4.4.4") ?? "identity"
+                key = uri.map { MediaPlaylistDocument.Key(method: keyMethod, uri: $0, iv: iv, line: tag.line, keyFormat: keyFormat) }
             }
         case "EXT-X-START":
             attributes { reader in

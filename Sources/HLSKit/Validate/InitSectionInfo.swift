@@ -88,6 +88,16 @@ struct InitSectionInfo {
         }
     }
 
+    /// The format an encrypted sample entry had, from its `frma`; nil for a clear entry.
+    static func originalFormat(of entry: MP4Box) throws(MP4ReadError) -> String? {
+        guard entry.type == "encv" || entry.type == "enca" else { return nil }
+        guard let frma = entry.first("sinf/frma") else {
+            throw MP4ReadError.unexpected(box: entry.type, detail: "has no sinf/frma naming its original format")
+        }
+        var reader = MP4Reader(frma.payload, box: "frma")
+        return try reader.fourCC()
+    }
+
     static func offset(of error: MP4ReadError) -> Int? {
         if case .badBoxSize(_, let offset, _) = error { return offset }
         return nil
@@ -95,16 +105,18 @@ struct InitSectionInfo {
 
     /// RFC 6381 codec string of a sample entry (ISO/IEC 14496-15 E.3 for AVC and HEVC).
     static func codecString(_ entry: MP4Box) throws -> String? {
-        switch entry.type {
-        case "avc1", "avc3", "encv":
+        // An encrypted entry (encv, enca) is its original format, named in sinf/frma (ISO/IEC 23001-7 8).
+        let type = try originalFormat(of: entry) ?? entry.type
+        switch type {
+        case "avc1", "avc3":
             guard let avcC = entry.children.first(where: { $0.type == "avcC" }) else { return nil }
             let bytes = try avcC.avcConfigurationBytes()
             guard bytes.count >= 4 else { throw MP4ReadError.truncated(box: "avcC") }
-            return entry.type + "." + bytes[1...3].map(hex).joined()
+            return type + "." + bytes[1...3].map(hex).joined()
         case "hvc1", "hev1":
             guard let hvcC = entry.children.first(where: { $0.type == "hvcC" }) else { return nil }
-            return try hevcString(entry.type, try hvcC.hevcConfigurationBytes())
-        case "mp4a", "enca":
+            return try hevcString(type, try hvcC.hevcConfigurationBytes())
+        case "mp4a":
             guard let esds = entry.children.first(where: { $0.type == "esds" }) else { return nil }
             let configuration = try esds.decoderConfiguration()
             guard configuration.objectType == 0x40 else {
@@ -117,7 +129,7 @@ struct InitSectionInfo {
             }
             return "mp4a.40.\(objectType)"
         case "ac-3", "ec-3", "Opus", "fLaC":
-            return ["ac-3": "ac-3", "ec-3": "ec-3", "Opus": "opus", "fLaC": "fLaC"][entry.type]
+            return ["ac-3": "ac-3", "ec-3": "ec-3", "Opus": "opus", "fLaC": "fLaC"][type]
         default:
             return nil
         }

@@ -246,8 +246,8 @@ private struct Run {
                 }
             }
             // AES-128 segments are ciphertext: without their key (or a way to decrypt) only their
-            // presence can be checked.
-            let keyBytes = index < limit && segment.encrypted ? segment.key.flatMap { key(of: $0, playlist: url, file: file) } : nil
+            // presence can be checked. SAMPLE-AES segments are boxes like clear ones; their key is checked.
+            let keyBytes = index < limit ? segment.key.flatMap { key(of: $0, playlist: url, file: file) } : nil
             guard index < limit, !segment.encrypted || (keyBytes != nil && options.decrypt != nil) else {
                 if segment.byteRange == nil { checkExists(segmentURL, file: file, line: segment.line) }
                 if segment.encrypted { checker.restart() }
@@ -267,7 +267,7 @@ private struct Run {
                 }
                 cache = segment.byteRange == nil ? nil : (segmentURL, bytes)
             }
-            if let keyBytes, let decrypt = options.decrypt, let key = segment.key {
+            if segment.encrypted, let keyBytes, let decrypt = options.decrypt, let key = segment.key {
                 let iv = key.iv.flatMap(Self.initializationVector) ?? MediaPlaylist.Key.defaultIV(sequenceNumber: segment.mediaSequence)
                 guard let clear = decrypt(bytes, keyBytes, iv) else {
                     findings.append(Finding(.key, file: file, line: segment.line,
@@ -310,11 +310,12 @@ private struct Run {
                            codecs: codecs)
     }
 
-    /// An AES-128 key: 16 bytes at its URI, with an IV of 32 hex digits when it names one. A key that
+    /// An AES-128 or SAMPLE-AES key: 16 bytes at its URI, with an IV of 32 hex digits when it names one
+    /// (in the identity format; a DRM system's keys are not fetched). A key that
     /// cannot be read is an error over HTTP; from a directory it is only not checked, since keys are
     /// kept apart from the stream and served by another path.
     private mutating func key(of key: MediaPlaylistDocument.Key, playlist: URL, file: String) -> [UInt8]? {
-        guard key.method == "AES-128" else { return nil }
+        guard key.method == "AES-128" || key.method == "SAMPLE-AES", key.keyFormat == "identity" else { return nil }
         if let iv = key.iv, Self.initializationVector(iv) == nil {
             findings.append(Finding(.key, file: file, line: key.line,
                                     message: "IV \(iv) is not a hexadecimal 128-bit number (0x and 32 digits)"))

@@ -5,6 +5,8 @@ import HLSKit
 /// Whole-segment AES-128 encryption (RFC 8216bis 4.4.4.4): each segment encrypted with AES-128-CBC
 /// and PKCS#7 padding, its IV its media sequence number (so every segment has its own, and the
 /// playlist names none), with a new random key every `rotation` segments (0: one key for the run).
+/// Or SAMPLE-AES: the samples of every fragment encrypted with 'cbcs' (`SampleEncryption`), one key,
+/// key ID and constant IV for the run, named by the init sections.
 /// Keys come from the system's random source (libcrypto's RAND_bytes) and go to their own store,
 /// outside the stream's, where only the owner may read them.
 ///
@@ -14,6 +16,14 @@ public final class SegmentEncryption: @unchecked Sendable {
     /// Where the built-in server answers for keys, below the stream's root.
     public static let serverFolder = "keys"
 
+    public enum Method: Sendable {
+        /// Every segment whole (`--encrypt aes-128`).
+        case aes128
+        /// Samples, 'cbcs' (`--encrypt cbcs`).
+        case sampleAES
+    }
+
+    public let method: Method
     public let keyStore: any StreamStore
     public let rotation: Int
     /// What EXT-X-KEY URIs begin with (`https://keys.example/live/`); nil names keys relative to each
@@ -26,8 +36,13 @@ public final class SegmentEncryption: @unchecked Sendable {
     /// (`--publish-keys` uploads it from there).
     public var onNewKey: ((String) -> Void)?
 
-    public init(keyStore: any StreamStore, rotation: Int, keyURIPrefix: String? = nil) {
+    /// The key ID and constant IV of SAMPLE-AES, made with its key.
+    private var trackKey: SampleEncryption.TrackKey?
+
+    public init(keyStore: any StreamStore, rotation: Int, keyURIPrefix: String? = nil, method: Method = .aes128) {
         precondition(rotation >= 0, "a key lasts some segments, or the whole run")
+        precondition(method == .aes128 || rotation == 0, "SAMPLE-AES names its key in the init section: one per run")
+        self.method = method
         self.keyStore = keyStore
         self.rotation = rotation
         self.keyURIPrefix = keyURIPrefix
@@ -47,21 +62,50 @@ public final class SegmentEncryption: @unchecked Sendable {
     /// its key is made and stored on first use. Returns the bytes to store and the playlist's key entry.
     public func encrypt(_ bytes: [UInt8], sequenceNumber: Int, directory: String) throws(StoreError)
         -> (bytes: [UInt8], key: MediaPlaylist.Key) {
-        let index = keyIndex(sequenceNumber)
-        let name = keyName(for: sequenceNumber)
-        let key: [UInt8]
-        if let known = keys[index] {
-            key = known
-        } else {
-            key = Self.randomBytes(Self.keyByteCount)
-            try keyStore.write(key, to: name, durability: .immediate)
-            keys[index] = key
-            onNewKey?(name)
+        precondition(method == .aes128, "SAMPLE-AES encrypts samples, not segments")
+        let key = try key(index: keyIndex(sequenceNumber), name: keyName(for: sequenceNumber))
+        return (Self.encrypt(bytes, key: key, iv: Self.iv(sequenceNumber: sequenceNumber)),
+                MediaPlaylist.Key(uri: keyURI(keyName(for: sequenceNumber), directory: directory)))
+    }
+
+    /// SAMPLE-AES: the key ID and constant IV the init sections name; the key is made and stored on
+    /// first use.
+    public func sampleKey() throws(StoreError) -> SampleEncryption.TrackKey {
+        precondition(method == .sampleAES, "AES-128 leaves init sections clear")
+        if let trackKey { return trackKey }
+        _ = try key(index: 0, name: keyName(for: 1))
+        let made = SampleEncryption.TrackKey(keyID: Self.randomBytes(16), constantIV: Self.randomBytes(SampleEncryption.blockSize))
+        trackKey = made
+        return made
+    }
+
+    /// SAMPLE-AES: encrypts the samples of a fragment's tracks in place; returns what `MediaFragment.make`
+    /// writes in `senc`, and the playlist's key entry for the rendition in `directory`.
+    public func encryptSamples(_ tracks: inout [FragmentTrack], descriptions: [TrackDescription], directory: String)
+        throws(StoreError) -> (subsamples: [UInt32: [[SampleEncryption.Subsample]]], key: MediaPlaylist.Key) {
+        let trackKey = try sampleKey()
+        let key = try key(index: 0, name: keyName(for: 1))
+        let cipher = BlockCipher(key: key)
+        let subsamples = SampleEncryption.encrypt(&tracks, descriptions: descriptions, iv: trackKey.constantIV) {
+            cipher.encrypt(&$0, range: $1, iv: $2)
         }
+        let iv = "0x" + Digest.hex(trackKey.constantIV)
+        return (subsamples, MediaPlaylist.Key(uri: keyURI(keyName(for: 1), directory: directory), iv: iv, method: .sampleAES))
+    }
+
+    /// The key of index `index`, made and stored under `name` on first use.
+    private func key(index: Int, name: String) throws(StoreError) -> [UInt8] {
+        if let known = keys[index] { return known }
+        let key = Self.randomBytes(Self.keyByteCount)
+        try keyStore.write(key, to: name, durability: .immediate)
+        keys[index] = key
+        onNewKey?(name)
+        return key
+    }
+
+    private func keyURI(_ name: String, directory: String) -> String {
         let depth = directory.split(separator: "/").count
-        let uri = keyURIPrefix.map { $0 + name }
-            ?? String(repeating: "../", count: depth) + Self.serverFolder + "/" + name
-        return (Self.encrypt(bytes, key: key, iv: Self.iv(sequenceNumber: sequenceNumber)), MediaPlaylist.Key(uri: uri))
+        return keyURIPrefix.map { $0 + name } ?? String(repeating: "../", count: depth) + Self.serverFolder + "/" + name
     }
 
     /// The IV a segment without an IV attribute has: its media sequence number.
@@ -96,6 +140,32 @@ public final class SegmentEncryption: @unchecked Sendable {
             return nil
         }
         return Array(output.prefix(Int(written + final)))
+    }
+
+    /// AES-128-CBC without padding over whole blocks, in place: one libcrypto context for a fragment.
+    final class BlockCipher {
+        private let context: OpaquePointer
+
+        init(key: [UInt8]) {
+            guard let context = EVP_CIPHER_CTX_new() else { fatalError("libcrypto could not make a cipher context") }
+            self.context = context
+            precondition(EVP_EncryptInit_ex(context, EVP_aes_128_cbc(), nil, key, nil) == 1
+                         && EVP_CIPHER_CTX_set_padding(context, 0) == 1, "AES-128-CBC is available")
+        }
+
+        deinit { EVP_CIPHER_CTX_free(context) }
+
+        func encrypt(_ bytes: inout [UInt8], range: Range<Int>, iv: [UInt8]) {
+            precondition(range.count % SampleEncryption.blockSize == 0 && iv.count == SampleEncryption.blockSize,
+                         "whole blocks and a 16-byte IV")
+            var written: Int32 = 0
+            let succeeded = EVP_EncryptInit_ex(context, nil, nil, nil, iv) == 1
+                && bytes.withUnsafeMutableBufferPointer { buffer in
+                    let start = buffer.baseAddress! + range.lowerBound
+                    return EVP_EncryptUpdate(context, start, &written, start, Int32(range.count)) == 1
+                }
+            precondition(succeeded && Int(written) == range.count, "AES-128-CBC encryption cannot fail")
+        }
     }
 
     /// Bytes from the system's random source.

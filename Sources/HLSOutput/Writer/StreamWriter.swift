@@ -101,8 +101,9 @@ public struct StreamWriter {
 
     private var isLive: Bool { policy != .vod }
 
-    /// Encrypts every segment (AES-128), when set before the first segment. An encrypted stream has no
-    /// I-frame playlists: their byte ranges cannot be decrypted apart from their segment.
+    /// Encrypts every segment (AES-128) or its samples (SAMPLE-AES), when set before the first section.
+    /// An encrypted stream has no I-frame playlists: an AES-128 byte range cannot be decrypted apart from
+    /// its segment, and the players that play SAMPLE-AES find I-frames in its segments.
     public var encryption: SegmentEncryption?
 
     /// Whether a rendition gets an I-frame playlist.
@@ -130,7 +131,10 @@ public struct StreamWriter {
                 renditions[index].initName = StreamLayout.initName
             }
             let path = renditions[index].path(renditions[index].initName)
-            let bytes = InitSegment.make(tracks: own)
+            let sampleKey = try encryption.flatMap { encryption throws(StoreError) in
+                encryption.method == .sampleAES ? try encryption.sampleKey() : nil
+            }
+            let bytes = InitSegment.make(tracks: own, key: sampleKey)
             // A resumed stream keeps an init section that has these very bytes.
             if renditions[index].resumed, try store.exists(path), try store.read(path) == bytes { continue }
             try put(bytes, at: path, rendition: index)
@@ -164,7 +168,16 @@ public struct StreamWriter {
             let path = renditions[index].path(StreamLayout.segmentPath(piece.sequenceNumber))
             var bytes: [UInt8]
             var firstFragmentSize: Int?
-            if segment.parts.isEmpty {
+            var key: MediaPlaylist.Key?
+            if let encryption, encryption.method == .sampleAES {
+                precondition(segment.parts.isEmpty, "parts are sent clear: an encrypted stream has none")
+                var tracks = piece.tracks
+                let encrypted = try encryption.encryptSamples(&tracks, descriptions: renditions[index].tracks,
+                                                              directory: renditions[index].directory)
+                bytes = MediaFragment.make(sequenceNumber: UInt32(piece.sequenceNumber), tracks: tracks,
+                                           descriptions: renditions[index].tracks, encrypted: encrypted.subsamples)
+                key = encrypted.key
+            } else if segment.parts.isEmpty {
                 bytes = MediaFragment.make(sequenceNumber: UInt32(piece.sequenceNumber), tracks: piece.tracks,
                                            descriptions: renditions[index].tracks)
             } else {
@@ -173,8 +186,7 @@ public struct StreamWriter {
                 bytes = Array(own.joined())
                 firstFragmentSize = own.first?.count
             }
-            var key: MediaPlaylist.Key?
-            if let encryption {
+            if let encryption, encryption.method == .aes128 {
                 precondition(segment.parts.isEmpty, "parts are sent clear: an encrypted stream has none")
                 (bytes, key) = try encryption.encrypt(bytes, sequenceNumber: piece.sequenceNumber,
                                                       directory: renditions[index].directory)

@@ -186,6 +186,10 @@ struct LiveCommand: Command {
             throw CommandError.usage("--encrypt and --low-latency exclude each other: parts would go out clear "
                                      + "while their segment is encrypted")
         }
+        if encryption?.method == .sampleAES, configuration.resume {
+            throw CommandError.usage("--encrypt cbcs and --resume exclude each other: the new run's key would replace "
+                                     + "the init section the listed segments were encrypted for")
+        }
         let extra = try arguments.positionals()
         guard extra.isEmpty else { throw CommandError.usage("unexpected argument \(extra[0])") }
         guard inputs.video != .none || inputs.audio != .none else {

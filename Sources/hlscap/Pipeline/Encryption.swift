@@ -6,7 +6,10 @@ struct EncryptionOptions {
     static let help = """
           --encrypt aes-128         encrypt every segment whole (AES-128-CBC, PKCS#7, the media
                                     sequence number as IV); no I-frame playlists, no --low-latency
-          --key-rotation N          a new random key every N segments (default 0: one per run)
+          --encrypt cbcs            SAMPLE-AES: encrypt the samples ('cbcs', 1:9 pattern over slice
+                                    data, whole blocks of audio), one key for the run
+          --key-rotation N          a new random key every N segments (default 0: one per run;
+                                    aes-128 only)
           --key-dir DIR             where keys go, readable by the owner only (default: OUT.keys,
                                     beside the stream directory)
           --key-url PREFIX          what EXT-X-KEY URIs begin with (default: keys/ at the stream's
@@ -15,6 +18,7 @@ struct EncryptionOptions {
                                     before any playlist there names it (without it keys stay here)
         """
 
+    var method: SegmentEncryption.Method
     var keyDirectory: String
     var rotation: Int
     var keyURIPrefix: String?
@@ -29,17 +33,23 @@ struct EncryptionOptions {
         publishKeys = arguments.flag("--publish-keys")
         guard let method else {
             if rotation != nil || directory != nil || prefix != nil || publishKeys {
-                throw CommandError.usage("--key-rotation, --key-dir, --key-url and --publish-keys need --encrypt aes-128")
+                throw CommandError.usage("--key-rotation, --key-dir, --key-url and --publish-keys need --encrypt aes-128 or cbcs")
             }
             return nil
         }
         if publishKeys, !publishing {
             throw CommandError.usage("--publish-keys uploads keys with the stream: it needs --publish URL")
         }
-        guard method.lowercased() == "aes-128" else {
-            throw CommandError.usage("--encrypt takes aes-128; SAMPLE-AES (cbcs) is not implemented (got \"\(method)\")")
+        switch method.lowercased() {
+        case "aes-128": self.method = .aes128
+        case "cbcs", "sample-aes": self.method = .sampleAES
+        default: throw CommandError.usage("--encrypt takes aes-128 or cbcs (got \"\(method)\")")
         }
         self.rotation = try rotation.map { try Parse.integer($0, option: "--key-rotation", in: 0...1_000_000) } ?? 0
+        if self.method == .sampleAES, self.rotation > 0 {
+            throw CommandError.usage("--key-rotation works with --encrypt aes-128: cbcs names its key in the init section, "
+                + "so it keeps one key for the run")
+        }
         guard let keyDirectory = directory ?? outputDirectory.map(Self.defaultKeyDirectory) else {
             throw CommandError.usage("--encrypt without --out needs --key-dir DIR: the keys must be kept somewhere")
         }
@@ -65,6 +75,6 @@ struct EncryptionOptions {
         } catch {
             throw CommandError("--key-dir \(keyDirectory): \(error)", exitCode: .cannotCreate)
         }
-        return SegmentEncryption(keyStore: store, rotation: rotation, keyURIPrefix: keyURIPrefix)
+        return SegmentEncryption(keyStore: store, rotation: rotation, keyURIPrefix: keyURIPrefix, method: method)
     }
 }
