@@ -15,7 +15,7 @@ CASES=(${BENCH_CASES:-case_copy_1080p30 case_validate_1080p30 case_transcode_720
     case_file_ladder_1080p30 case_publish_720p30 case_live_record_720p30 case_serve_requests case_serve_segment_rps
     case_encrypt case_live_hour})
 # Encryption methods case_encrypt compares with the clear runs.
-ENCRYPT_METHODS=(${BENCH_ENCRYPT_METHODS:-aes-128})
+ENCRYPT_METHODS=(${BENCH_ENCRYPT_METHODS:-aes-128 cbcs})
 
 mkdir -p "$OUT"
 
