@@ -142,7 +142,8 @@ import Testing
         #expect(validated.stdout.contains("valid"), "\(validated.stdout)")
     }
 
-    /// A live stream encrypted with cbcs: every segment decodes in ffmpeg with the key, without an error.
+    /// A live stream encrypted with cbcs: every segment decodes in ffmpeg with the key, without an error,
+    /// and Chromium plays it through Clear Key.
     @Test func aLiveSampleAESStreamDecodesWithItsKey() throws {
         let directory = try PackagedStream.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -168,6 +169,18 @@ import Testing
         }
         #expect(frames == 180)
         try ExternalTools.validateStream(stream)
+
+        // A browser's decryption module restores the samples too: Chromium through EME's Clear Key
+        // decodes every frame with the key, and fails to decode with another.
+        let keyFile = keys.appendingPathComponent(keyName)
+        let played = try ExternalTools.runJSONTool("clearkey_play.py", ["--dir", stream.path, "--key-file", keyFile.path])
+        #expect(played.ok, "\(played.text)")
+        #expect(played.report["frames"] as? Int == 180, "\(played.text)")
+        let wrongKey = directory.appendingPathComponent("wrong.key")
+        try Data(Data(contentsOf: keyFile).reversed()).write(to: wrongKey)
+        let refused = try ExternalTools.runJSONTool("clearkey_play.py", ["--dir", stream.path, "--key-file", wrongKey.path])
+        #expect(!refused.ok && refused.report["error"] is String, "\(refused.text)")
+        #expect((refused.report["frames"] as? Int ?? 0) < 180, "\(refused.text)")
     }
 
     @Test func combinationsThatCannotWorkAreRefused() throws {
