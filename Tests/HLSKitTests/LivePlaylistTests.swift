@@ -13,8 +13,9 @@ import Testing
         #expect(live.playlist.mediaSequence == 3)
         #expect(live.playlist.segments.map(\.uri) == ["seg/000003.m4s", "seg/000004.m4s", "seg/000005.m4s"])
         // Each removed segment stays for its 2 s plus the 8 s playlist that held it (4 segments).
-        #expect(removals == [.init(uri: "seg/000001.m4s", retentionSeconds: 10),
-                             .init(uri: "seg/000002.m4s", retentionSeconds: 10)])
+        // Each names its init section, which leaves once no listed segment names it.
+        #expect(removals == [.init(uri: "seg/000001.m4s", mapURI: "init.mp4", retentionSeconds: 10),
+                             .init(uri: "seg/000002.m4s", mapURI: "init.mp4", retentionSeconds: 10)])
         #expect(live.playlist.playlistType == nil)
         #expect(live.nextSequenceNumber == 6)
         #expect(!live.render().contains("#EXT-X-PLAYLIST-TYPE"))

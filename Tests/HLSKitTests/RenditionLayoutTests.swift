@@ -1,4 +1,5 @@
 import Foundation
+import HLSTestSupport
 import Testing
 @testable import HLSKit
 
@@ -105,6 +106,36 @@ private func sample(_ decodeTime: Int64, sync: Bool, bytes: Int) -> TimedSample 
         let playlist = index.playlist(playlistType: nil, targetDurationSeconds: 2)
         #expect(playlist.mediaSequence == 2)
         #expect(playlist.segments.map(\.uri) == ["seg/000002.m4s", "seg/000003.m4s", "seg/000004.m4s"])
+    }
+
+    /// A live I-frame playlist renders each entry's lines once its duration is known; its text is, at every
+    /// update, what rendering the whole playlist gives: several I-frames a segment, discontinuities, a
+    /// sliding window.
+    @Test func aLiveIFramePlaylistRendersAsTheWholePlaylistWould() {
+        let track = video(640, 360, id: 1)
+        var random = SeededGenerator(state: 42)
+        var index = IFrameIndex()
+        var uris: [String] = []
+        for number in 1...60 {
+            let start = 900_000 + Int64(number - 1) * 180_000
+            let keyframes = Set((0..<3).map { _ in Int.random(in: 0..<60, using: &random) } + [0])
+            let run = FragmentTrack(trackID: 1, baseDecodeTime: UInt64(start),
+                                    samples: (0..<60).map { sample(start + Int64($0) * 3000, sync: keyframes.contains($0),
+                                                                   bytes: 10 + $0) })
+            let segment = Segment(sequenceNumber: number, tracks: [run], startTicks: start, durationTicks: 180_000,
+                                  timescale: 90_000)
+            let uri = String(format: "seg/%06d.m4s", number)
+            uris.append(uri)
+            index.add(segment: segment, uri: uri, mapURI: "init.mp4", discontinuity: number % 17 == 0, video: track,
+                      fragmentSize: 4000, programDateTime: Date(timeIntervalSince1970: 1_764_000_000 + Double(number) * 2))
+            if uris.count > 10 { index.remove(segmentURIs: [uris.removeFirst()]) }
+            for ended in [false, true] {
+                var whole = index.playlist(playlistType: nil, targetDurationSeconds: 2, firstSequenceNumber: 1)
+                whole.endList = ended
+                #expect(index.render(playlistType: nil, targetDurationSeconds: 2, firstSequenceNumber: 1, endList: ended)
+                        == whole.render(), "segment \(number)")
+            }
+        }
     }
 }
 

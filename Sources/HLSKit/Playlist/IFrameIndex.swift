@@ -20,6 +20,16 @@ public struct IFrameIndex: Sendable, Equatable {
     /// Entries that left a live window.
     public private(set) var removedCount = 0
     public private(set) var removedDiscontinuities = 0
+    /// The lines of every entry but the last, whose duration waits for the next I-frame.
+    private var rendered = RenderedSegments()
+    /// Entries that start with EXT-X-DISCONTINUITY.
+    private var discontinuities = 0
+
+    /// Equal when they hold the same entries.
+    public static func == (lhs: IFrameIndex, rhs: IFrameIndex) -> Bool {
+        lhs.entries == rhs.entries && lhs.removedCount == rhs.removedCount
+            && lhs.removedDiscontinuities == rhs.removedDiscontinuities
+    }
 
     public init() {}
 
@@ -42,14 +52,21 @@ public struct IFrameIndex: Sendable, Equatable {
                                  presentationTicks: range.presentationTime, segmentEndTicks: end,
                                  timescale: video.timescale,
                                  programDateTime: programDateTime?.addingTimeInterval(offsetSeconds)))
+            if discontinuity && position == 0 { discontinuities += 1 }
         }
+        // An entry's duration is known once the next one is there.
+        while rendered.count < entries.count - 1 { rendered.append(self.segment(at: rendered.count)) }
     }
 
     /// Drops the entries of segments that left a live window.
     public mutating func remove(segmentURIs: Set<String>) {
         while let first = entries.first, segmentURIs.contains(first.uri) {
-            if first.discontinuity { removedDiscontinuities += 1 }
+            if first.discontinuity {
+                removedDiscontinuities += 1
+                discontinuities -= 1
+            }
             entries.removeFirst()
+            if rendered.count > 0 { rendered.removeFirst() }
             removedCount += 1
         }
     }
@@ -67,18 +84,35 @@ public struct IFrameIndex: Sendable, Equatable {
     /// The I-frame playlist; `firstSequenceNumber` is the media sequence of the first entry ever added.
     public func playlist(playlistType: MediaPlaylist.PlaylistType?, targetDurationSeconds: Int? = nil,
                          firstSequenceNumber: Int = 1) -> MediaPlaylist {
-        let segments = entries.indices.map { index in
-            let entry = entries[index]
-            return MediaPlaylist.Segment(uri: entry.uri,
-                                         durationSeconds: entry.timescale.seconds(durationTicks(at: index)),
-                                         mapURI: entry.mapURI, discontinuity: entry.discontinuity,
-                                         programDateTime: entry.programDateTime, byteRange: entry.range)
-        }
+        let segments = entries.indices.map(segment(at:))
         let target = targetDurationSeconds
             ?? MediaPlaylist.targetDuration(forSegmentDurations: segments.map(\.durationSeconds))
         return MediaPlaylist(targetDurationSeconds: target, mediaSequence: firstSequenceNumber + removedCount,
                              discontinuitySequence: removedDiscontinuities, playlistType: playlistType,
                              iFramesOnly: true, segments: segments)
+    }
+
+    private func segment(at index: Int) -> MediaPlaylist.Segment {
+        let entry = entries[index]
+        return MediaPlaylist.Segment(uri: entry.uri, durationSeconds: entry.timescale.seconds(durationTicks(at: index)),
+                                     mapURI: entry.mapURI, discontinuity: entry.discontinuity,
+                                     programDateTime: entry.programDateTime, byteRange: entry.range)
+    }
+
+    /// The text of a live I-frame playlist, `playlist(…)` rendered, from the lines rendered as entries
+    /// came: what an update costs does not grow with the window.
+    public func render(playlistType: MediaPlaylist.PlaylistType?, targetDurationSeconds: Int,
+                       firstSequenceNumber: Int = 1, endList: Bool) -> String {
+        var header = MediaPlaylist(targetDurationSeconds: targetDurationSeconds,
+                                   mediaSequence: firstSequenceNumber + removedCount,
+                                   discontinuitySequence: removedDiscontinuities, playlistType: playlistType,
+                                   iFramesOnly: true, segments: entries.isEmpty ? [] : [segment(at: entries.count - 1)])
+        header.endList = endList
+        var state = MediaPlaylist.RenderState()
+        var text = header.renderHeader(listsDiscontinuity: discontinuities > 0)
+        text += rendered.text(segment: segment(at:), state: &state)
+        if !entries.isEmpty { text += MediaPlaylist.render(segment(at: entries.count - 1), state: &state) }
+        return text + header.renderTrailer()
     }
 
     /// The highest rate of one entry: its bytes over its duration, bits per second.

@@ -192,6 +192,23 @@ public struct MediaPlaylist: Sendable, Equatable {
     }
 
     public func render() -> String {
+        var text = renderHeader()
+        var state = RenderState()
+        for segment in segments { text += Self.render(segment, state: &state) }
+        return text + renderTrailer()
+    }
+
+    /// What a segment's lines depend on from the segments before it: the init section and the key in force.
+    public struct RenderState: Sendable, Equatable {
+        var mapURI: String?
+        var key: Key?
+
+        public init() {}
+    }
+
+    /// The tags before the first segment, each line ending in a newline. `listsDiscontinuity` says whether
+    /// any segment starts with EXT-X-DISCONTINUITY when `segments` holds only some of them.
+    public func renderHeader(listsDiscontinuity: Bool? = nil) -> String {
         var lines = [
             PlaylistTag.header,
             "\(PlaylistTag.version):\(version)",
@@ -200,7 +217,7 @@ public struct MediaPlaylist: Sendable, Equatable {
         ]
         // Absent means 0 (RFC 8216bis 4.4.3.3), but Apple's authoring rules (8.17) want it stated in any
         // playlist with a discontinuity.
-        if discontinuitySequence > 0 || segments.contains(where: \.discontinuity) {
+        if discontinuitySequence > 0 || (listsDiscontinuity ?? segments.contains(where: \.discontinuity)) {
             lines.append("\(PlaylistTag.discontinuitySequence):\(discontinuitySequence)")
         }
         if let playlistType {
@@ -228,36 +245,45 @@ public struct MediaPlaylist: Sendable, Equatable {
         if skippedSegments > 0 {
             lines.append("\(PlaylistTag.skip):SKIPPED-SEGMENTS=\(skippedSegments)")
         }
-        var mapInForce: String?
-        var keyInForce: Key?
-        for segment in segments {
-            if segment.discontinuity {
-                lines.append(PlaylistTag.discontinuity)
-            }
-            if let mapURI = segment.mapURI, mapURI != mapInForce {
-                // An init section is stored clear: no AES-128 key may be in force where its EXT-X-MAP
-                // stands (SAMPLE-AES leaves init sections alone).
-                if keyInForce?.method == .aes128 {
-                    lines.append("\(PlaylistTag.key):METHOD=NONE")
-                    keyInForce = nil
-                }
-                lines.append("\(PlaylistTag.map):URI=\"\(mapURI)\"")
-                mapInForce = mapURI
-            }
-            if segment.key != keyInForce {
-                lines.append(segment.key?.tag ?? "\(PlaylistTag.key):METHOD=NONE")
-                keyInForce = segment.key
-            }
-            if let programDateTime = segment.programDateTime {
-                lines.append("\(PlaylistTag.programDateTime):\(ProgramDateTime.format(programDateTime))")
-            }
-            lines += segment.parts.map(Self.render)
-            lines.append("\(PlaylistTag.segmentDuration):\(PlaylistNumber.threeDecimals(segment.durationSeconds)),")
-            if let range = segment.byteRange {
-                lines.append("\(PlaylistTag.byteRange):\(range.length)@\(range.offset)")
-            }
-            lines.append(segment.uri)
+        return lines.map { $0 + "\n" }.joined()
+    }
+
+    /// One segment's lines, each ending in a newline, after the segments that left `state`.
+    public static func render(_ segment: Segment, state: inout RenderState) -> String {
+        var lines: [String] = []
+        if segment.discontinuity {
+            lines.append(PlaylistTag.discontinuity)
         }
+        if let mapURI = segment.mapURI, mapURI != state.mapURI {
+            // An init section is stored clear: no AES-128 key may be in force where its EXT-X-MAP
+            // stands (SAMPLE-AES leaves init sections alone).
+            if state.key?.method == .aes128 {
+                lines.append("\(PlaylistTag.key):METHOD=NONE")
+                state.key = nil
+            }
+            lines.append("\(PlaylistTag.map):URI=\"\(mapURI)\"")
+            state.mapURI = mapURI
+        }
+        if segment.key != state.key {
+            lines.append(segment.key?.tag ?? "\(PlaylistTag.key):METHOD=NONE")
+            state.key = segment.key
+        }
+        if let programDateTime = segment.programDateTime {
+            lines.append("\(PlaylistTag.programDateTime):\(ProgramDateTime.format(programDateTime))")
+        }
+        lines += segment.parts.map(Self.render)
+        lines.append("\(PlaylistTag.segmentDuration):\(PlaylistNumber.threeDecimals(segment.durationSeconds)),")
+        if let range = segment.byteRange {
+            lines.append("\(PlaylistTag.byteRange):\(range.length)@\(range.offset)")
+        }
+        lines.append(segment.uri)
+        return lines.map { $0 + "\n" }.joined()
+    }
+
+    /// The tags after the last segment (trailing parts, preload hint, ENDLIST, rendition reports), each
+    /// line ending in a newline.
+    public func renderTrailer() -> String {
+        var lines: [String] = []
         if trailingPartsFollowDiscontinuity {
             lines.append(PlaylistTag.discontinuity)
         }
@@ -273,7 +299,7 @@ public struct MediaPlaylist: Sendable, Equatable {
             if let lastPart = report.lastPart { line += ",LAST-PART=\(lastPart)" }
             lines.append(line)
         }
-        return lines.joined(separator: "\n") + "\n"
+        return lines.map { $0 + "\n" }.joined()
     }
 
     private static func render(_ part: Part) -> String {

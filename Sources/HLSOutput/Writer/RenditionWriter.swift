@@ -13,6 +13,8 @@ struct RenditionWriter {
     /// Continues a stream from an earlier run: its init section is stored again only if it changed.
     var resumed = false
     private(set) var listing: LivePlaylist
+    /// How many listed segments name each init section.
+    private var mapUses: [String: Int] = [:]
     /// Whether a segment was ever listed: the first one sets the media sequence number.
     private var listedAny = false
     private(set) var iFrames = IFrameIndex()
@@ -34,6 +36,9 @@ struct RenditionWriter {
     init(directory: String, policy: StreamWriter.PlaylistPolicy, resuming previous: MediaPlaylist, initName: String) {
         self.init(directory: directory, policy: policy)
         listing = LivePlaylist(resuming: previous, windowSize: policy.windowSize)
+        for segment in previous.segments {
+            if let map = segment.mapURI { mapUses[map, default: 0] += 1 }
+        }
         listedAny = true
         resumed = true
         self.initName = initName
@@ -73,14 +78,23 @@ struct RenditionWriter {
         }
         let uri = StreamLayout.segmentPath(segment.sequenceNumber)
         let discontinuity = listing.nextIsDiscontinuity
-        let mapsBefore = Set(listing.playlist.segments.compactMap(\.mapURI))
         var listed = MediaPlaylist.Segment(uri: uri, durationSeconds: segment.durationSeconds, mapURI: initName,
                                            programDateTime: programDateTime)
         listed.key = key
+        mapUses[initName, default: 0] += 1
         var removals = listing.append(listed)
         // An init section that no listed segment refers to any more leaves with the last one that did.
-        let mapsAfter = Set(listing.playlist.segments.compactMap(\.mapURI))
-        for map in mapsBefore.subtracting(mapsAfter).sorted() {
+        var unusedMaps: [String] = []
+        for removal in removals {
+            guard let map = removal.mapURI, let uses = mapUses[map] else { continue }
+            if uses > 1 {
+                mapUses[map] = uses - 1
+            } else {
+                mapUses[map] = nil
+                unusedMaps.append(map)
+            }
+        }
+        for map in unusedMaps.sorted() {
             removals.append(.init(uri: map, retentionSeconds: removals.map(\.retentionSeconds).max() ?? 0))
         }
         if segment.durationTicks > 0 {
@@ -119,6 +133,19 @@ struct RenditionWriter {
             playlist.endList = true
         }
         return playlist
+    }
+
+    /// The media playlist's text: a live one from the lines rendered as its segments were listed.
+    var renderedPlaylist: String {
+        policy == .vod ? playlist.render() : listing.render()
+    }
+
+    /// The I-frame playlist's text: a live one from the lines rendered as its entries came.
+    var renderedIFramePlaylist: String {
+        guard let target = policy.targetDurationSeconds else { return iFramePlaylist.render() }
+        let playlist = listing.playlist
+        return iFrames.render(playlistType: playlist.playlistType, targetDurationSeconds: target,
+                              firstSequenceNumber: iFrameSequenceOffset, endList: playlist.endList)
     }
 
     var iFramePlaylist: MediaPlaylist {

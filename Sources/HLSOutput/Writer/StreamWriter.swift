@@ -281,10 +281,10 @@ public struct StreamWriter {
     private mutating func writePlaylists(of index: Int) throws(StoreError) -> [String] {
         let rendition = renditions[index]
         var paths = [rendition.path(StreamLayout.playlistName)]
-        try put(Array(rendition.playlist.render().utf8), at: paths[0], rendition: index)
+        try put(Array(rendition.renderedPlaylist.utf8), at: paths[0], rendition: index)
         if writesIFrames(rendition) {
             paths.append(rendition.path(StreamLayout.iFramePlaylistName))
-            try put(Array(rendition.iFramePlaylist.render().utf8), at: paths[1], rendition: index)
+            try put(Array(rendition.renderedIFramePlaylist.utf8), at: paths[1], rendition: index)
         }
         return paths
     }
