@@ -14,12 +14,15 @@ public struct StreamServer: Sendable {
     public let access: AccessControl?
     /// Where an encrypted stream's keys are: answered at `/keys/NAME.key`, to those who may watch.
     public let keyDirectory: String?
+    /// A live stream's playlists in memory, served whole or as delta updates (`--dvr`).
+    public let deltaPlaylists: DeltaPlaylists?
 
     /// Directory levels below the root a stream file may sit at (`audio/en/seg/000001.m4s`).
     static let maximumDepth = 4
 
     public init(root: String, lowLatency: LowLatencyStream? = nil, metrics: ServerMetrics, access: AccessControl? = nil,
-                keyDirectory: String? = nil) {
+                keyDirectory: String? = nil, deltaPlaylists: DeltaPlaylists? = nil) {
+        self.deltaPlaylists = deltaPlaylists
         self.root = root.hasSuffix("/") && root.count > 1 ? String(root.dropLast()) : root
         self.lowLatency = lowLatency
         self.metrics = metrics
@@ -135,6 +138,10 @@ public struct StreamServer: Sendable {
             if let (rendition, position) = lowLatency.part(path: path) {
                 return count(.part, lowLatency.partReply(rendition: rendition, position: position))
             }
+        }
+        if let deltaPlaylists, let reply = deltaPlaylists.reply(
+            path: path, query: request.query, acceptsGzip: ServerHeaders.acceptsGzip(request.header("Accept-Encoding"))) {
+            return count(.playlist, .now(reply), tags: request.header("If-None-Match"))
         }
         let kind: ServerMetrics.RequestKind = path.hasSuffix(".m3u8") ? .playlist : path.hasSuffix(".m4s") ? .segment : .initSection
         return answer(kind, file(path, request: request))

@@ -54,6 +54,8 @@ struct LiveCommand: Command {
           --out DIR                 directory for the stream (created if missing)
           --segment-duration S      segment length in seconds (default 2)
           --window N                segments in the playlist, at least 3 (default 6); 0 keeps all (EVENT)
+          --dvr DURATION            keep DURATION of segments listed (2h, 30m) so viewers can rewind;
+                                    with --serve, players reload it as delta updates (EXT-X-SKIP)
           --duration S              stop after S seconds
           --resume                  continue the stream already in DIR (after a stop or a crash)
           --overwrite               replace a stream already in DIR
@@ -87,6 +89,8 @@ struct LiveCommand: Command {
     var record: (path: String, size: OutputSize?, codec: VideoCodec, bitrate: Int?)?
     var publish: PublishOptions?
     var serve: ServerOptions?
+    /// `--dvr`: served playlists offer delta updates.
+    var deltaUpdates = false
     var encryption: EncryptionOptions?
     var quiet: Bool
     var verbose: Bool
@@ -146,12 +150,23 @@ struct LiveCommand: Command {
         guard (500...60_000).contains(configuration.segmentMilliseconds) else {
             throw CommandError.usage("--segment-duration must be between 0.5 and 60 seconds")
         }
-        if let window = try arguments.value("--window") {
+        let windowText = try arguments.value("--window")
+        if let window = windowText {
             // RFC 8216bis 6.2.2: a live playlist keeps at least three target durations of segments.
             guard let value = Int(window), value == 0 || value >= 3 else {
                 throw CommandError.usage("--window takes 0 (keep all) or at least 3 segments")
             }
             configuration.windowSize = value
+        }
+        if let dvr = try arguments.value("--dvr") {
+            guard windowText == nil else {
+                throw CommandError.usage("--dvr sets the window from a duration; give --dvr or --window, not both")
+            }
+            let milliseconds = Int64(try Parse.duration(dvr, option: "--dvr")) * 1000
+            // RFC 8216bis 6.2.2: at least three target durations.
+            configuration.windowSize = max(3, Int((milliseconds + configuration.segmentMilliseconds - 1)
+                                                  / configuration.segmentMilliseconds))
+            deltaUpdates = true
         }
         configuration.durationMilliseconds = try arguments.value("--duration")
             .map { try Parse.milliseconds($0, option: "--duration") }
@@ -261,10 +276,16 @@ struct LiveCommand: Command {
                 for (index, playlist) in playlists.enumerated() { lowLatency.update(rendition: index, base: playlist) }
             }
         }
+        // Low-Latency HLS serves delta updates of its own; a regular stream with a DVR window gets them here.
+        let deltaPlaylists = deltaUpdates && lowLatency == nil && serve != nil ? DeltaPlaylists() : nil
+        if let deltaPlaylists {
+            configuration.onStart = { directories, _, _ in deltaPlaylists.begin(directories: directories) }
+            configuration.onPlaylists = { playlists in deltaPlaylists.update(playlists) }
+        }
         let entry = configuration.ladder == nil ? StreamLayout.playlistName : StreamLayout.masterPlaylistName
         let http = try serve.map {
             try $0.start(StreamServer(root: directory, lowLatency: lowLatency, metrics: metrics,
-                                      keyDirectory: encryption?.keyDirectory), entry: entry)
+                                      keyDirectory: encryption?.keyDirectory, deltaPlaylists: deltaPlaylists), entry: entry)
         }
         let engine = LiveEngine(configuration: configuration, sources: sources, store: store,
                                 messages: EngineMessage.print)

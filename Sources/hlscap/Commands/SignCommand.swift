@@ -38,20 +38,9 @@ struct SignCommand: Command {
         }
         guard let expires, let key else { throw CommandError.usage("sign needs --expires DURATION and --key FILE") }
         self.url = url
-        lifetimeSeconds = try Self.duration(expires)
+        lifetimeSeconds = try Parse.duration(expires, option: "--expires")
         keyPath = key
         if let prefix, !prefix.hasPrefix("/") { throw CommandError.usage("--prefix is a path that begins with /") }
-    }
-
-    /// "90s", "30m", "12h", "7d", or seconds.
-    static func duration(_ text: String) throws -> Int {
-        let units: [Character: Int] = ["s": 1, "m": 60, "h": 3600, "d": 86400]
-        let unit = text.last.flatMap { units[$0] }
-        guard let number = Int(unit == nil ? text : String(text.dropLast())), number > 0,
-              number <= 10 * 365 * 86400 / (unit ?? 1) else {
-            throw CommandError.usage("--expires takes a duration such as 90s, 30m, 12h or 7d (got \"\(text)\")")
-        }
-        return number * (unit ?? 1)
     }
 
     func run() throws {

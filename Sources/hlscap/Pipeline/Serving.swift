@@ -132,7 +132,8 @@ struct ServerOptions {
     /// Starts the server for `server`'s directory; the URL a viewer opens goes to standard error.
     func start(_ unprotected: StreamServer, entry: String) throws -> HTTPServer {
         let server = StreamServer(root: unprotected.root, lowLatency: unprotected.lowLatency, metrics: unprotected.metrics,
-                                  access: access, keyDirectory: unprotected.keyDirectory)
+                                  access: access, keyDirectory: unprotected.keyDirectory,
+                                  deltaPlaylists: unprotected.deltaPlaylists)
         if let warning = Self.raiseDescriptorLimit(toHold: connectionLimit) {
             FileHandle.standardError.write(Data("hlscap: \(warning)\n".utf8))
         }
