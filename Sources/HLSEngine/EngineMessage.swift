@@ -14,6 +14,10 @@ public enum EngineMessage: Sendable {
     case streamStopped(StoreError)
     /// The recording beside the stream failed; the stream goes on.
     case recordingStopped(path: String, reason: String)
+    /// A recording split by time started a file.
+    case recordingFileStarted(path: String)
+    /// A recording split by time finished a file whole.
+    case recordingFileFinished(path: String, byteCount: Int)
     /// A file that left the playlist could not be deleted.
     case removalFailed(StoreError)
     /// A failed run could not remove a file it had stored.

@@ -48,6 +48,100 @@ import Testing
         #expect(refused.exitStatus == 73 && refused.stderr.contains(recording), "\(refused.stderr)")
     }
 
+    /// The recording's files below `folder`, by path, in order of name.
+    static func files(below folder: URL) -> [String] {
+        let names = FileManager.default.enumerator(atPath: folder.path)?.compactMap { $0 as? String } ?? []
+        return names.filter { $0.hasSuffix(".mp4") }.sorted().map { folder.appendingPathComponent($0).path }
+    }
+
+    /// `--record-every`: a file at each boundary of the period on the clock, named by the pattern; each
+    /// one starts with a keyframe and decodes alone, and together they hold every frame the stream has.
+    @Test func aRecordingSplitByTimeStartsAFileAtEachBoundary() throws {
+        let directory = try PackagedStream.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let folder = directory.appendingPathComponent("rec")
+        let result = try ExternalTools.runHlscap(["live", "--video", "test", "--audio", "test", "--size", "320x180",
+                                                  "--no-realtime", "--duration", "16", "--out",
+                                                  directory.appendingPathComponent("stream").path, "--quiet",
+                                                  "--record", folder.path + "/%Y-%m-%d/%H-%M-%S.mp4",
+                                                  "--record-every", "5s", "--record-codec", "h264"], timeoutSeconds: 180)
+        #expect(result.succeeded, "\(result.stderr)")
+        let files = Self.files(below: folder)
+        #expect((4...5).contains(files.count), "\(files)")
+        #expect(result.stdout.contains("recorded \(files.count) files"), "\(result.stdout)")
+        var frames = 0
+        for (index, file) in files.enumerated() {
+            let name = URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
+            let second = try #require(Int(name.split(separator: "-").last ?? ""))
+            // Every file but the first starts at a boundary: its first frame within a frame of it.
+            if index > 0 { #expect(second % 5 == 0, "\(file)") }
+            #expect(result.stderr.contains("recording into \(file)") && result.stderr.contains("recorded \(file) ("),
+                    "\(result.stderr)")
+            let first = try ExternalTools.run("ffprobe", ["-v", "error", "-select_streams", "v:0", "-read_intervals", "%+#1",
+                                                          "-show_entries", "frame=key_frame,pict_type", "-of", "csv=p=0", file])
+            #expect(first.stdout.hasPrefix("1,I"), "\(file) starts with a keyframe: \(first.stdout)")
+            #expect(try ExternalTools.ffmpegDecodeErrors(path: file).isEmpty, "\(file)")
+            #expect(try Self.topLevelBoxes(file).last == "mfra", "\(file) is finished whole")
+            frames += try Self.recordedFrames(file)
+            // Each file's times start near zero, as a file of its own.
+            let start = try ExternalTools.run("ffprobe", ["-v", "error", "-show_entries", "format=start_time",
+                                                          "-of", "csv=p=0", file])
+            #expect((Double(start.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 99) < 1.1, "\(file): \(start.stdout)")
+        }
+        #expect(frames == 16 * 30, "every frame, none lost to the recording's encoder out of real time")
+    }
+
+    /// kill -9 while a split recording runs: every file there decodes, the last up to its last fragment.
+    @Test func aKilledSplitRecordingLeavesEveryFileDecodable() throws {
+        let directory = try PackagedStream.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let folder = directory.appendingPathComponent("rec")
+        let hlscap = try ExternalTools.startHlscap(["live", "--video", "test", "--audio", "test", "--size", "320x180",
+                                                    "--out", directory.appendingPathComponent("stream").path, "--quiet",
+                                                    "--record", folder.path + "/%H-%M-%S.mp4", "--record-every", "2s",
+                                                    "--record-codec", "h264"])
+        try #require(LiveStream.waitForSegments(1, in: directory.appendingPathComponent("stream"), of: hlscap))
+        Thread.sleep(forTimeInterval: Double.random(in: 5...8))
+        hlscap.send(SIGKILL)
+        _ = hlscap.finish(timeoutSeconds: 10)
+        let files = Self.files(below: folder)
+        #expect(files.count >= 3, "\(files)")
+        for file in files.dropLast() {
+            #expect(try ExternalTools.ffmpegDecodeErrors(path: file).isEmpty, "\(file)")
+            #expect(try Self.recordedFrames(file) > 0, "\(file)")
+        }
+        // The file being written when the process died holds its init section and whole fragments only.
+        let last = try #require(files.last)
+        #expect(try Self.topLevelBoxes(last).prefix(2) == ["ftyp", "moov"])
+    }
+
+    @Test func splittingThatWouldCollideOrCannotBeReadIsRefused() throws {
+        let directory = try PackagedStream.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let out = directory.appendingPathComponent("s").path
+        func run(_ arguments: [String]) throws -> ProcessResult {
+            try ExternalTools.runHlscap(["live", "--video", "test", "--audio", "test", "--out", out] + arguments)
+        }
+        let fixed = try run(["--record", directory.path + "/rec.mp4", "--record-every", "1h"])
+        #expect(fixed.exitStatus == 64 && fixed.stderr.contains("--record-every needs a time"), "\(fixed.stderr)")
+        let daily = try run(["--record", directory.path + "/%Y-%m-%d.mp4", "--record-every", "1h"])
+        #expect(daily.exitStatus == 64 && daily.stderr.contains("would collide"), "\(daily.stderr)")
+        let alone = try run(["--record-every", "1h"])
+        #expect(alone.exitStatus == 64 && alone.stderr.contains("--record-every needs --record"), "\(alone.stderr)")
+        let uneven = try run(["--record", directory.path + "/%H-%M.mp4", "--record-every", "7h"])
+        #expect(uneven.exitStatus == 64 && uneven.stderr.contains("does not divide a day"), "\(uneven.stderr)")
+        let unknown = try run(["--record", directory.path + "/%Q.mp4", "--record-every", "1h"])
+        #expect(unknown.exitStatus == 64 && unknown.stderr.contains("%Q"), "\(unknown.stderr)")
+        let unwritable = try run(["--record", "/proc/rec/%H.mp4", "--record-every", "1h"])
+        #expect(unwritable.exitStatus == 73 && unwritable.stderr.contains("/proc"), "\(unwritable.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: out + "/playlist.m3u8"), "nothing was streamed")
+        for result in [fixed, daily, alone, uneven, unknown, unwritable] {
+            // One line saying what is wrong (a usage error adds where to read the usage).
+            let lines = result.stderr.split(separator: "\n")
+            #expect(lines.count == 1 || (lines.count == 2 && lines[1].contains("--help")), "one line: \(result.stderr)")
+        }
+    }
+
     /// kill -9 at a random moment: the file plays up to its last complete fragment.
     @Test func aKilledRecordingPlaysUpToItsLastFragment() throws {
         let directory = try PackagedStream.temporaryDirectory()

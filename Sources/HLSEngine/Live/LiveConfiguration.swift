@@ -28,6 +28,22 @@ public struct LiveConfiguration: Sendable {
         public var codec = VideoCodec.hevc
         /// nil picks twice the stream's default rate for the size (H.264), 80 % of that for HEVC.
         public var bitrate: Int?
+        /// Split by time: a new file at each boundary of the period, named by the pattern (a path in
+        /// `store`); nil records one file at `path`.
+        public var split: Split?
+
+        public struct Split: Sendable {
+            public var pattern: RecordingPattern
+            public var period: RecordingPeriod
+            /// Where boundaries and names are reckoned: UTC unless local time was asked for.
+            public var timeZone: TimeZone
+
+            public init(pattern: RecordingPattern, period: RecordingPeriod, timeZone: TimeZone) {
+                self.pattern = pattern
+                self.period = period
+                self.timeZone = timeZone
+            }
+        }
 
         public init(store: any StreamStore, path: String) {
             self.store = store

@@ -136,7 +136,7 @@ final class LiveEncoder {
                 settings: .init(store: record.store, path: record.path, size: size, codec: record.codec, bitrate: rate,
                                 framesPerSecond: framesPerSecond, preset: configuration.preset,
                                 segmentMilliseconds: configuration.segmentMilliseconds,
-                                makeVideoEncoder: configuration.makeVideoEncoder),
+                                makeVideoEncoder: configuration.makeVideoEncoder, split: record.split),
                 audio: tracks.first { !$0.isVideo }, messages: messages)
         }
     }
@@ -214,7 +214,9 @@ final class LiveEncoder {
             video.addCut(atTicks: ticks)
             cutSegment(atLeadTicks: ticks)
         }
-        recorder?.take(video: frame, atTicks: ticks)
+        recorder?.take(video: frame, atTicks: ticks, capturedAt: timing.originDate.map {
+            $0.addingTimeInterval(VideoEncoder.timescale.seconds(ticks))
+        } ?? clock.now())
         return segment(try video.encode(frame, atTicks: ticks))
     }
 

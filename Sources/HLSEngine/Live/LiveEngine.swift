@@ -99,6 +99,8 @@ public final class LiveEngine: @unchecked Sendable {
         public var recording: String?
         /// Where the recording is (its store's location and path), when it was finished whole.
         public var recordedPath: String?
+        /// Every file of the recording finished whole, in order (one unless it was split by time).
+        public var recordedFiles: [String] = []
         /// How the stream ended badly, after it had started.
         public var failure: LiveError?
         /// A second interrupt ended it at once (`endAtOnce`): the playlists have ENDLIST, what waited
@@ -115,7 +117,18 @@ public final class LiveEngine: @unchecked Sendable {
         precondition(!sources.isEmpty, "a live stream captures something")
         try prepareStore()
         var configuration = self.configuration
-        if let record = configuration.record {
+        // A recording split by time names its files by their start: nothing to find or avoid beforehand,
+        // but its folder must take files now, not at the first frame.
+        if let record = configuration.record, record.split != nil {
+            let probe = ".hlscap-write-check"
+            do {
+                try record.store.write([], to: probe, durability: .deferred)
+                try record.store.remove(probe)
+            } catch {
+                throw .store(error)
+            }
+        }
+        if let record = configuration.record, record.split == nil {
             let exists: Bool
             do {
                 exists = try record.store.exists(record.path)
@@ -143,6 +156,7 @@ public final class LiveEngine: @unchecked Sendable {
         self.encoder = encoder
         let isLive = sources.allSatisfy(\.isLive)
         if !isLive { backpressure = DispatchSemaphore(value: VideoAdmission.queueLimit) }
+        encoder.recorder?.waitsForEncoder = !isLive
         try startSources()
         do {
             try writer.beginSection(tracks: encoder.tracks)
@@ -179,14 +193,17 @@ public final class LiveEngine: @unchecked Sendable {
         startup.leave()
         stopped.wait()
         let (failure, endedAtOnce) = state.withLock { ($0.failure, $0.endedAtOnce) }
-        return Outcome(summary: statistics.summary(), publishReport: finalReport.withLock { $0 },
-                       recording: recording.withLock { $0 }, recordedPath: recordedPath.withLock { $0 },
-                       failure: failure, endedAtOnce: endedAtOnce)
+        var outcome = Outcome(summary: statistics.summary(), publishReport: finalReport.withLock { $0 },
+                              recording: recording.withLock { $0 }, recordedPath: recordedPath.withLock { $0 },
+                              failure: failure, endedAtOnce: endedAtOnce)
+        outcome.recordedFiles = recordedFiles.withLock { $0 }
+        return outcome
     }
 
     private let finalReport = Locked<PublishReport?>(nil)
     private let recording = Locked<String?>(nil)
     private let recordedPath = Locked<String?>(nil)
+    private let recordedFiles = Locked<[String]>([])
 
     /// Starts every source; when one cannot start, stops the others and fails before anything is written.
     private func startSources() throws(LiveError) {
@@ -422,14 +439,16 @@ public final class LiveEngine: @unchecked Sendable {
                 }
                 if let outcome = encoder?.recorder?.finish() {
                     let megabytes = Double(outcome.byteCount) / 1_000_000
+                    let what = outcome.files.count > 1 ? "\(outcome.files.count) files, the last \(outcome.path)" : outcome.path
                     recording.withLock {
-                        $0 = String(format: "recorded %@: %d frames, %d dropped, %.1f MB", outcome.path,
+                        $0 = String(format: "recorded %@: %d frames, %d dropped, %.1f MB", what,
                                     outcome.frames, outcome.dropped, megabytes)
                     }
                     if let failure = outcome.failure {
                         record(.recording("the recording \(outcome.path) failed: \(failure)"))
                     } else {
                         recordedPath.withLock { $0 = outcome.path }
+                        recordedFiles.withLock { $0 = outcome.files }
                     }
                 }
                 outputQueue.async { [self] in finishOutput() }

@@ -3,12 +3,16 @@ import Foundation
 import HLSKit
 import HLSMedia
 import HLSOutput
-import HLSOutput
 
 /// The full-quality recording beside the stream (`--record`): a second encoding of the same capture,
 /// with its own size, codec and rate, and the stream's AAC audio, written as one fragmented MP4 file
 /// (`RecordingWriter`). It runs on its own queue with its own bounded backlog, so a slow encoder or a
 /// failing disk stops only the recording, never the stream.
+///
+/// Split by time (`--record-every`), a new file starts at the first frame captured at or after each
+/// boundary of the period on the wall clock: the encoder makes that frame an IDR, the segmenter starts
+/// a fragment there, and the file before is finished. Each file is complete on its own, its times
+/// starting near zero like the first one's.
 ///
 /// Unchecked sendable: the encoder, segmenter and writer are touched only on `queue`; the counters
 /// and the failure only under `lock`.
@@ -23,6 +27,8 @@ final class LiveRecorder: @unchecked Sendable {
         var preset: String
         var segmentMilliseconds: Int64
         var makeVideoEncoder: VideoEncoderFactory
+        /// Split by time: `path` is then unused, each file's name comes from the pattern.
+        var split: LiveConfiguration.Recording.Split?
 
         /// The file as the user named it.
         var location: String { store.location + "/" + path }
@@ -36,6 +42,11 @@ final class LiveRecorder: @unchecked Sendable {
     static let frameQueueLimit = 30
 
     let settings: Settings
+    /// Set before capture starts: with a source that is not live (the test source out of real time, a
+    /// file read as fast as it goes) the capture waits for the recording's encoder instead of losing
+    /// frames to it.
+    var waitsForEncoder = false
+    private let room = DispatchSemaphore(value: LiveRecorder.frameQueueLimit)
     private let queue = DispatchQueue(label: "hlscap.live.record")
     private let lock = NSLock()
     private let video: VideoRenditions
@@ -48,6 +59,16 @@ final class LiveRecorder: @unchecked Sendable {
     private var droppedFrames = 0
     private var failure: String?
     private let messages: @Sendable (EngineMessage) -> Void
+    /// Split by time, on `queue`: the next boundary, the files asked for at cuts not yet reached, the
+    /// cuts the segmenter placed that started a file, and how far the open file's times are moved back.
+    private var nextBoundary: Date?
+    private var pendingFiles: [String] = []
+    private var startedFiles = 0
+    /// The open file's path in the store.
+    private var currentPath: String?
+    private var timeShiftSeconds: (lead: Int64, timescale: Timescale)?
+    /// The files finished whole, by location.
+    private var finishedFiles: [String] = []
 
     init(settings: Settings, audio: TrackDescription?, messages: @escaping @Sendable (EngineMessage) -> Void) throws {
         self.settings = settings
@@ -68,26 +89,35 @@ final class LiveRecorder: @unchecked Sendable {
         segmenter = Segmenter(configuration: .init(
             tracks: tracks.map { Segmenter.Track(timescale: $0.timescale, isVideo: $0.isVideo) },
             segmentMilliseconds: settings.segmentMilliseconds, startOffsetSeconds: Self.startOffsetSeconds))
-        writer = try RecordingWriter(store: settings.store, path: settings.path, tracks: tracks)
+        if settings.split == nil {
+            writer = try RecordingWriter(store: settings.store, path: settings.path, tracks: tracks)
+            currentPath = settings.path
+        }
     }
 
-    /// A captured frame at `ticks` (90 kHz); the recorder keeps its own reference.
-    func take(video frame: Frame, atTicks ticks: Int64) {
+    /// A captured frame at `ticks` (90 kHz), captured at `date` on the wall clock; the recorder keeps its
+    /// own reference.
+    func take(video frame: Frame, atTicks ticks: Int64, capturedAt date: Date) {
+        if waitsForEncoder { room.wait() }
         let admitted = lock.withLock {
             guard failure == nil else { return false }
-            guard queuedFrames < Self.frameQueueLimit else {
+            guard waitsForEncoder || queuedFrames < Self.frameQueueLimit else {
                 droppedFrames += 1
                 return false
             }
             queuedFrames += 1
             return true
         }
-        guard admitted else { return }
+        guard admitted else {
+            if waitsForEncoder { room.signal() }
+            return
+        }
         let reference: Frame
         do {
             reference = try frame.newReference()
         } catch {
             lock.withLock { queuedFrames -= 1 }
+            if waitsForEncoder { room.signal() }
             return queue.async { [self] in record(error) }
         }
         reference.pts = ticks
@@ -95,8 +125,10 @@ final class LiveRecorder: @unchecked Sendable {
         let handoff = FrameHandoff(reference)
         queue.async { [self] in
             lock.withLock { queuedFrames -= 1 }
+            if let split = settings.split { startFileIfDue(split, ticks: ticks, date: date) }
             run { try video.encode(handoff.frame, atTicks: ticks) }
             lock.withLock { recordedFrames += 1 }
+            if waitsForEncoder { room.signal() }
         }
     }
 
@@ -111,9 +143,72 @@ final class LiveRecorder: @unchecked Sendable {
         queue.async { [self] in run { moved } }
     }
 
+    /// On `queue`: the first frame opens the first file; the first frame at or after a boundary asks for
+    /// an IDR and a fragment there, where the next file will start.
+    private func startFileIfDue(_ split: LiveConfiguration.Recording.Split, ticks: Int64, date: Date) {
+        guard lock.withLock({ failure == nil }) else { return }
+        if let boundary = nextBoundary, date < boundary { return }
+        nextBoundary = split.period.boundary(after: date, timeZone: split.timeZone)
+        let path = split.pattern.expand(date, timeZone: split.timeZone)
+        guard writer != nil || startedFiles > 0 else {
+            do {
+                try open(path)
+            } catch {
+                record(error)
+            }
+            return
+        }
+        pendingFiles.append(path)
+        video.addCut(atTicks: ticks)
+        segmenter.addCut(atSourceTicks: ticks)
+    }
+
+    private func open(_ path: String) throws {
+        writer = try RecordingWriter(store: settings.store, path: path, tracks: tracks)
+        currentPath = path
+        startedFiles += 1
+        messages(.recordingFileStarted(path: settings.store.location + "/" + path))
+    }
+
+    /// On `queue`: appends a finished fragment, first starting the next file when the fragment begins at
+    /// a cut placed for it; its times are moved back so that it starts where the first file did.
+    private func write(_ segment: Segment) throws {
+        if !pendingFiles.isEmpty, segmenter.placedCuts.count >= startedFiles,
+           segment.startTicks >= segmenter.placedCuts[startedFiles - 1].placedTicks {
+            try finishFile()
+            try open(pendingFiles.removeFirst())
+            timeShiftSeconds = (segment.startTicks - Self.startOffsetSeconds * segment.timescale.perSecond, segment.timescale)
+        }
+        guard var moved = Optional(segment), let shift = timeShiftSeconds else { return try writer?.append(segment) ?? () }
+        for index in moved.tracks.indices {
+            let timescale = tracks.first { $0.trackID == moved.tracks[index].trackID }?.timescale ?? shift.timescale
+            let ticks = shift.timescale.convert(shift.lead, to: timescale)
+            moved.tracks[index].baseDecodeTime = UInt64(max(0, Int64(moved.tracks[index].baseDecodeTime) - ticks))
+            for sample in moved.tracks[index].samples.indices {
+                moved.tracks[index].samples[sample].decodeTime -= ticks
+            }
+        }
+        moved.startTicks -= shift.lead
+        try writer?.append(moved)
+    }
+
+    /// On `queue`: writes the open file's index and closes it.
+    private func finishFile() throws {
+        guard let finishing = writer.take() else { return }
+        let location = finishing.store.location + "/" + finishing.path
+        let bytes = finishing.byteCount
+        try finishing.finish()
+        finishedFiles.append(location)
+        lock.withLock { finishedBytes += bytes }
+        if settings.split != nil { messages(.recordingFileFinished(path: location, byteCount: bytes)) }
+    }
+
     /// What the recording became.
     struct Outcome: Sendable {
+        /// The last file.
         var path: String
+        /// Every file finished whole, in order.
+        var files: [String] = []
         var frames: Int
         var dropped: Int
         var byteCount: Int
@@ -126,18 +221,17 @@ final class LiveRecorder: @unchecked Sendable {
             run { try video.flush() }
             if lock.withLock({ failure == nil }) {
                 do {
-                    for segment in segmenter.finish() { try writer?.append(segment) }
-                    let bytes = writer?.byteCount ?? 0
-                    try writer.take()?.finish()
-                    lock.withLock { finishedBytes = bytes }
+                    for segment in segmenter.finish() { try write(segment) }
+                    try finishFile()
                 } catch {
                     record(error)
                 }
             }
         }
+        let files = queue.sync { finishedFiles }
         return lock.withLock {
-            Outcome(path: settings.location, frames: recordedFrames, dropped: droppedFrames, byteCount: finishedBytes,
-                    failure: failure)
+            Outcome(path: files.last ?? settings.location, files: files, frames: recordedFrames, dropped: droppedFrames,
+                    byteCount: finishedBytes, failure: failure)
         }
     }
 
@@ -149,7 +243,7 @@ final class LiveRecorder: @unchecked Sendable {
         guard lock.withLock({ failure == nil }) else { return }
         do {
             for sample in try produce() {
-                for segment in segmenter.append(sample) { try writer?.append(segment) }
+                for segment in segmenter.append(sample) { try write(segment) }
             }
         } catch {
             record(error)
@@ -162,7 +256,8 @@ final class LiveRecorder: @unchecked Sendable {
             return failure == nil
         }
         guard first else { return }
+        let location = currentPath.map { settings.store.location + "/" + $0 } ?? settings.location
         writer = nil
-        messages(.recordingStopped(path: settings.location, reason: "\(error)"))
+        messages(.recordingStopped(path: location, reason: "\(error)"))
     }
 }

@@ -45,6 +45,10 @@ struct LiveCommand: Command {
           --record-size WxH         the recording's picture size (default: the capture's, --size)
           --record-codec CODEC      hevc (default) or h264
           --record-bitrate RATE     the recording's rate (default: twice the stream's, 80 % for HEVC)
+          --record-every PERIOD     a new recording file at each boundary of PERIOD on the clock
+                                    (30s, 15m, 1h, 1d), named by strftime placeholders in
+                                    --record's path: --record 'rec/%Y-%m-%d/%H-%M-%S.mp4'
+          --record-local-time       boundaries and names in local time (default UTC)
           --ladder RUNGS            several renditions from one capture: heights such as
                                     720p,480p,360p (Apple's rates), 1080p@5000k,720p@2500k, or
                                     with a codec per rung, 1080p:hevc@4000k,720p;
@@ -87,6 +91,8 @@ struct LiveCommand: Command {
     var outputDirectory: String?
     /// The recording's path as given (`--record`), and its options.
     var record: (path: String, size: OutputSize?, codec: VideoCodec, bitrate: Int?)?
+    /// `--record-every` and `--record-local-time`: the recording split by time.
+    var recordSplit: (pattern: RecordingPattern, period: RecordingPeriod?, timeZone: TimeZone)?
     var publish: PublishOptions?
     var serve: ServerOptions?
     /// `--dvr`: served playlists offer delta updates.
@@ -137,10 +143,17 @@ struct LiveCommand: Command {
                           .map { try Parse.videoCodec($0, option: "--record-codec") } ?? .hevc,
                       bitrate: try arguments.value("--record-bitrate")
                           .map { try Parse.bitrate($0, option: "--record-bitrate") })
-        } else if let stray = try ["--record-size", "--record-codec", "--record-bitrate"].first(where: {
+        } else if let stray = try ["--record-size", "--record-codec", "--record-bitrate", "--record-every"].first(where: {
             try arguments.value($0) != nil
         }) {
             throw CommandError.usage("\(stray) needs --record PATH")
+        }
+        let every = try arguments.value("--record-every")
+        let localTime = arguments.flag("--record-local-time")
+        if let record {
+            recordSplit = try Self.recordSplit(path: record.path, every: every, localTime: localTime)
+        } else if localTime {
+            throw CommandError.usage("--record-local-time needs --record PATH")
         }
         configuration.audioBitrate = try arguments.value("--audio-bitrate")
             .map { try Parse.bitrate($0, option: "--audio-bitrate") } ?? configuration.audioBitrate
@@ -233,8 +246,22 @@ struct LiveCommand: Command {
             store = try DirectoryStore(root: directory)
             sources = try inputs.makeSources()
             if let record {
-                let (recordDirectory, name) = Self.split(record.path)
+                var (recordDirectory, name) = Self.split(record.path)
+                var split: LiveConfiguration.Recording.Split?
+                if let recordSplit {
+                    let (folder, rest) = recordSplit.pattern.fixedFolder
+                    if let period = recordSplit.period {
+                        // Files below the folder before the first placeholder, named as they start.
+                        recordDirectory = folder
+                        name = rest
+                        split = .init(pattern: try RecordingPattern(rest), period: period, timeZone: recordSplit.timeZone)
+                    } else {
+                        // One file, named once, as the stream starts.
+                        (recordDirectory, name) = Self.split(recordSplit.pattern.expand(Date(), timeZone: recordSplit.timeZone))
+                    }
+                }
                 var recording = LiveConfiguration.Recording(store: try DirectoryStore(root: recordDirectory), path: name)
+                recording.split = split
                 recording.size = record.size
                 recording.codec = record.codec
                 recording.bitrate = record.bitrate
@@ -329,11 +356,44 @@ struct LiveCommand: Command {
         }
         // An object store gets the finished recording too, in parts.
         if let publish, publish.s3 != nil, let recorded = outcome.recordedPath {
-            print(try publish.uploadRecording(recorded))
+            for file in outcome.recordedFiles.count > 1 ? outcome.recordedFiles : [recorded] {
+                print(try publish.uploadRecording(file))
+            }
         }
         if let failure = outcome.failure {
             throw CommandError(streamFailure: failure, resumable: outputDirectory != nil)
         }
+    }
+
+    /// `--record PATH` with its placeholders, `--record-every` and `--record-local-time`; nil for a path
+    /// without placeholders and no period. Refuses what would make two files collide.
+    static func recordSplit(path: String, every: String?, localTime: Bool) throws
+        -> (pattern: RecordingPattern, period: RecordingPeriod?, timeZone: TimeZone)? {
+        let pattern: RecordingPattern
+        do {
+            pattern = try RecordingPattern(path)
+        } catch {
+            throw CommandError.usage("--record \(path): \(error)")
+        }
+        let timeZone = localTime ? TimeZone.current : TimeZone(identifier: "UTC")!
+        guard let every else {
+            return pattern.hasPlaceholder ? (pattern, nil, timeZone) : nil
+        }
+        let period: RecordingPeriod
+        do {
+            period = try RecordingPeriod(parsing: every)
+        } catch {
+            throw CommandError.usage("--record-every \(error)")
+        }
+        guard let finest = pattern.finestSeconds else {
+            throw CommandError.usage("--record-every needs a time in --record's name, such as "
+                + "'rec/%Y-%m-%d/%H-%M-%S.mp4': every file would be named \(path)")
+        }
+        guard finest <= period.seconds else {
+            throw CommandError.usage("--record \(path) names files no finer than \(finest) s, so files started every "
+                + "\(period.seconds) s would collide; add %H, %M or %S")
+        }
+        return (pattern, period, timeZone)
     }
 
     /// `error` as this command reports it: a missing default camera suggests the test source.

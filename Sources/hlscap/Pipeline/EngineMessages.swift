@@ -15,6 +15,10 @@ extension EngineMessage {
             "warning: \(error); the stream stopped, the recording goes on"
         case .recordingStopped(let path, let reason):
             "warning: the recording \(path) stopped: \(reason); the stream goes on"
+        case .recordingFileStarted(let path):
+            "recording into \(path)"
+        case .recordingFileFinished(let path, let byteCount):
+            String(format: "recorded %@ (%.1f MB)", path, Double(byteCount) / 1_000_000)
         case .removalFailed(let error):
             "warning: \(error)"
         case .takeBackFailed(let error):
