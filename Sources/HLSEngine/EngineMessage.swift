@@ -18,6 +18,8 @@ public enum EngineMessage: Sendable {
     case recordingFileStarted(path: String)
     /// A recording split by time finished a file whole.
     case recordingFileFinished(path: String, byteCount: Int)
+    /// Retention deleted a recording file.
+    case recordingRemoved(path: String, reason: String)
     /// A file that left the playlist could not be deleted.
     case removalFailed(StoreError)
     /// A failed run could not remove a file it had stored.

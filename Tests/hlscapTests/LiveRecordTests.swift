@@ -115,6 +115,36 @@ import Testing
         #expect(try Self.topLevelBoxes(last).prefix(2) == ["ftyp", "moov"])
     }
 
+    /// `--keep`: files older than it go as new ones start, oldest first, with a line each; files of an
+    /// earlier run found at start count too, and the folders they leave empty are removed.
+    @Test func retentionDeletesTheOldestFilesAndTheFoldersTheyLeave() throws {
+        let directory = try PackagedStream.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let folder = directory.appendingPathComponent("rec")
+        let old = folder.appendingPathComponent("2020-01-01/00-00-00.mp4")
+        try FileManager.default.createDirectory(at: old.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data("old".utf8).write(to: old)
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: 1_577_836_800)],
+                                              ofItemAtPath: old.path)
+        let result = try ExternalTools.runHlscap(["live", "--video", "test", "--audio", "test", "--size", "320x180",
+                                                  "--no-realtime", "--duration", "16", "--out",
+                                                  directory.appendingPathComponent("stream").path, "--quiet",
+                                                  "--record", folder.path + "/%Y-%m-%d/%H-%M-%S.mp4",
+                                                  "--record-every", "2s", "--keep", "5s", "--record-codec", "h264"],
+                                                 timeoutSeconds: 180)
+        #expect(result.succeeded, "\(result.stderr)")
+        #expect(result.stderr.contains("deleted \(old.path): older than --keep"), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: old.deletingLastPathComponent().path), "its empty folder went too")
+        let deleted = result.stderr.split(separator: "\n").filter { $0.contains("deleted ") && $0.contains("older than --keep") }
+        let kept = Self.files(below: folder)
+        // 16 s of 2 s files: those that ended more than 5 s before the last rotation are gone.
+        #expect((3...5).contains(kept.count), "\(kept)")
+        #expect(deleted.count >= 3, "\(result.stderr)")
+        for file in kept { #expect(try ExternalTools.ffmpegDecodeErrors(path: file).isEmpty, "\(file)") }
+        // The newest file, being written when retention ran, is always there.
+        #expect(result.stdout.contains("the last \(try #require(kept.last))"), "\(result.stdout)")
+    }
+
     @Test func splittingThatWouldCollideOrCannotBeReadIsRefused() throws {
         let directory = try PackagedStream.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -132,10 +162,16 @@ import Testing
         #expect(uneven.exitStatus == 64 && uneven.stderr.contains("does not divide a day"), "\(uneven.stderr)")
         let unknown = try run(["--record", directory.path + "/%Q.mp4", "--record-every", "1h"])
         #expect(unknown.exitStatus == 64 && unknown.stderr.contains("%Q"), "\(unknown.stderr)")
+        let shortKeep = try run(["--record", directory.path + "/%H-%M.mp4", "--record-every", "1h", "--keep", "30m"])
+        #expect(shortKeep.exitStatus == 64 && shortKeep.stderr.contains("shorter than one file"), "\(shortKeep.stderr)")
+        let keepAlone = try run(["--record", directory.path + "/rec.mp4", "--keep-size", "50G"])
+        #expect(keepAlone.exitStatus == 64 && keepAlone.stderr.contains("split by time"), "\(keepAlone.stderr)")
+        let badSize = try run(["--record", directory.path + "/%H-%M.mp4", "--record-every", "1h", "--min-free", "lots"])
+        #expect(badSize.exitStatus == 64 && badSize.stderr.contains("--min-free takes a size"), "\(badSize.stderr)")
         let unwritable = try run(["--record", "/proc/rec/%H.mp4", "--record-every", "1h"])
         #expect(unwritable.exitStatus == 73 && unwritable.stderr.contains("/proc"), "\(unwritable.stderr)")
         #expect(!FileManager.default.fileExists(atPath: out + "/playlist.m3u8"), "nothing was streamed")
-        for result in [fixed, daily, alone, uneven, unknown, unwritable] {
+        for result in [fixed, daily, alone, uneven, unknown, shortKeep, keepAlone, badSize, unwritable] {
             // One line saying what is wrong (a usage error adds where to read the usage).
             let lines = result.stderr.split(separator: "\n")
             #expect(lines.count == 1 || (lines.count == 2 && lines[1].contains("--help")), "one line: \(result.stderr)")

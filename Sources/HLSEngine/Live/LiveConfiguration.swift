@@ -37,6 +37,8 @@ public struct LiveConfiguration: Sendable {
             public var period: RecordingPeriod
             /// Where boundaries and names are reckoned: UTC unless local time was asked for.
             public var timeZone: TimeZone
+            /// Which finished files are deleted as new ones come (none by default).
+            public var retention = RecordingRetention()
 
             public init(pattern: RecordingPattern, period: RecordingPeriod, timeZone: TimeZone) {
                 self.pattern = pattern

@@ -136,7 +136,8 @@ final class LiveEncoder {
                 settings: .init(store: record.store, path: record.path, size: size, codec: record.codec, bitrate: rate,
                                 framesPerSecond: framesPerSecond, preset: configuration.preset,
                                 segmentMilliseconds: configuration.segmentMilliseconds,
-                                makeVideoEncoder: configuration.makeVideoEncoder, split: record.split),
+                                makeVideoEncoder: configuration.makeVideoEncoder, split: record.split,
+                                retention: record.split?.retention ?? RecordingRetention()),
                 audio: tracks.first { !$0.isVideo }, messages: messages)
         }
     }

@@ -29,6 +29,8 @@ final class LiveRecorder: @unchecked Sendable {
         var makeVideoEncoder: VideoEncoderFactory
         /// Split by time: `path` is then unused, each file's name comes from the pattern.
         var split: LiveConfiguration.Recording.Split?
+        /// With a split recording: which files are deleted as new ones are finished.
+        var retention = RecordingRetention()
 
         /// The file as the user named it.
         var location: String { store.location + "/" + path }
@@ -69,6 +71,9 @@ final class LiveRecorder: @unchecked Sendable {
     private var timeShiftSeconds: (lead: Int64, timescale: Timescale)?
     /// The files finished whole, by location.
     private var finishedFiles: [String] = []
+    /// On `queue`: the wall-clock time of the last frame taken, and the split recording's files kept.
+    private var lastCaptured: Date?
+    private var kept = RecordingIndex()
 
     init(settings: Settings, audio: TrackDescription?, messages: @escaping @Sendable (EngineMessage) -> Void) throws {
         self.settings = settings
@@ -92,7 +97,26 @@ final class LiveRecorder: @unchecked Sendable {
         if settings.split == nil {
             writer = try RecordingWriter(store: settings.store, path: settings.path, tracks: tracks)
             currentPath = settings.path
+        } else if !settings.retention.isEmpty {
+            kept = Self.scan(settings.store.location)
         }
+    }
+
+    /// The recording files already in `folder` (from earlier runs), with when each was last written: one
+    /// scan at start; afterwards the index grows as files are finished.
+    static func scan(_ folder: String) -> RecordingIndex {
+        let manager = FileManager.default
+        var files: [RecordingIndex.File] = []
+        for case let path as String in manager.enumerator(atPath: folder) ?? FileManager.DirectoryEnumerator() {
+            let name = (path as NSString).lastPathComponent
+            guard name.hasSuffix(".mp4"), !name.hasPrefix("."),
+                  let attributes = try? manager.attributesOfItem(atPath: folder + "/" + path),
+                  attributes[.type] as? FileAttributeType == .typeRegular,
+                  let modified = attributes[.modificationDate] as? Date,
+                  let size = attributes[.size] as? NSNumber else { continue }
+            files.append(.init(path: path, end: modified, byteCount: size.int64Value))
+        }
+        return RecordingIndex(files)
     }
 
     /// A captured frame at `ticks` (90 kHz), captured at `date` on the wall clock; the recorder keeps its
@@ -147,12 +171,14 @@ final class LiveRecorder: @unchecked Sendable {
     /// an IDR and a fragment there, where the next file will start.
     private func startFileIfDue(_ split: LiveConfiguration.Recording.Split, ticks: Int64, date: Date) {
         guard lock.withLock({ failure == nil }) else { return }
+        lastCaptured = date
         if let boundary = nextBoundary, date < boundary { return }
         nextBoundary = split.period.boundary(after: date, timeZone: split.timeZone)
         let path = split.pattern.expand(date, timeZone: split.timeZone)
         guard writer != nil || startedFiles > 0 else {
             do {
                 try open(path)
+                try applyRetention(now: date)
             } catch {
                 record(error)
             }
@@ -177,6 +203,7 @@ final class LiveRecorder: @unchecked Sendable {
            segment.startTicks >= segmenter.placedCuts[startedFiles - 1].placedTicks {
             try finishFile()
             try open(pendingFiles.removeFirst())
+            try applyRetention(now: lastCaptured ?? Date())
             timeShiftSeconds = (segment.startTicks - Self.startOffsetSeconds * segment.timescale.perSecond, segment.timescale)
         }
         guard var moved = Optional(segment), let shift = timeShiftSeconds else { return try writer?.append(segment) ?? () }
@@ -196,11 +223,33 @@ final class LiveRecorder: @unchecked Sendable {
     private func finishFile() throws {
         guard let finishing = writer.take() else { return }
         let location = finishing.store.location + "/" + finishing.path
+        let path = finishing.path
         let bytes = finishing.byteCount
         try finishing.finish()
         finishedFiles.append(location)
+        if settings.split != nil {
+            kept.add(.init(path: path, end: lastCaptured ?? Date(), byteCount: Int64(bytes)))
+        }
         lock.withLock { finishedBytes += bytes }
         if settings.split != nil { messages(.recordingFileFinished(path: location, byteCount: bytes)) }
+    }
+
+    /// On `queue`: deletes the files retention no longer keeps, oldest first, and the folders they leave
+    /// empty. The file being written is not in the index.
+    private func applyRetention(now: Date) throws {
+        guard !settings.retention.isEmpty else { return }
+        let root = settings.store.location
+        let free = settings.retention.minimumFreeBytes == nil ? nil
+            : ((try? FileManager.default.attributesOfFileSystem(forPath: root))?[.systemFreeSize] as? NSNumber)?.int64Value
+        for deletion in settings.retention.deletions(from: &kept, now: now, freeBytes: free) {
+            try settings.store.remove(deletion.file.path)
+            var folder = (deletion.file.path as NSString).deletingLastPathComponent
+            while !folder.isEmpty, (try? FileManager.default.contentsOfDirectory(atPath: root + "/" + folder))?.isEmpty == true {
+                try? FileManager.default.removeItem(atPath: root + "/" + folder)
+                folder = (folder as NSString).deletingLastPathComponent
+            }
+            messages(.recordingRemoved(path: root + "/" + deletion.file.path, reason: deletion.reason.rawValue))
+        }
     }
 
     /// What the recording became.

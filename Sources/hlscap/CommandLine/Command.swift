@@ -24,6 +24,17 @@ enum Parse {
         return whole * 1000 + Int64(fraction)!
     }
 
+    /// "500M", "50G", "2T" (powers of 1,024), or bytes; more than zero.
+    static func byteCount(_ text: String, option: String) throws -> Int64 {
+        let units: [Character: Int64] = ["K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40]
+        let unit = text.last.flatMap { units[Character($0.uppercased())] }
+        guard let number = Int64(unit == nil ? text : String(text.dropLast())), number > 0,
+              number <= Int64.max / (unit ?? 1) / 2 else {
+            throw CommandError.usage("\(option) takes a size such as 500M, 50G or 2T (got \"\(text)\")")
+        }
+        return number * (unit ?? 1)
+    }
+
     /// "90s", "30m", "12h", "7d", or seconds; more than zero and at most ten years.
     static func duration(_ text: String, option: String) throws -> Int {
         let units: [Character: Int] = ["s": 1, "m": 60, "h": 3600, "d": 86400]

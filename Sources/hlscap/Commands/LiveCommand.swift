@@ -49,6 +49,9 @@ struct LiveCommand: Command {
                                     (30s, 15m, 1h, 1d), named by strftime placeholders in
                                     --record's path: --record 'rec/%Y-%m-%d/%H-%M-%S.mp4'
           --record-local-time       boundaries and names in local time (default UTC)
+          --keep DURATION           with --record-every: delete files older than this (7d)
+          --keep-size SIZE          ... while the files take more than SIZE (50G), oldest first
+          --min-free SIZE           ... while the disk has less than SIZE free (2G), oldest first
           --ladder RUNGS            several renditions from one capture: heights such as
                                     720p,480p,360p (Apple's rates), 1080p@5000k,720p@2500k, or
                                     with a codec per rung, 1080p:hevc@4000k,720p;
@@ -93,6 +96,8 @@ struct LiveCommand: Command {
     var record: (path: String, size: OutputSize?, codec: VideoCodec, bitrate: Int?)?
     /// `--record-every` and `--record-local-time`: the recording split by time.
     var recordSplit: (pattern: RecordingPattern, period: RecordingPeriod?, timeZone: TimeZone)?
+    /// `--keep`, `--keep-size`, `--min-free`.
+    var retention = RecordingRetention()
     var publish: PublishOptions?
     var serve: ServerOptions?
     /// `--dvr`: served playlists offer delta updates.
@@ -154,6 +159,19 @@ struct LiveCommand: Command {
             recordSplit = try Self.recordSplit(path: record.path, every: every, localTime: localTime)
         } else if localTime {
             throw CommandError.usage("--record-local-time needs --record PATH")
+        }
+        retention.keepSeconds = try arguments.value("--keep").map { try Parse.duration($0, option: "--keep") }
+        retention.keepBytes = try arguments.value("--keep-size").map { try Parse.byteCount($0, option: "--keep-size") }
+        retention.minimumFreeBytes = try arguments.value("--min-free").map { try Parse.byteCount($0, option: "--min-free") }
+        if !retention.isEmpty {
+            guard let period = recordSplit?.period else {
+                throw CommandError.usage("--keep, --keep-size and --min-free need a recording split by time "
+                    + "(--record PATTERN --record-every PERIOD): they delete whole files, never the one being written")
+            }
+            if let keep = retention.keepSeconds, keep < period.seconds {
+                throw CommandError.usage("--keep \(keep) s is shorter than one file (--record-every \(period.seconds) s); "
+                    + "keep at least one period")
+            }
         }
         configuration.audioBitrate = try arguments.value("--audio-bitrate")
             .map { try Parse.bitrate($0, option: "--audio-bitrate") } ?? configuration.audioBitrate
@@ -255,6 +273,7 @@ struct LiveCommand: Command {
                         recordDirectory = folder
                         name = rest
                         split = .init(pattern: try RecordingPattern(rest), period: period, timeZone: recordSplit.timeZone)
+                        split?.retention = retention
                     } else {
                         // One file, named once, as the stream starts.
                         (recordDirectory, name) = Self.split(recordSplit.pattern.expand(Date(), timeZone: recordSplit.timeZone))

@@ -19,6 +19,8 @@ extension EngineMessage {
             "recording into \(path)"
         case .recordingFileFinished(let path, let byteCount):
             String(format: "recorded %@ (%.1f MB)", path, Double(byteCount) / 1_000_000)
+        case .recordingRemoved(let path, let reason):
+            "deleted \(path): \(reason)"
         case .removalFailed(let error):
             "warning: \(error)"
         case .takeBackFailed(let error):

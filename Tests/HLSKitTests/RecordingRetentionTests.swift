@@ -1,0 +1,70 @@
+import Foundation
+import Testing
+@testable import HLSKit
+
+/// Retention over a simulated week of hourly files: which go, in what order, and why.
+@Suite struct RecordingRetentionTests {
+    private let start = Date(timeIntervalSince1970: 1_764_547_200)  // 2025-12-01 00:00 UTC
+    private let megabyte: Int64 = 1 << 20
+
+    private func file(_ hour: Int, megabytes: Int64 = 100) -> RecordingIndex.File {
+        .init(path: String(format: "day-%d/%02d.mp4", hour / 24, hour % 24),
+              end: start.addingTimeInterval(Double(hour + 1) * 3600), byteCount: megabytes * megabyte)
+    }
+
+    /// Ten days of hourly files with --keep 7d: once a file has ended more than seven days ago, the next
+    /// rotation deletes it, one a rotation, oldest first; the index holds a week (and the file that ended
+    /// exactly seven days ago).
+    @Test func keepDeletesWhatCrossedTheAgeAtEachRotation() {
+        let retention = RecordingRetention(keepSeconds: 7 * 86_400)
+        var index = RecordingIndex()
+        var deleted: [String] = []
+        for hour in 0..<(10 * 24) {
+            index.add(file(hour))
+            // The next file starts as this one ends: that is when retention runs.
+            let now = file(hour).end
+            let gone = retention.deletions(from: &index, now: now, freeBytes: nil)
+            #expect(gone.allSatisfy { $0.reason == .age })
+            deleted += gone.map(\.file.path)
+            if hour > 7 * 24 { #expect(gone.count == 1, "hour \(hour)") } else { #expect(gone.isEmpty, "hour \(hour)") }
+        }
+        #expect(deleted == (0..<71).map { file($0).path })
+        #expect(index.count == 7 * 24 + 1 && index.oldest == file(71))
+        #expect(index.totalBytes == Int64(7 * 24 + 1) * 100 * megabyte)
+    }
+
+    @Test func sizeAndFreeSpaceDeleteOldestFirstUntilTheyAreMet() {
+        var index = RecordingIndex((0..<10).map { file($0) })
+        let bySize = RecordingRetention(keepBytes: 650 * megabyte).deletions(from: &index, now: start, freeBytes: nil)
+        #expect(bySize.map(\.file.path) == (0..<4).map { file($0).path } && bySize.allSatisfy { $0.reason == .size })
+        #expect(index.totalBytes == 600 * megabyte)
+        // 150 MB free, 400 MB asked: three files of 100 MB bring it to 450.
+        let byFreeSpace = RecordingRetention(minimumFreeBytes: 400 * megabyte)
+            .deletions(from: &index, now: start, freeBytes: 150 * megabyte)
+        #expect(byFreeSpace.map(\.file.path) == (4..<7).map { file($0).path })
+        #expect(byFreeSpace.allSatisfy { $0.reason == .freeSpace })
+        // Nothing is kept past what the rules ask: the last file goes too if the disk stays full.
+        let full = RecordingRetention(minimumFreeBytes: 10_000 * megabyte).deletions(from: &index, now: start, freeBytes: 0)
+        #expect(full.count == 3 && index.count == 0 && index.totalBytes == 0)
+    }
+
+    /// Files found at start are ordered by when they ended, whatever order the folder listed them in.
+    @Test func filesFoundAtStartAreOrderedByTheirEnd() {
+        var index = RecordingIndex([file(5), file(1), file(3)])
+        let gone = RecordingRetention(keepSeconds: 3600).deletions(from: &index, now: file(3).end, freeBytes: nil)
+        #expect(gone.map(\.file.path) == [file(1).path])
+        #expect(index.all.map(\.path) == [file(3).path, file(5).path])
+    }
+
+    /// A pass looks at the files it deletes and one more: 100,000 files kept, one deleted, costs one step.
+    @Test func aPassCostsWhatItDeletes() {
+        var index = RecordingIndex((0..<100_000).map { file($0, megabytes: 1) })
+        let retention = RecordingRetention(keepSeconds: (100_000 - 2) * 3600)
+        let clock = ContinuousClock()
+        var gone: [RecordingRetention.Deletion] = []
+        let elapsed = clock.measure { gone = retention.deletions(from: &index, now: file(99_999).end, freeBytes: nil) }
+        #expect(gone.map(\.file.path) == [file(0).path])
+        #expect(index.count == 99_999)
+        print("retention: one pass over 100,000 kept files that deletes one took \(elapsed)")
+    }
+}
