@@ -4,7 +4,7 @@ import HLSMedia
 let version = "0.1.0"
 
 let commands: [any Command.Type] = [LiveCommand.self, FileCommand.self, ServeCommand.self, SignCommand.self, DevicesCommand.self,
-                                    ValidateCommand.self]
+                                    ValidateCommand.self, RecordingsCommand.self]
 
 let programHelp = """
     hlscap \(version) — package live and recorded video as HLS (fragmented MP4) on disk

@@ -68,3 +68,14 @@ import Testing
         print("retention: one pass over 100,000 kept files that deletes one took \(elapsed)")
     }
 }
+
+@Suite struct RecordingFileSummaryTests {
+    /// prft carries NTP time (seconds since 1900, 32.32 fixed point): it goes there and back to the
+    /// microsecond, and 1970 is 2,208,988,800 s after 1900.
+    @Test func wallClockTimesGoToNTPAndBack() {
+        #expect(RecordingFileSummary.ntp(Date(timeIntervalSince1970: 0)) == 2_208_988_800 << 32)
+        let moment = Date(timeIntervalSince1970: 1_764_583_323.123456)
+        let back = RecordingFileSummary.date(ntp: RecordingFileSummary.ntp(moment))
+        #expect(abs(back.timeIntervalSince(moment)) < 1e-6)
+    }
+}

@@ -89,6 +89,28 @@ import Testing
             #expect((Double(start.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 99) < 1.1, "\(file): \(start.stdout)")
         }
         #expect(frames == 16 * 30, "every frame, none lost to the recording's encoder out of real time")
+
+        // The timeline, from the files' own boxes: one file after another with no gap, 16 s in all, and
+        // every fragment where the listing says, starting at its moof (after the prft that dates it).
+        let listed = try ExternalTools.runHlscap(["recordings", folder.path, "--json"])
+        #expect(listed.succeeded, "\(listed.stderr)")
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [String: Any])
+        let timeline = try #require(document["files"] as? [[String: Any]])
+        #expect(timeline.count == files.count && (document["gaps"] as? [Any])?.isEmpty == true, "\(listed.stdout)")
+        #expect(abs((document["totalSeconds"] as? Double ?? 0) - 16) < 0.05, "\(listed.stdout)")
+        let dates = timeline.map { ($0["start"] as? String ?? "", $0["end"] as? String ?? "") }
+        for (earlier, later) in zip(dates, dates.dropFirst()) { #expect(earlier.1 == later.0, "\(dates)") }
+        for (entry, file) in zip(timeline, files) {
+            let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: file)))
+            #expect(entry["bytes"] as? Int == bytes.count)
+            for fragment in entry["fragments"] as? [[String: Any]] ?? [] {
+                let offset = try #require(fragment["offset"] as? Int)
+                #expect(String(decoding: bytes[(offset + 4)..<(offset + 8)], as: UTF8.self) == "moof")
+                #expect(String(decoding: bytes[(offset - 28)..<(offset - 24)], as: UTF8.self) == "prft")
+            }
+        }
+        let text = try ExternalTools.runHlscap(["recordings", folder.path])
+        #expect(text.stdout.contains("\(files.count) files, 16.0 s recorded, 0 gaps"), "\(text.stdout)")
     }
 
     /// kill -9 while a split recording runs: every file there decodes, the last up to its last fragment.
@@ -110,9 +132,12 @@ import Testing
             #expect(try ExternalTools.ffmpegDecodeErrors(path: file).isEmpty, "\(file)")
             #expect(try Self.recordedFrames(file) > 0, "\(file)")
         }
-        // The file being written when the process died holds its init section and whole fragments only.
+        // The file being written when the process died holds its init section and whole fragments: the
+        // timeline reads every file, that one up to its last whole fragment.
         let last = try #require(files.last)
         #expect(try Self.topLevelBoxes(last).prefix(2) == ["ftyp", "moov"])
+        let listed = try ExternalTools.runHlscap(["recordings", folder.path])
+        #expect(listed.succeeded && listed.stdout.contains("\(files.count) files"), "\(listed.stdout)\(listed.stderr)")
     }
 
     /// `--keep`: files older than it go as new ones start, oldest first, with a line each; files of an

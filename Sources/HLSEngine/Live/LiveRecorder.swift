@@ -73,6 +73,8 @@ final class LiveRecorder: @unchecked Sendable {
     private var finishedFiles: [String] = []
     /// On `queue`: the wall-clock time of the last frame taken, and the split recording's files kept.
     private var lastCaptured: Date?
+    /// On `queue`: the wall-clock time of capture tick zero, for each fragment's `prft`.
+    private var wallClockAtZero: Date?
     private var kept = RecordingIndex()
 
     init(settings: Settings, audio: TrackDescription?, messages: @escaping @Sendable (EngineMessage) -> Void) throws {
@@ -149,6 +151,7 @@ final class LiveRecorder: @unchecked Sendable {
         let handoff = FrameHandoff(reference)
         queue.async { [self] in
             lock.withLock { queuedFrames -= 1 }
+            if wallClockAtZero == nil { wallClockAtZero = date.addingTimeInterval(-VideoEncoder.timescale.seconds(ticks)) }
             if let split = settings.split { startFileIfDue(split, ticks: ticks, date: date) }
             run { try video.encode(handoff.frame, atTicks: ticks) }
             lock.withLock { recordedFrames += 1 }
@@ -206,7 +209,13 @@ final class LiveRecorder: @unchecked Sendable {
             try applyRetention(now: lastCaptured ?? Date())
             timeShiftSeconds = (segment.startTicks - Self.startOffsetSeconds * segment.timescale.perSecond, segment.timescale)
         }
-        guard var moved = Optional(segment), let shift = timeShiftSeconds else { return try writer?.append(segment) ?? () }
+        // The segment's first frame on the wall clock: its output time back to capture ticks.
+        let capturedAt = wallClockAtZero.map {
+            $0.addingTimeInterval(segment.timescale.seconds(segment.startTicks - (segmenter.leadDelta ?? 0)))
+        }
+        guard var moved = Optional(segment), let shift = timeShiftSeconds else {
+            return try writer?.append(segment, capturedAt: capturedAt) ?? ()
+        }
         for index in moved.tracks.indices {
             let timescale = tracks.first { $0.trackID == moved.tracks[index].trackID }?.timescale ?? shift.timescale
             let ticks = shift.timescale.convert(shift.lead, to: timescale)
@@ -216,7 +225,7 @@ final class LiveRecorder: @unchecked Sendable {
             }
         }
         moved.startTicks -= shift.lead
-        try writer?.append(moved)
+        try writer?.append(moved, capturedAt: capturedAt)
     }
 
     /// On `queue`: writes the open file's index and closes it.

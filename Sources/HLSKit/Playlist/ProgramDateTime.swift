@@ -4,14 +4,14 @@ import Foundation
 ///
 /// Written by hand rather than with a date formatter so that rendering is the same on every
 /// platform and a parsed value renders back to the same text.
-enum ProgramDateTime {
+public enum ProgramDateTime {
     private static let millisecondsPerSecond: Int64 = 1_000
     private static let millisecondsPerDay: Int64 = 86_400_000
     private static let secondsPerMinute: Int64 = 60
     private static let secondsPerHour: Int64 = 3_600
 
     /// `2026-11-29T15:06:01.902Z`: always UTC, always three fractional digits.
-    static func format(_ date: Date) -> String {
+    public static func format(_ date: Date) -> String {
         let totalMilliseconds = Int64((date.timeIntervalSince1970 * Double(millisecondsPerSecond)).rounded())
         let days = floorDivide(totalMilliseconds, millisecondsPerDay)
         let millisecondOfDay = totalMilliseconds - days * millisecondsPerDay

@@ -1,3 +1,4 @@
+import Foundation
 import HLSKit
 
 /// One fragmented-MP4 file that grows while it is recorded, playable at every moment:
@@ -33,15 +34,30 @@ public struct RecordingWriter: ~Copyable {
         offset = initSection.count
     }
 
-    /// Appends a segment's samples as one fragment and syncs it.
-    public mutating func append(_ segment: Segment) throws(StoreError) {
-        let bytes = MediaFragment.make(sequenceNumber: sequenceNumber, tracks: segment.tracks, descriptions: tracks,
-                                       segmentType: false)
+    /// Appends a segment's samples as one fragment and syncs it; with `capturedAt`, the wall-clock time of
+    /// its first frame, a `prft` box before the `moof` ties the fragment's media time to that instant
+    /// (ISO/IEC 14496-12 8.16.5), which is how a recording is found by time later.
+    public mutating func append(_ segment: Segment, capturedAt: Date? = nil) throws(StoreError) {
+        var bytes: [UInt8] = []
+        if let capturedAt, let reference = segment.tracks.first(where: { track in
+            tracks.first { $0.trackID == track.trackID }?.isVideo ?? false
+        }) ?? segment.tracks.first {
+            var writer = ByteWriter(capacity: 32)
+            writer.fullBox("prft", version: 1, flags: 0) { prft in
+                prft.write(reference.trackID)
+                prft.write(RecordingFileSummary.ntp(capturedAt))
+                prft.write(reference.baseDecodeTime)
+            }
+            bytes = writer.bytes
+        }
+        let moofOffset = offset + bytes.count
+        bytes += MediaFragment.make(sequenceNumber: sequenceNumber, tracks: segment.tracks, descriptions: tracks,
+                                    segmentType: false)
         try store.append(bytes, to: path, durability: .immediate)
         for track in segment.tracks {
             guard let sync = track.samples.first(where: \.isSync) else { continue }
             let time = UInt64(max(0, sync.decodeTime + Int64(sync.compositionOffset)))
-            randomAccess[track.trackID, default: []].append((time, UInt64(offset)))
+            randomAccess[track.trackID, default: []].append((time, UInt64(moofOffset)))
         }
         offset += bytes.count
         sequenceNumber += 1

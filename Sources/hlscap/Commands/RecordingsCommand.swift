@@ -1,0 +1,116 @@
+import Foundation
+import HLSKit
+import HLSOutput
+
+/// `hlscap recordings DIR`: the timeline of a folder of recordings, read from the files themselves.
+struct RecordingsCommand: Command {
+    static let name = "recordings"
+    static let summary = "list a folder's recordings as a timeline: files, gaps, size"
+    static let help = """
+        Usage: hlscap recordings DIR [--json]
+
+        Reads every recording file below DIR (as `hlscap live --record` writes them, split by
+        --record-every or not) and prints, in order of time, each file's wall-clock start and end,
+        duration, size and codecs, the gaps between files, and the totals. Times come from the
+        files' own boxes (a prft before each fragment), so nothing is lost when hlscap is killed: a
+        file cut short is read up to its last whole fragment.
+
+        Options:
+          --json    one JSON document: files (with each fragment's byte offset, size, start and
+                    duration), gaps, totals
+          --help    show this help
+
+        Exit status: 0; 66 when DIR cannot be read.
+        """
+
+    /// Files further apart than this are a gap in the timeline.
+    static let gapSeconds = 0.5
+
+    let directory: String
+    let json: Bool
+
+    init(arguments: inout ArgumentList) throws {
+        json = arguments.flag("--json")
+        let positionals = try arguments.positionals()
+        guard positionals.count == 1 else { throw CommandError.usage("recordings takes one folder (got \(positionals.count))") }
+        directory = positionals[0]
+    }
+
+    struct Entry {
+        var path: String
+        var summary: RecordingFileSummary
+        var problem: String?
+    }
+
+    func run() throws {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw CommandError("\(directory): no such folder; give the folder --record writes into", exitCode: .noInput)
+        }
+        let scanned = try RecordingScanner.scan(folder: directory)
+        let entries = scanned.map { Entry(path: $0.path, summary: $0.summary, problem: $0.problem) }
+            .sorted { ($0.summary.start ?? .distantFuture, $0.path) < ($1.summary.start ?? .distantFuture, $1.path) }
+        print(json ? Self.json(entries, directory: directory) : Self.text(entries, directory: directory), terminator: "")
+    }
+
+    static func gaps(_ entries: [Entry]) -> [(start: Date, end: Date)] {
+        let timed = entries.compactMap { entry in entry.summary.start.flatMap { start in entry.summary.end.map { (start, $0) } } }
+        return zip(timed, timed.dropFirst()).compactMap { earlier, later in
+            later.0.timeIntervalSince(earlier.1) > gapSeconds ? (earlier.1, later.0) : nil
+        }
+    }
+
+    static func text(_ entries: [Entry], directory: String) -> String {
+        guard !entries.isEmpty else { return "no recordings in \(directory)\n" }
+        var lines: [String] = []
+        var previousEnd: Date?
+        for entry in entries {
+            let summary = entry.summary
+            if let previousEnd, let start = summary.start, start.timeIntervalSince(previousEnd) > gapSeconds {
+                lines.append(String(format: "  gap of %.3f s", start.timeIntervalSince(previousEnd)))
+            }
+            let times = summary.start.map { ProgramDateTime.format($0) + "  " + ProgramDateTime.format(summary.end ?? $0) }
+                ?? "(no time: not written by hlscap's recorder)"
+            var line = String(format: "%@  %9.3f s  %8.1f MB  %@  %@", times, summary.durationSeconds,
+                              Double(summary.byteCount) / 1_000_000, summary.codecs.joined(separator: ","), entry.path)
+            if let problem = entry.problem { line += "  (\(problem))" }
+            lines.append(line)
+            previousEnd = summary.end ?? previousEnd
+        }
+        let seconds = entries.reduce(0) { $0 + $1.summary.durationSeconds }
+        let bytes = entries.reduce(0) { $0 + $1.summary.byteCount }
+        let gaps = Self.gaps(entries)
+        let gapSeconds = gaps.reduce(0) { $0 + $1.end.timeIntervalSince($1.start) }
+        lines.append(String(format: "%d %@, %.1f s recorded, %d %@ (%.1f s), %.1f MB", entries.count,
+                            entries.count == 1 ? "file" : "files", seconds, gaps.count, gaps.count == 1 ? "gap" : "gaps",
+                            gapSeconds, Double(bytes) / 1_000_000))
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    static func json(_ entries: [Entry], directory: String) -> String {
+        let files: [[String: Any]] = entries.map { entry in
+            var file: [String: Any] = [
+                "path": entry.path, "bytes": entry.summary.byteCount, "durationSeconds": entry.summary.durationSeconds,
+                "codecs": entry.summary.codecs,
+                "fragments": entry.summary.fragments.map { fragment -> [String: Any] in
+                    var object: [String: Any] = ["offset": fragment.offset, "bytes": fragment.byteCount,
+                                                 "durationSeconds": fragment.durationSeconds]
+                    if let start = fragment.start { object["start"] = ProgramDateTime.format(start) }
+                    return object
+                },
+            ]
+            if let start = entry.summary.start { file["start"] = ProgramDateTime.format(start) }
+            if let end = entry.summary.end { file["end"] = ProgramDateTime.format(end) }
+            if let problem = entry.problem { file["problem"] = problem }
+            return file
+        }
+        let document: [String: Any] = [
+            "directory": directory, "files": files,
+            "gaps": Self.gaps(entries).map { ["start": ProgramDateTime.format($0.start), "end": ProgramDateTime.format($0.end)] },
+            "totalBytes": entries.reduce(0) { $0 + $1.summary.byteCount },
+            "totalSeconds": entries.reduce(0) { $0 + $1.summary.durationSeconds },
+        ]
+        let data = (try? JSONSerialization.data(withJSONObject: document, options: [.sortedKeys])) ?? Data("{}".utf8)
+        return String(decoding: data, as: UTF8.self) + "\n"
+    }
+}
