@@ -13,7 +13,7 @@ SECONDS_OF_MEDIA="${BENCH_SECONDS:-600}"
 OUT=bench-out
 CASES=(${BENCH_CASES:-case_copy_1080p30 case_validate_1080p30 case_transcode_720p30 case_live_720p30 case_live_ladder_720p30
     case_file_ladder_1080p30 case_publish_720p30 case_live_record_720p30 case_serve_requests case_serve_segment_rps
-    case_encrypt case_live_hour})
+    case_encrypt case_dvr case_live_hour})
 # Encryption methods case_encrypt compares with the clear runs.
 ENCRYPT_METHODS=(${BENCH_ENCRYPT_METHODS:-aes-128 cbcs})
 
@@ -393,6 +393,66 @@ case_encrypt() {
         compare "live 720p30 ${seconds}s, --encrypt $method against clear" "enc-live-$method" enc-live-clear
     done
     compare "ffmpeg's own copy 1080p30 ${SECONDS_OF_MEDIA}s into MPEG-TS, -hls_enc 1 against clear" enc-ffmpeg-aes-128 enc-ffmpeg-clear
+}
+
+# A --dvr window of 3,600 segments. CPU per playlist update: what a run with that window takes beyond
+# the same run with a 6-segment window, over the segments it listed; ffmpeg the same with
+# -hls_list_size 3600 against 6 (each tool against itself, so their different test pictures cancel).
+# The picture is tiny, two frames a second without audio, and segments half a second, so the window
+# fills in minutes of stream time encoded as fast as the machine goes, and the playlists are most of
+# the work. Then the bytes a player fetches per reload once the window is
+# full: hlscap's delta update (_HLS_skip=YES from --serve) against the whole playlist, which is what
+# ffmpeg's players fetch.
+case_dvr() {
+    local segments="${BENCH_DVR_SEGMENTS:-4800}" window=3600
+    local seconds=$((segments / 2)) dir="$OUT/dvr"
+    local base=(live --video test --audio none --size 160x90 --fps 2 --preset veryfast --no-realtime
+        --segment-duration 0.5 --overwrite --quiet)
+    local hlscap_args=("${base[@]}" --duration "$seconds")
+    local ffmpeg_args=(-v error -y -f lavfi -i "testsrc2=size=160x90:rate=2"
+        -t "$seconds" -c:v libx264 -preset veryfast -g 1
+        -f hls -hls_segment_type fmp4 -hls_time 0.5 -hls_flags delete_segments+independent_segments)
+    rm -f "$OUT"/results-dvr-*.txt
+    for run in $(seq "$RUNS"); do
+        echo "bench: --dvr, $segments segments of 0.5 s into a window of 6 and of $window, run $run/$RUNS" >&2
+        rm -rf "$dir" && mkdir -p "$dir/f6" "$dir/fdvr"
+        measure dvr-hlscap-window6 "$HLSCAP" "${hlscap_args[@]}" --out "$dir/h" --window 6
+        measure dvr-hlscap-dvr "$HLSCAP" "${hlscap_args[@]}" --out "$dir/h" --dvr "$((window / 2))s"
+        measure dvr-ffmpeg-window6 ffmpeg "${ffmpeg_args[@]}" -hls_list_size 6 "$dir/f6/playlist.m3u8"
+        measure dvr-ffmpeg-dvr ffmpeg "${ffmpeg_args[@]}" -hls_list_size "$window" "$dir/fdvr/playlist.m3u8"
+    done
+    local listed
+    listed=$(grep -c '^#EXTINF' "$dir/h/playlist.m3u8")
+    printf 'a %d-segment window, %d segments of 0.5 s listed in all (median of %s runs)\n' "$window" "$segments" "$RUNS"
+    local label cpu=()
+    for label in dvr-hlscap-window6 dvr-hlscap-dvr dvr-ffmpeg-window6 dvr-ffmpeg-dvr; do
+        awk '{ print $1, $2, $3 + $4 }' "$OUT/results-$label.txt" > "$OUT/results-$label.txt.cpu"
+        cpu+=("$(median "$OUT/results-$label.txt.cpu" 3)")
+        printf '  %-20s cpu %7.2f s   peak RSS %8d KiB\n' "$label" "${cpu[-1]}" "$(median "$OUT/results-$label.txt" 2)"
+    done
+    awk -v h6="${cpu[0]}" -v hd="${cpu[1]}" -v f6="${cpu[2]}" -v fd="${cpu[3]}" -v n="$segments" \
+        'BEGIN { h = (hd - h6) * 1000 / n; f = (fd - f6) * 1000 / n
+            printf "  CPU per playlist update with the long window: hlscap %.3f ms, ffmpeg %.3f ms", h, f
+            if (f > 0) printf " (hlscap/ffmpeg %.2fx)", h / f
+            printf "\n" }'
+    # A delta update lists the last CAN-SKIP-UNTIL seconds whatever the window, so the served run needs
+    # only a window longer than that; the whole playlist's size is the long window's, from the run above.
+    echo "bench: --dvr, bytes per reload from --serve" >&2
+    rm -rf "$dir/served"
+    "$HLSCAP" "${base[@]}" --duration 400 --out "$dir/served" --dvr 120s --serve 127.0.0.1:0 2> "$dir/served.log" &
+    local pid=$! url delta=0 body
+    url=$(wait_for_url "$dir/served.log" 's/.*hlscap: serving .* at \(http[^ ]*\).*/\1/p')
+    while kill -0 "$pid" 2> /dev/null; do
+        body=$(curl -s "$url?_HLS_skip=YES" || true)
+        if grep -q '^#EXT-X-SKIP' <<< "$body" && ! grep -q ENDLIST <<< "$body"; then
+            delta=$(wc -c <<< "$body")
+        fi
+        sleep 0.2
+    done
+    wait "$pid" || true
+    printf '  bytes per reload: hlscap delta update %d, hlscap whole playlist of %d segments %d, ffmpeg'"'"'s (which players fetch whole) %d\n' \
+        "$delta" "$listed" "$(stat -c %s "$dir/h/playlist.m3u8")" "$(stat -c %s "$dir/fdvr/playlist.m3u8")"
+    [ "$listed" -eq "$window" ] || echo "  (hlscap's window listed $listed segments, not $window)"
 }
 
 # wait_for_url LOG PATTERN: the first match of a sed -n PATTERN in LOG, waiting up to 10 s for it.
