@@ -16,13 +16,16 @@ public struct StreamServer: Sendable {
     public let keyDirectory: String?
     /// A live stream's playlists in memory, served whole or as delta updates (`--dvr`).
     public let deltaPlaylists: DeltaPlaylists?
+    /// A folder of recordings, served by time range below `/recordings/`.
+    public let recordings: RecordingRanges?
 
     /// Directory levels below the root a stream file may sit at (`audio/en/seg/000001.m4s`).
     static let maximumDepth = 4
 
     public init(root: String, lowLatency: LowLatencyStream? = nil, metrics: ServerMetrics, access: AccessControl? = nil,
-                keyDirectory: String? = nil, deltaPlaylists: DeltaPlaylists? = nil) {
+                keyDirectory: String? = nil, deltaPlaylists: DeltaPlaylists? = nil, recordings: RecordingRanges? = nil) {
         self.deltaPlaylists = deltaPlaylists
+        self.recordings = recordings
         self.root = root.hasSuffix("/") && root.count > 1 ? String(root.dropLast()) : root
         self.lowLatency = lowLatency
         self.metrics = metrics
@@ -124,6 +127,13 @@ public struct StreamServer: Sendable {
         if let name = Self.keyName(request.path) {
             return answer(.other, key(name))
         }
+        if let recordings, request.path.hasPrefix(RecordingRanges.prefix) {
+            if request.path == RecordingRanges.playlistPath { return answer(.playlist, recordings.playlistReply(request)) }
+            if let path = RecordingRanges.filePath(request.path) {
+                return answer(.segment, file(path, request: request, in: recordings.root))
+            }
+            return answer(.other, .text(404, "not found", headers: ServerHeaders.noStore))
+        }
         guard let path = Self.streamPath(request.path) else {
             return answer(.other, .text(404, "not found", headers: ServerHeaders.noStore))
         }
@@ -194,8 +204,8 @@ public struct StreamServer: Sendable {
 
     /// A file of the stream from disk: ETag and Last-Modified with 304, one byte range with 206, gzip
     /// for playlists.
-    private func file(_ path: String, request: HTTPRequest) -> HTTPResponse {
-        let fullPath = root + "/" + path
+    private func file(_ path: String, request: HTTPRequest, in directory: String? = nil) -> HTTPResponse {
+        let fullPath = (directory ?? root) + "/" + path
         var status = stat()
         // lstat: a symbolic link in the directory is not the stream's own file.
         guard lstat(fullPath, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {

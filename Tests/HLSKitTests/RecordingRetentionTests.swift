@@ -79,3 +79,36 @@ import Testing
         #expect(abs(back.timeIntervalSince(moment)) < 1e-6)
     }
 }
+
+@Suite struct RecordingRangePlaylistTests {
+    private let zero = Date(timeIntervalSince1970: 1_764_583_200)  // 2025-12-01 10:00:00 UTC
+
+    /// A file of `count` 2 s fragments from `start` seconds after `zero`, 1,000 bytes of init section.
+    private func file(_ uri: String, start: Double, count: Int) -> RecordingRangePlaylist.File {
+        var summary = RecordingFileSummary()
+        summary.initByteCount = 1000
+        summary.fragments = (0..<count).map { index in
+            .init(offset: 1000 + index * 500, byteCount: 500, start: zero.addingTimeInterval(start + Double(index) * 2),
+                  durationSeconds: 2)
+        }
+        return .init(uri: uri, summary: summary)
+    }
+
+    @Test func aRangeListsTheFragmentsItOverlapsWithADiscontinuityAtEachFileAndGap() throws {
+        // 10:00:00–10:00:10, then 10:00:10–10:00:20, a gap, 10:00:30–10:00:40.
+        let files = [file("files/c.mp4", start: 30, count: 5), file("files/a.mp4", start: 0, count: 5),
+                     file("files/b.mp4", start: 10, count: 5)]
+        let playlist = try #require(RecordingRangePlaylist.make(files: files, from: zero.addingTimeInterval(7),
+                                                                to: zero.addingTimeInterval(33)))
+        #expect(playlist.segments.map(\.uri) == ["files/a.mp4", "files/a.mp4"] + Array(repeating: "files/b.mp4", count: 5)
+                + ["files/c.mp4", "files/c.mp4"])
+        #expect(playlist.segments.map(\.discontinuity) == [false, false, true, false, false, false, false, true, false])
+        #expect(playlist.segments.first?.programDateTime == zero.addingTimeInterval(6))
+        let text = playlist.render()
+        #expect(text.contains("#EXT-X-MAP:URI=\"files/a.mp4\",BYTERANGE=\"1000@0\"\n#EXT-X-PROGRAM-DATE-TIME:2025-12-01T10:00:06.000Z\n#EXTINF:2.000,\n#EXT-X-BYTERANGE:500@2500\nfiles/a.mp4\n"),
+                "\(text)")
+        #expect(text.contains("#EXT-X-PLAYLIST-TYPE:VOD\n") && text.hasSuffix("#EXT-X-ENDLIST\n"))
+        #expect(RecordingRangePlaylist.make(files: files, from: zero.addingTimeInterval(21), to: zero.addingTimeInterval(29)) == nil)
+        #expect(RecordingRangePlaylist.make(files: files, from: zero.addingTimeInterval(-60), to: zero) == nil)
+    }
+}

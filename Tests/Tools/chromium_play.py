@@ -290,7 +290,10 @@ def last_sequence(text):
 
 def player_url(playlist_url, rate, page=None):
     parts = urllib.parse.urlsplit(playlist_url)
-    query = urllib.parse.urlencode({"src": parts.path, "rate": rate})
+    # A page on another origin names the playlist whole; one beside it, by path (and query).
+    source = playlist_url if page and not page.startswith(f"{parts.scheme}://{parts.netloc}/") else \
+        parts.path + ("?" + parts.query if parts.query else "")
+    query = urllib.parse.urlencode({"src": source, "rate": rate})
     if page:
         return page + "?" + query
     return urllib.parse.urlunsplit((parts.scheme, parts.netloc, serve.PLAYER_PATH, query, ""))

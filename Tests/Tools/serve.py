@@ -26,7 +26,7 @@ MIME_TYPES = {
 }
 
 # The page plays the playlist named in ?src= with native HLS (no hls.js) at ?rate= speed:
-# muted, so that autoplay needs no user gesture.
+# muted, so that autoplay needs no user gesture; a playlist on another origin with CORS.
 PLAYER_PAGE = b"""<!doctype html>
 <html><head><meta charset="utf-8"><title>hlscap player</title></head>
 <body style="margin:0;background:#000">
@@ -35,7 +35,11 @@ PLAYER_PAGE = b"""<!doctype html>
   const video = document.getElementById("video");
   const params = new URLSearchParams(location.search);
   video.defaultPlaybackRate = Number(params.get("rate") || 1);
-  video.src = params.get("src") || "playlist.m3u8";
+  const src = params.get("src") || "playlist.m3u8";
+  // A stream on another origin is fetched with CORS: Chromium does not read byte ranges of opaque
+  // (no-cors) answers, which a playlist of EXT-X-BYTERANGE segments needs.
+  if (new URL(src, location.href).origin !== location.origin) video.crossOrigin = "anonymous";
+  video.src = src;
 </script>
 </body></html>
 """

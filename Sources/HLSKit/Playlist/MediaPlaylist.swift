@@ -17,6 +17,9 @@ public struct MediaPlaylist: Sendable, Equatable {
         /// The EXT-X-MAP in force for this segment. HLS cannot end a map, so a segment without one
         /// must not follow a segment with one.
         public var mapURI: String?
+        /// The part of `mapURI` that is the init section (EXT-X-MAP BYTERANGE): a recording's
+        /// `ftyp`+`moov`.
+        public var mapByteRange: ByteRange?
         /// Whether an EXT-X-DISCONTINUITY precedes this segment.
         public var discontinuity: Bool
         public var programDateTime: Date?
@@ -198,7 +201,8 @@ public struct MediaPlaylist: Sendable, Equatable {
         return text + renderTrailer()
     }
 
-    /// What a segment's lines depend on from the segments before it: the init section and the key in force.
+    /// What a segment's lines depend on from the segments before it: the init section (its EXT-X-MAP
+    /// line) and the key in force.
     public struct RenderState: Sendable, Equatable {
         var mapURI: String?
         var key: Key?
@@ -254,15 +258,19 @@ public struct MediaPlaylist: Sendable, Equatable {
         if segment.discontinuity {
             lines.append(PlaylistTag.discontinuity)
         }
-        if let mapURI = segment.mapURI, mapURI != state.mapURI {
-            // An init section is stored clear: no AES-128 key may be in force where its EXT-X-MAP
-            // stands (SAMPLE-AES leaves init sections alone).
-            if state.key?.method == .aes128 {
-                lines.append("\(PlaylistTag.key):METHOD=NONE")
-                state.key = nil
+        if let mapURI = segment.mapURI {
+            let map = "\(PlaylistTag.map):URI=\"\(mapURI)\""
+                + (segment.mapByteRange.map { ",BYTERANGE=\"\($0.length)@\($0.offset)\"" } ?? "")
+            if map != state.mapURI {
+                // An init section is stored clear: no AES-128 key may be in force where its EXT-X-MAP
+                // stands (SAMPLE-AES leaves init sections alone).
+                if state.key?.method == .aes128 {
+                    lines.append("\(PlaylistTag.key):METHOD=NONE")
+                    state.key = nil
+                }
+                lines.append(map)
+                state.mapURI = map
             }
-            lines.append("\(PlaylistTag.map):URI=\"\(mapURI)\"")
-            state.mapURI = mapURI
         }
         if segment.key != state.key {
             lines.append(segment.key?.tag ?? "\(PlaylistTag.key):METHOD=NONE")

@@ -23,7 +23,7 @@ public enum ProgramDateTime {
     }
 
     /// Accepts `YYYY-MM-DDThh:mm:ss[.fraction](Z|±hh:mm|±hhmm|±hh)`; fractions are rounded to milliseconds.
-    static func parse(_ text: Substring) -> Date? {
+    public static func parse(_ text: Substring) -> Date? {
         var reader = FieldReader(text)
         guard let year = reader.digits(count: 4), reader.skip("-"),
               let month = reader.digits(count: 2), reader.skip("-"),

@@ -19,6 +19,8 @@ public struct RecordingFileSummary: Sendable, Equatable {
     public var fragments: [Fragment] = []
     /// Bytes of whole boxes: what a reader can use.
     public var byteCount = 0
+    /// Bytes of the init section at the start (`ftyp` and `moov`); 0 without a `moov`.
+    public var initByteCount = 0
 
     public var start: Date? { fragments.first?.start }
     public var end: Date? {
@@ -59,6 +61,7 @@ public struct RecordingFileSummary: Sendable, Equatable {
             switch type {
             case "moov":
                 guard let bytes, let moov = try MP4Box.parse(bytes).first else { return }
+                summary.initByteCount = offset + size
                 let info = InitSectionInfo(bytes)
                 summary.codecs = info.tracks.compactMap(\.codec)
                 for trak in moov.all("trak") {

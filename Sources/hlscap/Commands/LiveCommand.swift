@@ -322,6 +322,8 @@ struct LiveCommand: Command {
                 for (index, playlist) in playlists.enumerated() { lowLatency.update(rendition: index, base: playlist) }
             }
         }
+        // The recording's folder, served by time range below /recordings/.
+        let recordingsFolder = configuration.record.map { $0.store.location }
         // Low-Latency HLS serves delta updates of its own; a regular stream with a DVR window gets them here.
         let deltaPlaylists = deltaUpdates && lowLatency == nil && serve != nil ? DeltaPlaylists() : nil
         if let deltaPlaylists {
@@ -331,7 +333,8 @@ struct LiveCommand: Command {
         let entry = configuration.ladder == nil ? StreamLayout.playlistName : StreamLayout.masterPlaylistName
         let http = try serve.map {
             try $0.start(StreamServer(root: directory, lowLatency: lowLatency, metrics: metrics,
-                                      keyDirectory: encryption?.keyDirectory, deltaPlaylists: deltaPlaylists), entry: entry)
+                                      keyDirectory: encryption?.keyDirectory, deltaPlaylists: deltaPlaylists,
+                                      recordings: recordingsFolder.map(RecordingRanges.init(root:))), entry: entry)
         }
         let engine = LiveEngine(configuration: configuration, sources: sources, store: store,
                                 messages: EngineMessage.print)

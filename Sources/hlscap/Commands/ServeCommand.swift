@@ -24,6 +24,9 @@ struct ServeCommand: Command {
         \(ServerOptions.help)
           --key-dir DIR             an encrypted stream's keys, answered at /keys/NAME.key to those
                                     who may watch (default: DIR.keys beside the stream, if it exists)
+          --recordings DIR          a folder of recordings (live --record): any time range of them
+                                    as a playlist of byte ranges, /recordings/playlist.m3u8?
+                                    start=2026-12-01T10:02:00Z&duration=780 (or end=)
           --help                    show this help
 
         Exit status: 0 stopped, 64 usage, 66 DIR holds no stream, 69 the address cannot be used.
@@ -32,6 +35,7 @@ struct ServeCommand: Command {
     var directory: String
     var server: ServerOptions
     var keyDirectory: String?
+    var recordings: String?
 
     init(arguments: inout ArgumentList) throws {
         guard let server = try ServerOptions(arguments: &arguments, option: "--listen") else {
@@ -39,6 +43,7 @@ struct ServeCommand: Command {
         }
         self.server = server
         let keys = try arguments.value("--key-dir")
+        recordings = try arguments.value("--recordings")
         directory = try arguments.onePositional("serve", what: "the stream directory to serve")
         let beside = EncryptionOptions.defaultKeyDirectory(directory)
         keyDirectory = keys ?? (FileManager.default.fileExists(atPath: beside) ? beside : nil)
@@ -52,7 +57,15 @@ struct ServeCommand: Command {
             throw CommandError("\(directory) holds no stream (no \(StreamLayout.masterPlaylistName) or "
                 + "\(StreamLayout.playlistName)); give a directory hlscap live or hlscap file wrote", exitCode: .noInput)
         }
-        let http = try server.start(StreamServer(root: directory, metrics: ServerMetrics(), keyDirectory: keyDirectory),
+        if let recordings {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: recordings, isDirectory: &isDirectory), isDirectory.boolValue else {
+                throw CommandError("--recordings \(recordings): no such folder; give the folder live --record writes into",
+                                   exitCode: .noInput)
+            }
+        }
+        let http = try server.start(StreamServer(root: directory, metrics: ServerMetrics(), keyDirectory: keyDirectory,
+                                                 recordings: recordings.map(RecordingRanges.init(root:))),
                                     entry: entry)
         let stop = DispatchSemaphore(value: 0)
         let signals = SignalHandling { _ in stop.signal() }
