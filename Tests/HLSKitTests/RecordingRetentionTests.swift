@@ -111,4 +111,23 @@ import Testing
         #expect(RecordingRangePlaylist.make(files: files, from: zero.addingTimeInterval(21), to: zero.addingTimeInterval(29)) == nil)
         #expect(RecordingRangePlaylist.make(files: files, from: zero.addingTimeInterval(-60), to: zero) == nil)
     }
+
+    /// A day of hourly files of 2 s fragments: the playlist for one hour and for the whole day, built and
+    /// rendered, with what it took printed for the record (not asserted: timing belongs to measurements).
+    @Test func aDayOfFragmentsMakesADayLongPlaylist() throws {
+        let files = (0..<24).map { hour in file("files/\(hour).mp4", start: Double(hour) * 3600, count: 1800) }
+        let clock = ContinuousClock()
+        var hourText = "", dayText = ""
+        let hour = clock.measure {
+            hourText = RecordingRangePlaylist.make(files: files, from: zero.addingTimeInterval(5 * 3600),
+                                                   to: zero.addingTimeInterval(6 * 3600))?.render() ?? ""
+        }
+        let day = clock.measure {
+            dayText = RecordingRangePlaylist.make(files: files, from: zero, to: zero.addingTimeInterval(86_400))?.render() ?? ""
+        }
+        #expect(hourText.components(separatedBy: "#EXTINF").count - 1 == 1800)
+        #expect(dayText.components(separatedBy: "#EXTINF").count - 1 == 24 * 1800)
+        #expect(dayText.components(separatedBy: "#EXT-X-DISCONTINUITY\n").count - 1 == 23)
+        print("range playlist: one hour (1,800 fragments) \(hour), a day (43,200 fragments, \(dayText.utf8.count) bytes) \(day)")
+    }
 }
