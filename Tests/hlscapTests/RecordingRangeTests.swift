@@ -12,19 +12,21 @@ import Testing
         let stream = directory.appendingPathComponent("stream")
         let folder = directory.appendingPathComponent("rec")
         let made = try ExternalTools.runHlscap(["live", "--video", "test", "--audio", "test", "--size", "320x180",
-                                                "--no-realtime", "--duration", "30", "--out", stream.path, "--quiet",
+                                                "--no-realtime", "--duration", "40", "--out", stream.path, "--quiet",
                                                 "--record", folder.path + "/%Y-%m-%d/%H-%M-%S.mp4", "--record-every", "10s",
                                                 "--record-codec", "h264"], timeoutSeconds: 180)
         #expect(made.succeeded, "\(made.stderr)")
         let listed = try ExternalTools.runHlscap(["recordings", folder.path, "--json"])
         let document = try #require(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [String: Any])
         let files = try #require(document["files"] as? [[String: Any]])
-        try #require(files.count >= 3, "\(listed.stdout)")
-        // The second file goes: the recording has a gap between the first and the third.
-        try FileManager.default.removeItem(at: folder.appendingPathComponent(try #require(files[1]["path"] as? String)))
+        // 40 s in 10 s files: the first and the last may be short (the stream starts between boundaries),
+        // files 1, 2 and 3 are whole.
+        try #require(files.count >= 4, "\(listed.stdout)")
+        // The third file goes: the recording has a gap between the second and the fourth.
+        try FileManager.default.removeItem(at: folder.appendingPathComponent(try #require(files[2]["path"] as? String)))
         let date = { (text: Any?) throws -> Date in try #require(ProgramDateTime.parse(Substring(text as? String ?? ""))) }
-        let from = try date(files[0]["start"]).addingTimeInterval(3)
-        let to = try date(files[2]["start"]).addingTimeInterval(5)
+        let from = try date(files[1]["end"]).addingTimeInterval(-3)
+        let to = try date(files[3]["start"]).addingTimeInterval(5)
 
         let served = try ServedStream.start(["serve", stream.path, "--recordings", folder.path, "--listen", "127.0.0.1:0"])
         defer { served.process.send(SIGTERM) }

@@ -139,6 +139,9 @@ struct PublishOptions {
     /// Where finished recordings go below the prefix.
     static let recordingsFolder = "recordings"
 
+    /// Seconds between the first requests to a store that did not answer: three more tries, three seconds.
+    static let unreachableRetryPauses = [0.5, 1.0, 1.5]
+
     /// S3's canned ACLs that make sense for objects.
     static let cannedACLs = ["private", "public-read", "public-read-write", "authenticated-read",
                              "aws-exec-read", "bucket-owner-read", "bucket-owner-full-control"]
@@ -152,7 +155,14 @@ struct PublishOptions {
     func checkTarget() throws {
         guard let s3 else { return }
         let bucket = "the bucket \(s3.target.bucket) at \(s3.target.endpoint.absoluteString)"
-        switch s3.checkAccess() {
+        // A store that is busy for a moment as many cameras start is asked again before the camera gives up.
+        var answer = s3.checkAccess()
+        for pause in Self.unreachableRetryPauses {
+            guard case .unreachable = answer else { break }
+            Thread.sleep(forTimeInterval: pause)
+            answer = s3.checkAccess()
+        }
+        switch answer {
         case nil:
             return
         case .credentials(let reason) where !reason.contains(" "):
