@@ -23,7 +23,7 @@ final class HeaderDeadlines: Sendable {
     }
 
     /// Connections dropped so far for a late header.
-    var droppedCount: Int { dropped.load(ordering: .relaxed) }
+    var droppedCount: Int { dropped.load(ordering: .sequentiallyConsistent) }
 
     func opened(_ connection: Int, socket: Int32, nowSeconds: Double) {
         connections.withLock { $0[connection] = (socket, nowSeconds + timeoutSeconds) }
@@ -45,17 +45,17 @@ final class HeaderDeadlines: Sendable {
     /// Hands every socket past its deadline to `drop` (once), under the lock; how many.
     @discardableResult
     func expire(nowSeconds: Double, drop: (Int32) -> Void) -> Int {
-        let count = connections.withLock { connections in
+        connections.withLock { connections in
             var count = 0
             for (connection, entry) in connections {
                 guard let deadline = entry.deadlineSeconds, deadline <= nowSeconds else { continue }
+                // Counted before the socket goes, so whoever sees it close also sees it counted.
+                dropped.add(1, ordering: .sequentiallyConsistent)
                 drop(entry.socket)
                 connections[connection]?.deadlineSeconds = nil
                 count += 1
             }
             return count
         }
-        dropped.add(count, ordering: .relaxed)
-        return count
     }
 }
