@@ -7,6 +7,12 @@ HLSCAP := .build/debug/hlscap
 DEMO_SECONDS := 20
 DEMO_PORT := 8000
 
+# A real S3 store for the object-storage tests: Ceph's RADOS Gateway on a one-node cluster that
+# Tests/Tools/s3_gateway.py starts and stops; libcrypto signs the requests (Signature V4); faketime
+# runs hlscap with a skewed clock; boto3, from PyPI into .build/python, reads back what was stored.
+# Defined before DEPS_PACKAGES, whose := expands it where it is written.
+S3_PACKAGES := ceph-mon ceph-osd radosgw ceph-common uuid-runtime libssl-dev faketime python3-venv
+
 # FFmpeg headers and pkg-config for the CFFmpeg target; ffmpeg/ffprobe, Chromium and Python
 # for the end-to-end checkers; GStreamer as a second, independent HLS decoder; fonts so headless
 # Chromium renders text; GNU time for bench; nginx (its DAV module takes PUT and DELETE) as the
@@ -20,11 +26,6 @@ DEPS_PACKAGES := libavcodec-dev libavformat-dev libavdevice-dev libavutil-dev li
 	gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad \
 	gstreamer1.0-libav libcurl4-openssl-dev libmicrohttpd-dev zlib1g-dev python3-prometheus-client \
 	python3-pip unzip curl openssl systemd wrk $(S3_PACKAGES)
-
-# A real S3 store for the object-storage tests: Ceph's RADOS Gateway on a one-node cluster that
-# Tests/Tools/s3_gateway.py starts and stops; libcrypto signs the requests (Signature V4); faketime
-# runs hlscap with a skewed clock; boto3, from PyPI into .build/python, reads back what was stored.
-S3_PACKAGES := ceph-mon ceph-osd radosgw ceph-common uuid-runtime libssl-dev faketime python3-venv
 
 # Debian's kernel, qemu and a static busybox for the capture-driver VM (scripts/vm/run-in-vm.sh);
 # v4l-utils and alsa-utils for the tools that probe the drivers inside it.
