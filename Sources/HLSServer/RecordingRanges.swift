@@ -84,10 +84,8 @@ public final class RecordingRanges: Sendable {
         let prefix = Self.prefix + filesFolder + "/"
         guard requestPath.hasPrefix(prefix) else { return nil }
         let components = requestPath.dropFirst(prefix.count).split(separator: "/", omittingEmptySubsequences: false)
-        guard (1...4).contains(components.count), let name = components.last, name.hasSuffix(".mp4") else { return nil }
-        let plain = { (character: Character) in
-            character.isASCII && (character.isLetter || character.isNumber || character == "-" || character == "_")
-        }
+        guard (1...StreamServer.maximumDepth + 1).contains(components.count), let name = components.last, name.hasSuffix(".mp4") else { return nil }
+        let plain = StreamServer.isPlain
         for directory in components.dropLast() where directory.isEmpty || !directory.allSatisfy(plain) { return nil }
         let stem = name.dropLast(4)
         guard !stem.isEmpty, stem.allSatisfy(plain) else { return nil }
@@ -96,23 +94,16 @@ public final class RecordingRanges: Sendable {
 
     /// Every recording file below the root with its summary, read again only when it changed.
     private func summaries() -> [(path: String, summary: RecordingFileSummary)] {
-        let manager = FileManager.default
-        var found: [(path: String, size: Int, modified: Date)] = []
-        for case let path as String in manager.enumerator(atPath: root) ?? FileManager.DirectoryEnumerator() {
-            guard Self.filePath(Self.prefix + Self.filesFolder + "/" + path) != nil,
-                  let attributes = try? manager.attributesOfItem(atPath: root + "/" + path),
-                  attributes[.type] as? FileAttributeType == .typeRegular,
-                  let size = (attributes[.size] as? NSNumber)?.intValue,
-                  let modified = attributes[.modificationDate] as? Date else { continue }
-            found.append((path, size, modified))
+        let found = (RecordingScanner.files(below: root) ?? []).filter {
+            Self.filePath(Self.prefix + Self.filesFolder + "/" + $0.path) != nil
         }
         let cached = known.withLock { $0 }
         var fresh: [String: Known] = [:]
         for file in found {
-            if let previous = cached[file.path], previous.size == file.size, previous.modified == file.modified {
+            if let previous = cached[file.path], previous.size == file.byteCount, previous.modified == file.modified {
                 fresh[file.path] = previous
             } else {
-                fresh[file.path] = Known(size: file.size, modified: file.modified,
+                fresh[file.path] = Known(size: file.byteCount, modified: file.modified,
                                          summary: RecordingScanner.read(root + "/" + file.path).0)
             }
         }

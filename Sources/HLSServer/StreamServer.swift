@@ -184,6 +184,11 @@ public struct StreamServer: Sendable {
         }
     }
 
+    /// A character a served path's components may hold: plain ASCII letters, digits, `-` and `_`.
+    static func isPlain(_ character: Character) -> Bool {
+        character.isASCII && (character.isLetter || character.isNumber || character == "-" || character == "_")
+    }
+
     /// The stream-relative path of a request for a stream file, or nil: every component plain ASCII
     /// letters, digits, `-` and `_` (no dot files, no `..`, no temporaries), and a media or playlist name.
     static func streamPath(_ requestPath: String) -> String? {
@@ -191,9 +196,7 @@ public struct StreamServer: Sendable {
         let components = requestPath.dropFirst().split(separator: "/", omittingEmptySubsequences: false)
         guard (1...maximumDepth + 1).contains(components.count), let name = components.last,
               StreamFileKind(path: name) != nil else { return nil }
-        let plain = { (character: Character) in
-            character.isASCII && (character.isLetter || character.isNumber || character == "-" || character == "_")
-        }
+        let plain = Self.isPlain
         for directory in components.dropLast() where directory.isEmpty || !directory.allSatisfy(plain) { return nil }
         let stem = name.split(separator: ".", omittingEmptySubsequences: false)
         // `name.m3u8`, `init-2.mp4`, or a part's `000042.3.m4s`.

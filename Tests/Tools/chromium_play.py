@@ -27,6 +27,7 @@ the media seconds played after the last change of size.
 """
 import argparse
 import base64
+import contextlib
 import hashlib
 import json
 import os
@@ -357,25 +358,30 @@ def succeeded(report, args):
     return all(report["currentTime"] >= d - END_TOLERANCE_SECONDS for d in durations)
 
 
-def run(args, playlist_url):
-    chromium = Chromium(args.chromium)
+@contextlib.contextmanager
+def page_devtools(executable):
+    """A headless Chromium and the DevTools connection to its page; both closed on the way out."""
+    chromium = Chromium(executable)
     try:
-        port = chromium.devtools_port()
-        websocket = WebSocket(chromium.page_websocket_url(port), timeout=STARTUP_SECONDS)
+        websocket = WebSocket(chromium.page_websocket_url(chromium.devtools_port()), timeout=STARTUP_SECONDS)
         try:
-            devtools = DevTools(websocket)
-            rate = args.rate if args.rate is not None else (1.0 if args.live else DEFAULT_VOD_RATE)
-            if args.throttle_kbps:
-                devtools.call("Network.enable")
-                bytes_per_second = args.throttle_kbps * 1000 / 8
-                devtools.call("Network.emulateNetworkConditions", offline=False, latency=0,
-                              downloadThroughput=bytes_per_second, uploadThroughput=bytes_per_second)
-            devtools.call("Page.navigate", url=player_url(playlist_url, rate, args.player_page))
-            report = watch(devtools, args, playlist_url)
+            yield DevTools(websocket)
         finally:
             websocket.close()
     finally:
         chromium.stop()
+
+
+def run(args, playlist_url):
+    with page_devtools(args.chromium) as devtools:
+        rate = args.rate if args.rate is not None else (1.0 if args.live else DEFAULT_VOD_RATE)
+        if args.throttle_kbps:
+            devtools.call("Network.enable")
+            bytes_per_second = args.throttle_kbps * 1000 / 8
+            devtools.call("Network.emulateNetworkConditions", offline=False, latency=0,
+                          downloadThroughput=bytes_per_second, uploadThroughput=bytes_per_second)
+        devtools.call("Page.navigate", url=player_url(playlist_url, rate, args.player_page))
+        report = watch(devtools, args, playlist_url)
     if not args.live:
         report["playlistDuration"] = playlist_duration(media_playlist(playlist_url))
     return report

@@ -33,7 +33,7 @@ import time
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from chromium_play import Chromium, DevTools, SetupError, WebSocket, STARTUP_SECONDS  # noqa: E402
+from chromium_play import SetupError, page_devtools  # noqa: E402
 
 PAGE_PATH = "/.clearkey-player.html"
 POLL_SECONDS = 0.25
@@ -218,19 +218,12 @@ def run(args):
     codecs = stream_codecs(args.dir, args.playlist)
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Handler, directory=args.dir))
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    chromium = Chromium(args.chromium)
     try:
-        port = chromium.devtools_port()
-        websocket = WebSocket(chromium.page_websocket_url(port), timeout=STARTUP_SECONDS)
-        try:
-            devtools = DevTools(websocket)
+        with page_devtools(args.chromium) as devtools:
             query = f"?playlist={args.playlist}&key={key.hex()}&kid={kid}&codecs={codecs}&rate={args.rate}"
             devtools.call("Page.navigate", url=f"http://127.0.0.1:{server.server_address[1]}{PAGE_PATH}{query}")
             report = watch(devtools, args.timeout)
-        finally:
-            websocket.close()
     finally:
-        chromium.stop()
         server.shutdown()
         server.server_close()
     report["keyID"] = kid

@@ -136,8 +136,7 @@ final class LiveEncoder {
                 settings: .init(store: record.store, path: record.path, size: size, codec: record.codec, bitrate: rate,
                                 framesPerSecond: framesPerSecond, preset: configuration.preset,
                                 segmentMilliseconds: configuration.segmentMilliseconds,
-                                makeVideoEncoder: configuration.makeVideoEncoder, split: record.split,
-                                retention: record.split?.retention ?? RecordingRetention()),
+                                makeVideoEncoder: configuration.makeVideoEncoder, split: record.split),
                 audio: tracks.first { !$0.isVideo }, messages: messages)
         }
     }

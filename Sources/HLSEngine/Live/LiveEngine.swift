@@ -97,9 +97,8 @@ public final class LiveEngine: @unchecked Sendable {
         public var publishReport: PublishReport?
         /// One line on the recording beside the stream, when there is one.
         public var recording: String?
-        /// Where the recording is (its store's location and path), when it was finished whole.
-        public var recordedPath: String?
-        /// Every file of the recording finished whole, in order (one unless it was split by time).
+        /// Every file of the recording finished whole (its store's location and path), in order: one
+        /// unless it was split by time; none when it failed.
         public var recordedFiles: [String] = []
         /// How the stream ended badly, after it had started.
         public var failure: LiveError?
@@ -193,16 +192,13 @@ public final class LiveEngine: @unchecked Sendable {
         startup.leave()
         stopped.wait()
         let (failure, endedAtOnce) = state.withLock { ($0.failure, $0.endedAtOnce) }
-        var outcome = Outcome(summary: statistics.summary(), publishReport: finalReport.withLock { $0 },
-                              recording: recording.withLock { $0 }, recordedPath: recordedPath.withLock { $0 },
-                              failure: failure, endedAtOnce: endedAtOnce)
-        outcome.recordedFiles = recordedFiles.withLock { $0 }
-        return outcome
+        return Outcome(summary: statistics.summary(), publishReport: finalReport.withLock { $0 },
+                       recording: recording.withLock { $0 }, recordedFiles: recordedFiles.withLock { $0 },
+                       failure: failure, endedAtOnce: endedAtOnce)
     }
 
     private let finalReport = Locked<PublishReport?>(nil)
     private let recording = Locked<String?>(nil)
-    private let recordedPath = Locked<String?>(nil)
     private let recordedFiles = Locked<[String]>([])
 
     /// Starts every source; when one cannot start, stops the others and fails before anything is written.
@@ -447,7 +443,6 @@ public final class LiveEngine: @unchecked Sendable {
                     if let failure = outcome.failure {
                         record(.recording("the recording \(outcome.path) failed: \(failure)"))
                     } else {
-                        recordedPath.withLock { $0 = outcome.path }
                         recordedFiles.withLock { $0 = outcome.files }
                     }
                 }

@@ -27,10 +27,9 @@ final class LiveRecorder: @unchecked Sendable {
         var preset: String
         var segmentMilliseconds: Int64
         var makeVideoEncoder: VideoEncoderFactory
-        /// Split by time: `path` is then unused, each file's name comes from the pattern.
+        /// Split by time: `path` is then unused, each file's name comes from the pattern; its retention
+        /// says which finished files are deleted as new ones come.
         var split: LiveConfiguration.Recording.Split?
-        /// With a split recording: which files are deleted as new ones are finished.
-        var retention = RecordingRetention()
 
         /// The file as the user named it.
         var location: String { store.location + "/" + path }
@@ -61,14 +60,16 @@ final class LiveRecorder: @unchecked Sendable {
     private var droppedFrames = 0
     private var failure: String?
     private let messages: @Sendable (EngineMessage) -> Void
-    /// Split by time, on `queue`: the next boundary, the files asked for at cuts not yet reached, the
-    /// cuts the segmenter placed that started a file, and how far the open file's times are moved back.
+    /// Split by time, on `queue`: the next boundary, the files asked for at cuts not yet reached, and how
+    /// many files were started (the cuts the segmenter placed for them, plus the first).
     private var nextBoundary: Date?
     private var pendingFiles: [String] = []
     private var startedFiles = 0
     /// The open file's path in the store.
     private var currentPath: String?
-    private var timeShiftSeconds: (lead: Int64, timescale: Timescale)?
+    /// How far the open file's times are moved back, in lead-track ticks: 0 for the first file.
+    private var fileStartLeadTicks: Int64 = 0
+    private let trackTimescales: [UInt32: Timescale]
     /// The files finished whole, by location.
     private var finishedFiles: [String] = []
     /// On `queue`: the wall-clock time of the last frame taken, and the split recording's files kept.
@@ -92,6 +93,7 @@ final class LiveRecorder: @unchecked Sendable {
             tracks.append(audio)
         }
         self.tracks = tracks
+        trackTimescales = Dictionary(uniqueKeysWithValues: tracks.map { ($0.trackID, $0.timescale) })
         audioTrack = audio == nil ? nil : 1
         segmenter = Segmenter(configuration: .init(
             tracks: tracks.map { Segmenter.Track(timescale: $0.timescale, isVideo: $0.isVideo) },
@@ -99,26 +101,13 @@ final class LiveRecorder: @unchecked Sendable {
         if settings.split == nil {
             writer = try RecordingWriter(store: settings.store, path: settings.path, tracks: tracks)
             currentPath = settings.path
-        } else if !settings.retention.isEmpty {
-            kept = Self.scan(settings.store.location)
+        } else if settings.split?.retention.isEmpty == false {
+            // The files of earlier runs, with when each was last written: one scan at start; afterwards the
+            // index grows as files are finished.
+            kept = RecordingIndex((RecordingScanner.files(below: settings.store.location) ?? []).map {
+                RecordingIndex.File(path: $0.path, end: $0.modified, byteCount: Int64($0.byteCount))
+            })
         }
-    }
-
-    /// The recording files already in `folder` (from earlier runs), with when each was last written: one
-    /// scan at start; afterwards the index grows as files are finished.
-    static func scan(_ folder: String) -> RecordingIndex {
-        let manager = FileManager.default
-        var files: [RecordingIndex.File] = []
-        for case let path as String in manager.enumerator(atPath: folder) ?? FileManager.DirectoryEnumerator() {
-            let name = (path as NSString).lastPathComponent
-            guard name.hasSuffix(".mp4"), !name.hasPrefix("."),
-                  let attributes = try? manager.attributesOfItem(atPath: folder + "/" + path),
-                  attributes[.type] as? FileAttributeType == .typeRegular,
-                  let modified = attributes[.modificationDate] as? Date,
-                  let size = attributes[.size] as? NSNumber else { continue }
-            files.append(.init(path: path, end: modified, byteCount: size.int64Value))
-        }
-        return RecordingIndex(files)
     }
 
     /// A captured frame at `ticks` (90 kHz), captured at `date` on the wall clock; the recorder keeps its
@@ -207,25 +196,15 @@ final class LiveRecorder: @unchecked Sendable {
             try finishFile()
             try open(pendingFiles.removeFirst())
             try applyRetention(now: lastCaptured ?? Date())
-            timeShiftSeconds = (segment.startTicks - Self.startOffsetSeconds * segment.timescale.perSecond, segment.timescale)
+            fileStartLeadTicks = segment.startTicks - Self.startOffsetSeconds * segment.timescale.perSecond
         }
         // The segment's first frame on the wall clock: its output time back to capture ticks.
         let capturedAt = wallClockAtZero.map {
             $0.addingTimeInterval(segment.timescale.seconds(segment.startTicks - (segmenter.leadDelta ?? 0)))
         }
-        guard var moved = Optional(segment), let shift = timeShiftSeconds else {
-            return try writer?.append(segment, capturedAt: capturedAt) ?? ()
-        }
-        for index in moved.tracks.indices {
-            let timescale = tracks.first { $0.trackID == moved.tracks[index].trackID }?.timescale ?? shift.timescale
-            let ticks = shift.timescale.convert(shift.lead, to: timescale)
-            moved.tracks[index].baseDecodeTime = UInt64(max(0, Int64(moved.tracks[index].baseDecodeTime) - ticks))
-            for sample in moved.tracks[index].samples.indices {
-                moved.tracks[index].samples[sample].decodeTime -= ticks
-            }
-        }
-        moved.startTicks -= shift.lead
-        try writer?.append(moved, capturedAt: capturedAt)
+        let written = fileStartLeadTicks == 0 ? segment
+            : segment.movedEarlier(byLeadTicks: fileStartLeadTicks, timescales: trackTimescales)
+        try writer?.append(written, capturedAt: capturedAt)
     }
 
     /// On `queue`: writes the open file's index and closes it.
@@ -246,11 +225,11 @@ final class LiveRecorder: @unchecked Sendable {
     /// On `queue`: deletes the files retention no longer keeps, oldest first, and the folders they leave
     /// empty. The file being written is not in the index.
     private func applyRetention(now: Date) throws {
-        guard !settings.retention.isEmpty else { return }
+        guard let retention = settings.split?.retention, !retention.isEmpty else { return }
         let root = settings.store.location
-        let free = settings.retention.minimumFreeBytes == nil ? nil
+        let free = retention.minimumFreeBytes == nil ? nil
             : ((try? FileManager.default.attributesOfFileSystem(forPath: root))?[.systemFreeSize] as? NSNumber)?.int64Value
-        for deletion in settings.retention.deletions(from: &kept, now: now, freeBytes: free) {
+        for deletion in retention.deletions(from: &kept, now: now, freeBytes: free) {
             try settings.store.remove(deletion.file.path)
             var folder = (deletion.file.path as NSString).deletingLastPathComponent
             while !folder.isEmpty, (try? FileManager.default.contentsOfDirectory(atPath: root + "/" + folder))?.isEmpty == true {
@@ -275,7 +254,7 @@ final class LiveRecorder: @unchecked Sendable {
 
     /// Drains the encoder, writes the last fragment and the index, and closes the file.
     func finish() -> Outcome {
-        queue.sync {
+        let files = queue.sync {
             run { try video.flush() }
             if lock.withLock({ failure == nil }) {
                 do {
@@ -285,8 +264,8 @@ final class LiveRecorder: @unchecked Sendable {
                     record(error)
                 }
             }
+            return finishedFiles
         }
-        let files = queue.sync { finishedFiles }
         return lock.withLock {
             Outcome(path: files.last ?? settings.location, files: files, frames: recordedFrames, dropped: droppedFrames,
                     byteCount: finishedBytes, failure: failure)

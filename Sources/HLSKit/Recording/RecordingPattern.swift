@@ -139,12 +139,8 @@ public struct RecordingPeriod: Sendable, Equatable {
 
     /// "30s", "15m", "1h", "1d", or seconds.
     public init(parsing text: String) throws(ParseError) {
-        let units: [Character: Int] = ["s": 1, "m": 60, "h": 3600, "d": Self.day]
-        let unit = text.last.flatMap { units[$0] }
-        guard let number = Int(unit == nil ? text : String(text.dropLast())), number > 0, number <= 366 else {
-            throw .unreadable(text)
-        }
-        try self.init(seconds: number * (unit ?? 1))
+        guard let seconds = DurationText.seconds(text) else { throw .unreadable(text) }
+        try self.init(seconds: seconds)
     }
 
     /// The first boundary after `date`, in `timeZone`: a whole number of periods after its midnight.

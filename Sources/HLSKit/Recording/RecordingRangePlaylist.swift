@@ -17,8 +17,9 @@ public enum RecordingRangePlaylist {
         }
     }
 
-    /// Fragments further apart than this are a gap: a discontinuity.
-    static let gapSeconds = 0.5
+    /// Fragments further apart than this are a gap in the recording: a discontinuity here, a gap in
+    /// `hlscap recordings`.
+    public static let gapSeconds = 0.5
 
     /// The fragments that overlap `from..<to`, in order of time; nil when none does.
     public static func make(files: [File], from: Date, to: Date) -> MediaPlaylist? {

@@ -35,3 +35,19 @@ public struct Segment: Sendable, Equatable {
     /// A part starts with a sync sample of its first track (INDEPENDENT=YES).
     public var isIndependent: Bool { tracks.first?.samples.first?.isSync ?? false }
 }
+
+extension Segment {
+    /// The same segment `leadTicks` (of `timescale`, the lead track's) earlier on every track, each
+    /// track's times converted to its own timescale from `timescales` (by track ID): a file that starts
+    /// partway through a stream gets times from near zero.
+    public func movedEarlier(byLeadTicks leadTicks: Int64, timescales: [UInt32: Timescale]) -> Segment {
+        var moved = self
+        for index in moved.tracks.indices {
+            let ticks = timescale.convert(leadTicks, to: timescales[moved.tracks[index].trackID] ?? timescale)
+            moved.tracks[index].baseDecodeTime = UInt64(max(0, Int64(moved.tracks[index].baseDecodeTime) - ticks))
+            for sample in moved.tracks[index].samples.indices { moved.tracks[index].samples[sample].decodeTime -= ticks }
+        }
+        moved.startTicks -= leadTicks
+        return moved
+    }
+}

@@ -16,19 +16,38 @@ public enum RecordingScanner {
         public var problem: String?
     }
 
-    /// Every `.mp4` file below `folder` (hidden and temporary ones aside), read, in order of path.
-    public static func scan(folder: String) throws(StoreError) -> [Scanned] {
-        guard let enumerator = FileManager.default.enumerator(atPath: folder) else {
-            throw StoreError(operation: .read, path: folder, errno: ENOENT)
-        }
-        var paths: [String] = []
+    /// A recording file found below a folder.
+    public struct Found: Sendable {
+        /// Its path below the folder.
+        public var path: String
+        public var byteCount: Int
+        public var modified: Date
+    }
+
+    /// Every regular `.mp4` file below `folder` (hidden and temporary ones aside), in order of path; nil
+    /// when the folder cannot be read.
+    public static func files(below folder: String) -> [Found]? {
+        let manager = FileManager.default
+        guard let enumerator = manager.enumerator(atPath: folder) else { return nil }
+        var found: [Found] = []
         for case let path as String in enumerator {
             let name = (path as NSString).lastPathComponent
-            if name.hasSuffix(".mp4"), !name.hasPrefix(".") { paths.append(path) }
+            guard name.hasSuffix(".mp4"), !name.hasPrefix("."),
+                  let attributes = try? manager.attributesOfItem(atPath: folder + "/" + path),
+                  attributes[.type] as? FileAttributeType == .typeRegular,
+                  let size = (attributes[.size] as? NSNumber)?.intValue,
+                  let modified = attributes[.modificationDate] as? Date else { continue }
+            found.append(Found(path: path, byteCount: size, modified: modified))
         }
-        return paths.sorted().map { path in
-            let (summary, problem) = read(folder + "/" + path)
-            return Scanned(path: path, summary: summary, problem: problem)
+        return found.sorted { $0.path < $1.path }
+    }
+
+    /// Every recording file below `folder`, read.
+    public static func scan(folder: String) throws(StoreError) -> [Scanned] {
+        guard let found = files(below: folder) else { throw StoreError(operation: .read, path: folder, errno: ENOENT) }
+        return found.map { file in
+            let (summary, problem) = read(folder + "/" + file.path)
+            return Scanned(path: file.path, summary: summary, problem: problem)
         }
     }
 

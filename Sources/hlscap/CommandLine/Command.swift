@@ -37,13 +37,10 @@ enum Parse {
 
     /// "90s", "30m", "12h", "7d", or seconds; more than zero and at most ten years.
     static func duration(_ text: String, option: String) throws -> Int {
-        let units: [Character: Int] = ["s": 1, "m": 60, "h": 3600, "d": 86400]
-        let unit = text.last.flatMap { units[$0] }
-        guard let number = Int(unit == nil ? text : String(text.dropLast())), number > 0,
-              number <= 10 * 365 * 86400 / (unit ?? 1) else {
+        guard let seconds = DurationText.seconds(text) else {
             throw CommandError.usage("\(option) takes a duration such as 90s, 30m, 12h or 7d (got \"\(text)\")")
         }
-        return number * (unit ?? 1)
+        return seconds
     }
 }
 

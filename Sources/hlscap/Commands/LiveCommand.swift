@@ -377,10 +377,8 @@ struct LiveCommand: Command {
             }
         }
         // An object store gets the finished recording too, in parts.
-        if let publish, publish.s3 != nil, let recorded = outcome.recordedPath {
-            for file in outcome.recordedFiles.count > 1 ? outcome.recordedFiles : [recorded] {
-                print(try publish.uploadRecording(file))
-            }
+        if let publish, publish.s3 != nil {
+            for file in outcome.recordedFiles { print(try publish.uploadRecording(file)) }
         }
         if let failure = outcome.failure {
             throw CommandError(streamFailure: failure, resumable: outputDirectory != nil)

@@ -23,9 +23,6 @@ struct RecordingsCommand: Command {
         Exit status: 0; 66 when DIR cannot be read.
         """
 
-    /// Files further apart than this are a gap in the timeline.
-    static let gapSeconds = 0.5
-
     let directory: String
     let json: Bool
 
@@ -36,27 +33,21 @@ struct RecordingsCommand: Command {
         directory = positionals[0]
     }
 
-    struct Entry {
-        var path: String
-        var summary: RecordingFileSummary
-        var problem: String?
-    }
+    typealias Entry = RecordingScanner.Scanned
 
     func run() throws {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw CommandError("\(directory): no such folder; give the folder --record writes into", exitCode: .noInput)
         }
-        let scanned = try RecordingScanner.scan(folder: directory)
-        let entries = scanned.map { Entry(path: $0.path, summary: $0.summary, problem: $0.problem) }
-            .sorted { ($0.summary.start ?? .distantFuture, $0.path) < ($1.summary.start ?? .distantFuture, $1.path) }
+        let entries = try RecordingScanner.scan(folder: directory).sorted { ($0.summary.start ?? .distantFuture, $0.path) < ($1.summary.start ?? .distantFuture, $1.path) }
         print(json ? Self.json(entries, directory: directory) : Self.text(entries, directory: directory), terminator: "")
     }
 
     static func gaps(_ entries: [Entry]) -> [(start: Date, end: Date)] {
         let timed = entries.compactMap { entry in entry.summary.start.flatMap { start in entry.summary.end.map { (start, $0) } } }
         return zip(timed, timed.dropFirst()).compactMap { earlier, later in
-            later.0.timeIntervalSince(earlier.1) > gapSeconds ? (earlier.1, later.0) : nil
+            later.0.timeIntervalSince(earlier.1) > RecordingRangePlaylist.gapSeconds ? (earlier.1, later.0) : nil
         }
     }
 
@@ -64,10 +55,15 @@ struct RecordingsCommand: Command {
         guard !entries.isEmpty else { return "no recordings in \(directory)\n" }
         var lines: [String] = []
         var previousEnd: Date?
+        var gapCount = 0
+        var gapSeconds = 0.0
         for entry in entries {
             let summary = entry.summary
-            if let previousEnd, let start = summary.start, start.timeIntervalSince(previousEnd) > gapSeconds {
-                lines.append(String(format: "  gap of %.3f s", start.timeIntervalSince(previousEnd)))
+            if let previousEnd, let start = summary.start, start.timeIntervalSince(previousEnd) > RecordingRangePlaylist.gapSeconds {
+                let gap = start.timeIntervalSince(previousEnd)
+                lines.append(String(format: "  gap of %.3f s", gap))
+                gapCount += 1
+                gapSeconds += gap
             }
             let times = summary.start.map { ProgramDateTime.format($0) + "  " + ProgramDateTime.format(summary.end ?? $0) }
                 ?? "(no time: not written by hlscap's recorder)"
@@ -79,10 +75,8 @@ struct RecordingsCommand: Command {
         }
         let seconds = entries.reduce(0) { $0 + $1.summary.durationSeconds }
         let bytes = entries.reduce(0) { $0 + $1.summary.byteCount }
-        let gaps = Self.gaps(entries)
-        let gapSeconds = gaps.reduce(0) { $0 + $1.end.timeIntervalSince($1.start) }
         lines.append(String(format: "%d %@, %.1f s recorded, %d %@ (%.1f s), %.1f MB", entries.count,
-                            entries.count == 1 ? "file" : "files", seconds, gaps.count, gaps.count == 1 ? "gap" : "gaps",
+                            entries.count == 1 ? "file" : "files", seconds, gapCount, gapCount == 1 ? "gap" : "gaps",
                             gapSeconds, Double(bytes) / 1_000_000))
         return lines.joined(separator: "\n") + "\n"
     }
