@@ -25,6 +25,7 @@ DEPS_PACKAGES := libavcodec-dev libavformat-dev libavdevice-dev libavutil-dev li
 	libswresample-dev pkg-config ffmpeg chromium python3 fonts-dejavu-core time nginx \
 	gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad \
 	gstreamer1.0-libav libcurl4-openssl-dev libmicrohttpd-dev zlib1g-dev python3-prometheus-client \
+	gstreamer1.0-plugins-ugly gir1.2-gst-rtsp-server-1.0 python3-gi \
 	python3-pip unzip curl openssl systemd wrk $(S3_PACKAGES)
 
 # Debian's kernel, qemu and a static busybox for the capture-driver VM (scripts/vm/run-in-vm.sh);

@@ -13,7 +13,7 @@ SECONDS_OF_MEDIA="${BENCH_SECONDS:-600}"
 OUT=bench-out
 CASES=(${BENCH_CASES:-case_copy_1080p30 case_validate_1080p30 case_transcode_720p30 case_live_720p30 case_live_ladder_720p30
     case_file_ladder_1080p30 case_publish_720p30 case_live_record_720p30 case_serve_requests case_serve_segment_rps
-    case_encrypt case_dvr case_live_hour})
+    case_encrypt case_dvr case_rtsp_copy case_live_hour})
 # Encryption methods case_encrypt compares with the clear runs.
 ENCRYPT_METHODS=(${BENCH_ENCRYPT_METHODS:-aes-128 cbcs})
 
@@ -453,6 +453,30 @@ case_dvr() {
     printf '  bytes per reload: hlscap delta update %d, hlscap whole playlist of %d segments %d, ffmpeg'"'"'s (which players fetch whole) %d\n' \
         "$delta" "$listed" "$(stat -c %s "$dir/h/playlist.m3u8")" "$(stat -c %s "$dir/fdvr/playlist.m3u8")"
     [ "$listed" -eq "$window" ] || echo "  (hlscap's window listed $listed segments, not $window)"
+}
+
+# An IP camera's stream to HLS: the 1080p30 recording served over RTSP (interleaved TCP) by GStreamer's
+# RTSP server from the file as it is, in real time, and packaged by copying for BENCH_RTSP_SECONDS, by
+# hlscap (which copies an H.264 and AAC input unless asked to encode) and by ffmpeg
+# (-rtsp_transport tcp -c copy), one after the other, each from the start of the file.
+case_rtsp_copy() {
+    local input seconds="${BENCH_RTSP_SECONDS:-30}" dir="$OUT/rtsp" url
+    input=$(input_1080p30)
+    rm -f "$OUT"/results-rtsp-*.txt
+    mkdir -p "$dir"
+    /usr/bin/python3 Tests/Tools/rtsp_server.py --file "$input" > "$dir/server.log" 2>&1 &
+    local server=$!
+    url=$(wait_for_url "$dir/server.log" 's/^serving \(rtsp:[^ ]*\)/\1/p')/file
+    for run in $(seq "$RUNS"); do
+        echo "bench: RTSP 1080p30 copied for ${seconds}s, run $run/$RUNS" >&2
+        rm -rf "$dir/h" "$dir/f" && mkdir -p "$dir/f"
+        measure rtsp-hlscap "$HLSCAP" live --video "$url" --duration "$seconds" --out "$dir/h" --quiet
+        measure rtsp-ffmpeg ffmpeg -v error -y -rtsp_transport tcp -i "$url" -t "$seconds" -c copy \
+            -f hls -hls_segment_type fmp4 -hls_time 2 -hls_list_size 6 "$dir/f/playlist.m3u8"
+    done
+    kill "$server" 2> /dev/null || true
+    wait "$server" 2> /dev/null || true
+    compare "RTSP 1080p30 H.264+AAC copied to live HLS, ${seconds}s" rtsp-hlscap rtsp-ffmpeg
 }
 
 # wait_for_url LOG PATTERN: the first match of a sed -n PATTERN in LOG, waiting up to 10 s for it.

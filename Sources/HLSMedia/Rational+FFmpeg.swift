@@ -11,4 +11,9 @@ extension Rational {
     }
 
     var avRational: AVRational { AVRational(num: numerator, den: denominator) }
+
+    /// `ticks` of this time base in microseconds, rounded to the nearest.
+    func microseconds(_ ticks: Int64) -> Int64 {
+        av_rescale_q(ticks, avRational, AVRational(num: 1, den: 1_000_000))
+    }
 }

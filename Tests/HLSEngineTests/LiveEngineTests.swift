@@ -207,9 +207,9 @@ final class FlakySource: CaptureSource, @unchecked Sendable {
 
     var name: String { "flaky" }
     var delivers: CaptureKinds { inner.delivers }
-    var standIn: StandInSource.Content? {
-        .video(width: inner.configuration.width, height: inner.configuration.height,
-               framesPerSecond: inner.configuration.framesPerSecond)
+    var standIns: [StandInSource.Content] {
+        [.video(width: inner.configuration.width, height: inner.configuration.height,
+                framesPerSecond: inner.configuration.framesPerSecond)]
     }
 
     func start(handler: @escaping (CaptureEvent) -> Void) throws {

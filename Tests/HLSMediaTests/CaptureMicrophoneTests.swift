@@ -54,7 +54,7 @@ import Testing
             events.append(event)
             switch event {
             case .failed, .ended: finished.signal()
-            case .video, .audio, .audioClock, .lost, .restored: break
+            case .video, .audio, .copied, .audioClock, .lost, .restored: break
             }
         }
 

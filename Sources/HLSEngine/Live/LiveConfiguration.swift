@@ -69,6 +69,9 @@ public struct LiveConfiguration: Sendable {
     public var audioBitrate = 128_000
     public var preset = "veryfast"
     public var segmentMilliseconds: Int64 = 2000
+    /// EXT-X-TARGETDURATION when segments may run longer than `segmentMilliseconds`: copied video is cut
+    /// only at the source's keyframes. Nil: the segment duration, rounded up.
+    public var targetDurationSeconds: Int?
     public var windowSize = 6
     public var durationMilliseconds: Int64?
     /// Continue the stream the store holds, after a stop or a crash.

@@ -61,18 +61,35 @@ final class LiveEncoder {
     var nextSegmentFollowsDiscontinuity = false
     /// The recording beside the stream, fed the same frames and the same audio.
     let recorder: LiveRecorder?
+    /// The video is a source's own, copied: its keyframes cut the segments.
+    let copiesVideo: Bool
 
-    init(configuration: LiveConfiguration, delivers: CaptureKinds, statistics: LiveStatistics,
-         clock: any EngineClock, messages: @escaping @Sendable (EngineMessage) -> Void) throws {
+    /// `copied`: tracks a source hands on encoded (a network camera's H.264, its AAC), written as they are
+    /// instead of encoding that kind; they come first, the video before its sound.
+    init(configuration: LiveConfiguration, delivers: CaptureKinds, copied: [TrackDescription] = [],
+         statistics: LiveStatistics, clock: any EngineClock,
+         messages: @escaping @Sendable (EngineMessage) -> Void) throws {
         self.configuration = configuration
         self.statistics = statistics
         self.clock = clock
-        var tracks: [TrackDescription] = []
+        var tracks: [TrackDescription] = copied
         // What each track's encoder is held to, for the master playlist written before anything is measured.
         var trackMeasures: [RenditionMeasure] = []
         let segmentMilliseconds = configuration.segmentMilliseconds
         let framesPerSecond = configuration.framesPerSecond
-        if delivers.contains(.video) {
+        for track in copied {
+            // A copied track's rate is the source's: a guess for the master playlist, from the size.
+            let bitrate = track.isVideo
+                ? VideoRenditionSettings.defaultBitrate(size: configuration.size, frameRate: Rational(Int32(framesPerSecond), 1)) * 2
+                : configuration.audioBitrate
+            let measured = Self.withContainerOverhead(bitrate, framesPerSecond: track.isVideo ? framesPerSecond : 47)
+            trackMeasures.append(RenditionMeasure(tracks: [track], peakBitrate: measured + measured / 2,
+                                                  averageBitrate: measured,
+                                                  framesPerSecond: track.isVideo ? Double(framesPerSecond) : nil,
+                                                  iFramePeakBitrate: track.isVideo ? measured : 0, iFrameAverageBitrate: 0))
+        }
+        copiesVideo = copied.contains(where: \.isVideo)
+        if delivers.contains(.video), !copiesVideo {
             let settings = Self.videoRenditions(configuration)
             let renditionsEncoder = try VideoRenditions(
                 renditions: settings, frameRate: Rational(Int32(framesPerSecond), 1),
@@ -98,7 +115,7 @@ final class LiveEncoder {
         } else {
             video = nil
         }
-        if delivers.contains(.audio) {
+        if delivers.contains(.audio), !copied.contains(where: { !$0.isVideo }) {
             let audioSettings = AudioEncoderSettings(bitrate: configuration.audioBitrate)
             // A microphone's clock drifts from the camera's: the audio keeps to its capture times.
             let lane = try AudioLane(settings: audioSettings, trackIndex: tracks.count, followsTimestamps: true)
@@ -220,11 +237,42 @@ final class LiveEncoder {
         return segment(try video.encode(frame, atTicks: ticks))
     }
 
+    /// A sample copied from the source, its decode time on the capture clock in its track's timescale.
+    func encode(copied input: EncodedSample) throws -> [Segment] {
+        let timescale = tracks[input.track].timescale
+        let capture = timescale.convert(input.decodeTime, to: .microseconds)
+        let sinceOrigin = anchor(capture)
+        guard !isPastDuration(sinceOrigin), let origin = timing.originMicroseconds else { return [] }
+        var sample = input
+        // One offset for every sample of the track, so its own ticks (and durations) stay exact.
+        sample.decodeTime -= Timescale.microseconds.convert(origin, to: timescale)
+        if tracks[input.track].isVideo {
+            if timing.leadMicroseconds == nil {
+                // The stream starts at the camera's first keyframe: the pictures before it cannot be decoded.
+                guard input.isSync else { return [] }
+                timing.leadMicroseconds = capture
+            }
+            statistics.countFrame(captureMicroseconds: capture)
+            if startsSegmentAtNextFrame { cutSegment(atLeadTicks: sample.decodeTime + Int64(sample.compositionOffset)) }
+        } else if isBeforeCopiedVideo(capture) {
+            return []
+        }
+        return segment([sample])
+    }
+
+    /// Sound from before the copied video's first keyframe, where the stream starts: left out, so that
+    /// the sound does not begin seconds before the picture.
+    private func isBeforeCopiedVideo(_ captureMicroseconds: Int64) -> Bool {
+        guard copiesVideo else { return false }
+        guard let lead = timing.leadMicroseconds else { return true }
+        return captureMicroseconds < lead
+    }
+
     func encode(audio frame: Frame) throws -> [Segment] {
-        guard let audio, let capture = frame.pts else { return [] }
+        guard let audio, let capture = frame.pts, !isBeforeCopiedVideo(capture) else { return [] }
         let sinceOrigin = anchor(capture)
         guard !isPastDuration(sinceOrigin) else { return [] }
-        if startsSegmentAtNextFrame, video == nil, let lead = tracks.first {
+        if startsSegmentAtNextFrame, video == nil, !copiesVideo, let lead = tracks.first {
             cutSegment(atLeadTicks: Timescale.microseconds.convert(sinceOrigin, to: lead.timescale))
         }
         var samples: [EncodedSample] = []

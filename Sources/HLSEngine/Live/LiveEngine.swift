@@ -58,7 +58,8 @@ public final class LiveEngine: @unchecked Sendable {
     private struct Outage {
         var error: CaptureError
         var sinceMicroseconds: Int64
-        var standIn: StandInSource
+        /// One for each track the source delivers.
+        var standIns: [StandInSource]
 
         func secondsSoFar(_ clock: any EngineClock) -> Double {
             Double(clock.monotonicMicroseconds() - sinceMicroseconds) / 1_000_000
@@ -139,7 +140,8 @@ public final class LiveEngine: @unchecked Sendable {
         }
         let encoder: LiveEncoder
         do {
-            encoder = try LiveEncoder(configuration: configuration, delivers: delivers, statistics: statistics,
+            encoder = try LiveEncoder(configuration: configuration, delivers: delivers,
+                                      copied: sources.flatMap(\.copiedTracks), statistics: statistics,
                                       clock: clock, messages: messages)
         } catch let error as StoreError {
             throw .store(error)
@@ -147,6 +149,7 @@ public final class LiveEngine: @unchecked Sendable {
             throw .encoding("the encoders cannot start: \(error)")
         }
         let layout = encoder.layout
+        if encoder.copiesVideo { statistics.noteVideoCopied() }
         statistics.nameRenditions(layout.renditions.indices.filter { !layout.isAudioRendition($0, in: encoder.tracks) }
             .map { layout.renditions[$0].name })
         var writer = try makeWriter(encoder: encoder)
@@ -244,6 +247,14 @@ public final class LiveEngine: @unchecked Sendable {
         case .audio(let frame):
             let handoff = FrameHandoff(frame)
             writingQueue.async { [self] in encode(audio: handoff.frame) }
+        case .copied(let sample):
+            // A copied picture is never dropped (the pictures after it need it); the queue only waits when
+            // the source is not live.
+            backpressure?.wait()
+            writingQueue.async { [self] in
+                encode("copied") { try $0.encode(copied: sample) }
+                backpressure?.signal()
+            }
         case .audioClock(let partsPerMillion, let resyncs):
             statistics.measureAudioClock(partsPerMillion: partsPerMillion, resyncs: resyncs)
         case .failed(let error):
@@ -257,31 +268,32 @@ public final class LiveEngine: @unchecked Sendable {
         }
     }
 
-    /// A device was lost and is waited for: a stand-in keeps its track flowing until it is back.
+    /// A device was lost and is waited for: stand-ins keep its tracks flowing until it is back.
     private func standIn(for index: Int, lost: CaptureError) {
-        guard let content = sources[index].standIn else { return stop(failure: .deviceFailed(lost)) }
-        let standIn: StandInSource
+        let contents = sources[index].standIns
+        guard !contents.isEmpty else { return stop(failure: .deviceFailed(lost)) }
+        let standIns: [StandInSource]
         do {
-            standIn = try StandInSource(content)
+            standIns = try contents.map { content throws(CaptureError) in try StandInSource(content) }
         } catch {
             return stop(failure: .deviceFailed(lost))
         }
         let started = state.withLock { state -> Bool in
             guard !state.stopping else { return false }
             state.outages[index] = Outage(error: lost, sinceMicroseconds: clock.monotonicMicroseconds(),
-                                          standIn: standIn)
+                                          standIns: standIns)
             return true
         }
         guard started else { return }
         messages(.deviceLost(lost))
-        standIn.start { [weak self] event in self?.handle(event, from: nil) }
+        for standIn in standIns { standIn.start { [weak self] event in self?.handle(event, from: nil) } }
     }
 
     /// A lost device is back: its stand-in stops before its first frame, and a new segment starts there
     /// after EXT-X-DISCONTINUITY.
     private func endStandIn(for index: Int) {
         guard let outage = state.withLock({ $0.outages.removeValue(forKey: index) }) else { return }
-        outage.standIn.stop()
+        for standIn in outage.standIns { standIn.stop() }
         let seconds = outage.secondsSoFar(clock)
         statistics.countOutage(device: outage.error.device, seconds: seconds)
         messages(.deviceBack(device: outage.error.device, seconds: seconds))
@@ -421,7 +433,7 @@ public final class LiveEngine: @unchecked Sendable {
         for outage in outages {
             statistics.noteAwayAtStop(device: outage.error.device, seconds: outage.secondsSoFar(clock))
         }
-        let standIns = outages.map(\.standIn)
+        let standIns = outages.flatMap(\.standIns)
         DispatchQueue.global().async { [self] in
             for source in sources { source.stop() }
             for standIn in standIns { standIn.stop() }
@@ -553,7 +565,7 @@ public final class LiveEngine: @unchecked Sendable {
 
     private func makeWriter(encoder: LiveEncoder) throws(LiveError) -> StreamWriter {
         let policy = StreamWriter.PlaylistPolicy.live(
-            targetDurationSeconds: Int((configuration.segmentMilliseconds + 999) / 1000),
+            targetDurationSeconds: configuration.targetDurationSeconds ?? Int((configuration.segmentMilliseconds + 999) / 1000),
             windowSize: configuration.windowSize)
         let holdsStream: Bool
         do {

@@ -12,6 +12,8 @@ public final class LiveStatistics: @unchecked Sendable {
     private var frames = 0
     private var recentFrameTimes: [Int64] = []
     private var droppedFrames = 0
+    /// The video is the source's own, copied, not encoded.
+    private var videoCopied = false
     private var segments = 0
     private var mediaBytes = 0
     private var mediaSeconds = 0.0
@@ -151,11 +153,16 @@ public final class LiveStatistics: @unchecked Sendable {
         }
     }
 
+    func noteVideoCopied() {
+        lock.withLock { videoCopied = true }
+    }
+
     public func summary() -> String {
         lock.withLock {
             let kilobits = mediaSeconds > 0 ? Int(Double(mediaBytes) * 8 / mediaSeconds / 1000) : 0
             var summary = String(format: "%d segments, %.3f s, %d kb/s, %d frames, %d dropped, mode live",
                                  segments, mediaSeconds, kilobits, frames, droppedFrames)
+            if videoCopied { summary += ", video copied" }
             if let audioClock {
                 summary += String(format: ", audio clock %+.0f ppm, %d resyncs", audioClock.partsPerMillion,
                                   audioClock.resyncs)

@@ -37,10 +37,10 @@ public final class CameraSource: CaptureSource {
     public var delivers: CaptureKinds { .video }
 
     /// A dark picture about the size the camera delivered (made even), so the scalers see little change.
-    public var standIn: StandInSource.Content? {
+    public var standIns: [StandInSource.Content] {
         let rate = configuration.frameRate
-        return .video(width: (choice?.width ?? configuration.width) & ~1, height: (choice?.height ?? configuration.height) & ~1,
-                      framesPerSecond: max(1, Int((Double(rate.numerator) / Double(rate.denominator)).rounded())))
+        return [.video(width: (choice?.width ?? configuration.width) & ~1, height: (choice?.height ?? configuration.height) & ~1,
+                      framesPerSecond: max(1, Int((Double(rate.numerator) / Double(rate.denominator)).rounded())))]
     }
 
     public func start(handler: @escaping (CaptureEvent) -> Void) throws {

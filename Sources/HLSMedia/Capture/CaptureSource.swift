@@ -7,6 +7,9 @@ public enum CaptureEvent {
     /// A block of samples in the format the device delivered; `pts` in microseconds on
     /// `MonotonicClock`, derived from the count of samples received.
     case audio(Frame)
+    /// A sample of one of the source's `copiedTracks`, handed on without decoding; its decode time
+    /// is on `MonotonicClock`, in its track's timescale.
+    case copied(EncodedSample)
     /// A new measurement of the audio device's sample clock against the system clock: parts per
     /// million above its nominal rate, and how often samples were lost so far (see `SampleClock`).
     case audioClock(partsPerMillion: Double, resyncs: Int)
@@ -47,16 +50,20 @@ public protocol CaptureSource: AnyObject {
     /// behind, late video frames are dropped. A source that is not live (a test source making frames
     /// as fast as it can) waits for the queue instead, and ends on its own.
     var isLive: Bool { get }
-    /// What keeps the track flowing while the device is away (`.lost` until `.restored`), as the device
-    /// would have delivered it; nil when the source is never lost.
-    var standIn: StandInSource.Content? { get }
+    /// What keeps each of its tracks flowing while the device is away (`.lost` until `.restored`), as the
+    /// device would have delivered it; empty when the source is never lost.
+    var standIns: [StandInSource.Content] { get }
+    /// Tracks the source delivers already encoded (`.copied`): the engine writes them as they are instead
+    /// of encoding that kind. A sample's track is its position here.
+    var copiedTracks: [TrackDescription] { get }
     func start(handler: @escaping (CaptureEvent) -> Void) throws
     func stop()
 }
 
 extension CaptureSource {
     public var isLive: Bool { true }
-    public var standIn: StandInSource.Content? { nil }
+    public var standIns: [StandInSource.Content] { [] }
+    public var copiedTracks: [TrackDescription] { [] }
 }
 
 /// A capture device that cannot be opened, or that failed while it was being read.
@@ -66,11 +73,14 @@ public struct CaptureError: Error, Equatable, CustomStringConvertible {
     public var message: String
     /// There is no such device (as opposed to one that cannot be used).
     public var isMissing: Bool
+    /// A network input that refused, did not answer or is not up: a service, not a device, is missing.
+    public var isUnreachable: Bool
 
-    public init(device: String, message: String, isMissing: Bool = false) {
+    public init(device: String, message: String, isMissing: Bool = false, isUnreachable: Bool = false) {
         self.device = device
         self.message = message
         self.isMissing = isMissing
+        self.isUnreachable = isUnreachable
     }
 
     public var description: String { "\(device): \(message)" }

@@ -62,7 +62,7 @@ final class CaptureThread: @unchecked Sendable {
         guard !isStopRequested else { return false }
         handler?(event)
         switch event {
-        case .video, .audio, .audioClock, .lost, .restored: return !isStopRequested
+        case .video, .audio, .copied, .audioClock, .lost, .restored: return !isStopRequested
         case .failed, .ended: return false
         }
     }

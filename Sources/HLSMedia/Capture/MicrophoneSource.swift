@@ -39,7 +39,7 @@ public final class MicrophoneSource: CaptureSource {
     public var delivers: CaptureKinds { .audio }
 
     /// Silence at the rate and channel count the device delivered.
-    public var standIn: StandInSource.Content? { .audio(sampleRate: sampleRate, channelCount: channelCount) }
+    public var standIns: [StandInSource.Content] { [.audio(sampleRate: sampleRate, channelCount: channelCount)] }
 
     public func start(handler: @escaping (CaptureEvent) -> Void) throws {
         precondition(thread == nil, "a capture source starts once")

@@ -52,27 +52,49 @@ public final class CopySource {
     public var askedCutMicroseconds: [Int64] = []
     private let chapterStartMicroseconds: [Int64]
     private let demuxer: FileDemuxer
-    private var state: [Track]
+    /// By position in the demuxer's streams; nil for a stream that is handed on uncopied.
+    private var state: [Track?]
+    /// A live input (a network camera): timestamps may jump, which its source re-bases instead of refusing
+    /// the input, and packets before a stream's first timestamp (RTP's before the first sender report)
+    /// are left out.
+    public var isLive = false
     /// Packets read while looking for the parameter sets of streams that carry them in-band.
     private var readAhead: [DemuxedPacket]
 
     /// How far to read for in-band parameter sets (MPEG-TS) before giving up.
     private static let readAheadLimit = 2_000
 
-    public init(demuxer: FileDemuxer) throws {
+    /// A sample copied, or a packet of a stream that is not (`copying`), to be decoded.
+    public enum Item {
+        case sample(EncodedSample)
+        case packet(DemuxedPacket)
+    }
+
+    /// Whether a stream can be copied into HLS: H.264 or HEVC video, AAC audio.
+    public static func canCopy(_ stream: InputStreamInfo) -> Bool {
+        stream.isH264 || stream.isHEVC || stream.isAAC
+    }
+
+    /// Copies every stream of `demuxer`, or only those at the positions in `copying` (the first ones:
+    /// a copied sample's track is its stream's position, and the copied tracks are `tracks`, in order).
+    public init(demuxer: FileDemuxer, copying: Set<Int>? = nil) throws {
         self.demuxer = demuxer
         path = demuxer.path
         chapterStartMicroseconds = demuxer.chapterStartMicroseconds
         inputStreams = demuxer.streams
-        for stream in demuxer.streams where !(stream.isH264 || stream.isHEVC || stream.isAAC) {
+        let copied = copying ?? Set(demuxer.streams.indices)
+        precondition(copied.allSatisfy { $0 < copied.count }, "the copied streams come first")
+        for (index, stream) in demuxer.streams.enumerated() where copied.contains(index) && !Self.canCopy(stream) {
             let kind = stream.kind == .video ? "video" : "audio"
             throw CopyError(path: demuxer.path, reason: "\(stream.codecName) \(kind) cannot be copied into HLS "
                 + "(copy mode carries H.264 or HEVC video and AAC audio)", transcodingHelps: true)
         }
         var readAhead: [DemuxedPacket] = []
-        var state: [Track] = []
+        var state: [Track?] = []
         for (index, stream) in demuxer.streams.enumerated() {
-            if stream.isH264 {
+            if !copied.contains(index) {
+                state.append(nil)
+            } else if stream.isH264 {
                 let (framing, configuration) = try Self.videoConfiguration(
                     stream, streamIndex: index, demuxer: demuxer, readAhead: &readAhead)
                 state.append(Track(info: stream, conversion: .h264(framing, configuration),
@@ -90,6 +112,7 @@ public final class CopySource {
         }
         var tracks: [TrackDescription] = []
         for (index, track) in state.enumerated() {
+            guard let track else { continue }
             let format: TrackDescription.Format
             switch track.conversion {
             case .h264(_, let configuration):
@@ -126,6 +149,14 @@ public final class CopySource {
 
     /// The next sample in file order, or nil at the end of the file.
     public func nextSample() throws -> EncodedSample? {
+        while let item = try next() {
+            if case .sample(let sample) = item { return sample }
+        }
+        return nil
+    }
+
+    /// The next sample, or packet of a stream not copied, in file order; nil at the end of the input.
+    public func next() throws -> Item? {
         while true {
             let packet: DemuxedPacket
             if !readAhead.isEmpty {
@@ -135,14 +166,16 @@ public final class CopySource {
             } else {
                 return nil
             }
-            if let sample = try sample(from: packet) { return sample }
+            guard state[packet.streamIndex] != nil else { return .packet(packet) }
+            if let sample = try sample(from: packet) { return .sample(sample) }
         }
     }
 
     private func sample(from packet: DemuxedPacket) throws -> EncodedSample? {
         let index = packet.streamIndex
-        var track = state[index]
+        guard var track = state[index] else { return nil }
         let timeBase = track.info.timeBase
+        if isLive, track.lastDecodeTime == nil, packet.dts == nil, packet.pts == nil { return nil }
         guard let sourceDecodeTime = packet.dts ?? packet.pts ?? track.lastDecodeTime.map({ $0 + 1 }) else {
             throw CopyError(path: path, reason: "its \(track.info.codecName) packets have no timestamps, which copying "
                 + "needs", transcodingHelps: true)
@@ -197,10 +230,10 @@ public final class CopySource {
     /// A copied sample's own parameter sets must be ones a decoder takes and agree with the sample entry:
     /// a copy that carried them would not decode, so copying gives way to transcoding.
     private func checkParameterSets(in sample: [UInt8], of index: Int, at decodeTime: Int64) throws {
-        guard state[index].parameterSets != nil,
+        guard state[index]?.parameterSets != nil,
               let units = try? LengthPrefixed.nalUnits(in: sample),
-              let problem = state[index].parameterSets?.check(units) else { return }
-        throw CopyError(path: path, reason: "\(problem), at \(seconds(decodeTime, state[index])) s",
+              let problem = state[index]?.parameterSets?.check(units), let track = state[index] else { return }
+        throw CopyError(path: path, reason: "\(problem), at \(seconds(decodeTime, track)) s",
                         transcodingHelps: true)
     }
 
@@ -208,7 +241,7 @@ public final class CopySource {
     /// time, which one segment sequence cannot carry.
     private func checkTimelineContinues(_ sourceDecodeTime: Int64, track: Track) throws {
         let timeBase = track.info.timeBase
-        guard let previous = track.lastDecodeTime,
+        guard !isLive, let previous = track.lastDecodeTime,
               abs(sourceDecodeTime - previous) > TimestampJump.limit(in: timeBase) else { return }
         throw CopyError(path: path, reason: "its \(track.info.codecName) timestamps jump from "
             + "\(seconds(rescale(previous, timeBase, track.timescale), track)) s to "

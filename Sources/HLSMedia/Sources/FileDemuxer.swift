@@ -58,7 +58,29 @@ public final class FileDemuxer {
             throw Self.openingError(error, path: path)
         }
         try Self.checkTransportStreamIsWhole(input, fileSize: fileSize, path: path)
+        (positionsByStreamIndex, streams) = try Self.select(in: input, audio: audioSelection, path: path)
+    }
 
+    /// Opens any input libavformat reads by URL (`rtsp://…`, `srt://…`, `udp://…`, `http://…`) with
+    /// demuxer or protocol `options`; `interrupt` lets another thread abort a blocking call (a stall, a
+    /// stop). `name` is the input as messages show it, without credentials.
+    public init(url: String, name: String, options: [String: String], interrupt: AVIOInterruptCB,
+                audio audioSelection: AudioSelection = .best) throws(MediaInputError) {
+        path = name
+        do {
+            input = try InputFormatContext(url: url, options: options, interrupt: interrupt)
+            try input.findStreamInfo()
+            packet = try Packet()
+        } catch {
+            throw MediaInputError(kind: .unreachable, path: name, detail: error.description)
+        }
+        (positionsByStreamIndex, streams) = try Self.select(in: input, audio: audioSelection, path: name)
+    }
+
+    /// The streams to read (the best video, then the audio asked for) and, for each FFmpeg stream index,
+    /// its position among them; every other stream is discarded.
+    private static func select(in input: borrowing InputFormatContext, audio audioSelection: AudioSelection,
+                               path: String) throws(MediaInputError) -> (positions: [Int?], streams: [InputStreamInfo]) {
         var selected: [(index: Int, kind: InputStreamInfo.Kind)] = []
         let video = input.bestStream(of: AVMEDIA_TYPE_VIDEO)
         if let video, !Self.isAttachedPicture(input.stream(at: video)) { selected.append((video, .video)) }
@@ -92,8 +114,7 @@ public final class FileDemuxer {
             positions[stream.index] = position
             infos.append(InputStreamInfo(stream: input.stream(at: stream.index), kind: stream.kind, in: input))
         }
-        positionsByStreamIndex = positions
-        streams = infos
+        return (positions, infos)
     }
 
     /// The next packet of a selected stream, or `nil` once the whole file has been read.

@@ -11,6 +11,8 @@ public struct MediaInputError: Error, CustomStringConvertible {
         case corrupt
         /// The file is media but holds neither video nor audio.
         case noMediaStreams
+        /// A network input that could not be opened: refused, unreachable, silent or not media.
+        case unreachable
     }
 
     public var kind: Kind
@@ -27,7 +29,7 @@ public struct MediaInputError: Error, CustomStringConvertible {
     /// Whether the file could not be read at all, as opposed to read with unusable contents.
     public var isUnreadable: Bool {
         switch kind {
-        case .notFound, .unreadable: true
+        case .notFound, .unreadable, .unreachable: true
         case .notMedia, .corrupt, .noMediaStreams: false
         }
     }
@@ -44,6 +46,7 @@ public struct MediaInputError: Error, CustomStringConvertible {
         case .notMedia: "not a media file FFmpeg can read"
         case .corrupt: "the media data is damaged or truncated"
         case .noMediaStreams: "no video or audio stream"
+        case .unreachable: "cannot be opened"
         }
     }
 
@@ -54,6 +57,7 @@ public struct MediaInputError: Error, CustomStringConvertible {
         case .notMedia: "give a video or audio recording such as MP4, MOV, MKV or MPEG-TS"
         case .corrupt: "copy the file again from its source, or salvage the readable part with ffmpeg -c copy"
         case .noMediaStreams: "give a file with a video or an audio track"
+        case .unreachable: "check the URL and that the camera or server is up"
         }
     }
 }

@@ -118,8 +118,8 @@ extension CommandError {
             self.init(reason + " (--overwrite starts a new stream)", exitCode: .cannotCreate)
         case .store(let error):
             self.init(error)
-        case .device:
-            self.init(error.description, exitCode: .noInput)
+        case .device(let device):
+            self.init(error.description, exitCode: device.isUnreachable ? .unavailable : .noInput)
         case .deviceFailed:
             self.init(error.description, exitCode: .ioError)
         case .encoding:

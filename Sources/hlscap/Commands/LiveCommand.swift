@@ -21,18 +21,29 @@ struct LiveCommand: Command {
         next frame, with a keyframe in every rendition (an operator marking a scene change).
 
         Sources:
-          --video DEV               /dev/videoN, "test" (moving pattern with a clock) or "none"
+          --video DEV               /dev/videoN, "test" (moving pattern with a clock), "none", or a
+                                    URL or file read through libavformat: rtsp:// rtsps:// srt://
+                                    rtmp:// udp:// rtp:// http(s):// (MPEG-TS or HLS), clip.mp4
                                     (default: the first V4L2 capture device)
           --audio PCM               an ALSA capture PCM ("default", "hw:1,0", a name), "test" (a tone),
-                                    "test:+5000ppm" (the tone from a sample clock that fast) or
-                                    "none" (default: "default")
-          --size WxH                picture size (default 1280x720)
-          --fps N                   frames per second (default 30)
-          --no-realtime             with the test source: generate as fast as possible
-          --reconnect               when the camera or microphone fails or is unplugged, wait for
-                                    it to come back instead of ending the stream: a dark picture
-                                    (or silence) stands in meanwhile, and the stream goes on after
-                                    EXT-X-DISCONTINUITY when it returns
+                                    "test:+5000ppm" (the tone from a sample clock that fast), a URL
+                                    or file, or "none" (default: the sound of --video's URL or file,
+                                    else "default")
+          --size WxH                picture size (default 1280x720; a URL's or file's own size)
+          --fps N                   frames per second (default 30; a URL's or file's own rate)
+          --no-realtime             with the test source or a file: as fast as it encodes
+          --loop                    start a file input again at its end; the stream goes on
+          --rtsp-transport T        tcp (default) or udp
+          --stall-timeout S         a URL that delivers nothing for S seconds ends the stream
+                                    (default 10), and one that does not answer is refused
+          --transcode               decode and encode a URL's or file's H.264/HEVC and AAC; without
+                                    it they are copied unless --size, --fps, --ladder, --record,
+                                    --video-bitrate, --video-codec, --loop or --reconnect ask for
+                                    an encoding
+          --reconnect               when the camera, microphone or URL fails, is unplugged or stalls,
+                                    wait for it to come back instead of ending the stream: a dark
+                                    picture (and silence) stands in meanwhile, and the stream goes
+                                    on after EXT-X-DISCONTINUITY when it returns
 
         Encoding:
           --video-bitrate RATE      H.264 bit rate, e.g. 2500k or 3M (default: from size and rate)
@@ -82,10 +93,9 @@ struct LiveCommand: Command {
         \(ServerOptions.help)
           --help                    show this help
 
-        Exit status: 0 stopped cleanly, 64 usage, 66 device missing, 73 DIR cannot be created or
-        holds a stream, 74 write error, device failure (without --reconnect) or a file that did not
-        reach the origin,
-        130 second interrupt.
+        Exit status: 0 stopped cleanly, 64 usage, 66 device or file missing, 69 URL unreachable,
+        73 DIR cannot be created or holds a stream, 74 write error, device or URL failure (without
+        --reconnect), or a file that did not reach the origin, 130 second interrupt.
         """
 
     var configuration: LiveConfiguration
@@ -105,14 +115,40 @@ struct LiveCommand: Command {
     var encryption: EncryptionOptions?
     var quiet: Bool
     var verbose: Bool
+    /// `--size` and `--fps` were given; otherwise a URL or a file's own size and rate are kept.
+    var sizeGiven = false
+    var fpsGiven = false
 
     init(arguments: inout ArgumentList) throws {
         var configuration = LiveConfiguration()
         var inputs = CaptureInputs()
         inputs.video = try arguments.value("--video").map(CaptureInputs.Video.init) ?? .firstCamera
-        inputs.audio = try arguments.value("--audio").map(CaptureInputs.Audio.init) ?? .device("default")
+        // A URL or a file with video brings its own sound unless told otherwise.
+        inputs.audio = try arguments.value("--audio").map(CaptureInputs.Audio.init)
+            ?? inputs.video.media.map(CaptureInputs.Audio.media) ?? .device("default")
         inputs.realtime = !arguments.flag("--no-realtime")
         inputs.reconnect = arguments.flag("--reconnect")
+        inputs.loop = arguments.flag("--loop")
+        let mediaInputs = [inputs.video.media, { if case .media(let location) = inputs.audio { location } else { nil } }()]
+            .compactMap { $0 }
+        if inputs.loop, !mediaInputs.contains(where: { !MediaSource.Configuration.isURL($0) }) {
+            throw CommandError.usage("--loop repeats a file given to --video or --audio")
+        }
+        if inputs.reconnect, mediaInputs.contains(where: { !MediaSource.Configuration.isURL($0) }) {
+            throw CommandError.usage("--reconnect waits for cameras, microphones and URLs; a file cannot come back")
+        }
+        if let transport = try arguments.value("--rtsp-transport") {
+            guard ["tcp", "udp"].contains(transport) else {
+                throw CommandError.usage("--rtsp-transport takes tcp or udp")
+            }
+            inputs.rtspTransport = transport
+        }
+        if let stall = try arguments.value("--stall-timeout") {
+            guard let seconds = Double(stall), seconds >= 0.5, seconds <= 3600 else {
+                throw CommandError.usage("--stall-timeout takes seconds from 0.5 to 3600")
+            }
+            inputs.stallTimeoutSeconds = seconds
+        }
         configuration.resume = arguments.flag("--resume")
         configuration.overwrite = arguments.flag("--overwrite")
         guard !(configuration.resume && configuration.overwrite) else {
@@ -122,8 +158,10 @@ struct LiveCommand: Command {
         verbose = arguments.flag("--verbose")
         if let size = try arguments.value("--size") {
             configuration.size = try Parse.size(size, option: "--size")
+            sizeGiven = true
         }
         if let fps = try arguments.value("--fps") {
+            fpsGiven = true
             guard let value = Int(fps), (1...240).contains(value) else {
                 throw CommandError.usage("--fps takes a whole number of frames per second from 1 to 240")
             }
@@ -131,8 +169,8 @@ struct LiveCommand: Command {
         }
         configuration.videoBitrate = try arguments.value("--video-bitrate")
             .map { try Parse.bitrate($0, option: "--video-bitrate") }
-        configuration.videoCodec = try arguments.value("--video-codec")
-            .map { try Parse.videoCodec($0, option: "--video-codec") } ?? .h264
+        let videoCodec = try arguments.value("--video-codec")
+        configuration.videoCodec = try videoCodec.map { try Parse.videoCodec($0, option: "--video-codec") } ?? .h264
         configuration.ladder = try arguments.value("--ladder").map { try Parse.ladder($0, option: "--ladder") }
         if configuration.ladder != nil, configuration.videoBitrate != nil {
             throw CommandError.usage("--ladder and --video-bitrate exclude each other: give each rung its rate, "
@@ -236,6 +274,16 @@ struct LiveCommand: Command {
             throw CommandError.usage("--encrypt cbcs and --resume exclude each other: the new run's key would replace "
                                      + "the init section the listed segments were encrypted for")
         }
+        let transcode = arguments.flag("--transcode")
+        if transcode, inputs.video.media == nil {
+            throw CommandError.usage("--transcode is for a URL or file given to --video: a camera is always encoded")
+        }
+        // Copy when nothing asks for an encoding of its own.
+        // Copy when nothing asks for an encoding of its own; a looped file is encoded, so that each repetition
+        // joins the last without a seam (its copied sound would repeat the encoder's priming every time);
+        // --reconnect encodes too: the stand-in pictures shown while a camera is away need an encoder.
+        inputs.copy = !transcode && !inputs.loop && !inputs.reconnect && configuration.ladder == nil && record == nil
+            && !sizeGiven && !fpsGiven && configuration.videoBitrate == nil && videoCodec == nil
         let extra = try arguments.positionals()
         guard extra.isEmpty else { throw CommandError.usage("unexpected argument \(extra[0])") }
         guard inputs.video != .none || inputs.audio != .none else {
@@ -263,6 +311,21 @@ struct LiveCommand: Command {
         do {
             store = try DirectoryStore(root: directory)
             sources = try inputs.makeSources()
+            for media in sources.compactMap({ $0 as? MediaSource }) {
+                if let refusal = media.copyRefusal, inputs.copy { Self.warn("\(media.name): \(refusal)") }
+                guard media.copiedTracks.first?.isVideo == true else { continue }
+                configuration.targetDurationSeconds = Self.copiedTargetDuration(
+                    segmentSeconds: Double(configuration.segmentMilliseconds) / 1000,
+                    keyframeIntervalSeconds: media.keyframeIntervalSeconds, input: media.name)
+            }
+            if let video = sources.lazy.compactMap({ ($0 as? MediaSource)?.video }).first {
+                if !sizeGiven, video.width >= 2, video.height >= 2 {
+                    configuration.size = OutputSize(width: video.width & ~1, height: video.height & ~1)
+                }
+                if !fpsGiven, let rate = video.averageFrameRate, rate.numerator > 0, rate.denominator > 0 {
+                    configuration.framesPerSecond = min(240, max(1, Int((Double(rate.numerator) / Double(rate.denominator)).rounded())))
+                }
+            }
             if let record {
                 var (recordDirectory, name) = Self.split(record.path)
                 var split: LiveConfiguration.Recording.Split?
@@ -383,6 +446,29 @@ struct LiveCommand: Command {
         if let failure = outcome.failure {
             throw CommandError(streamFailure: failure, resumable: outputDirectory != nil)
         }
+    }
+
+    /// A camera's keyframes cut copied video: segments as long as the segment duration asks when its
+    /// keyframe interval divides it, longer otherwise (said once, with the fix); the target duration
+    /// every segment keeps to.
+    static func copiedTargetDuration(segmentSeconds: Double, keyframeIntervalSeconds: Double?, input: String) -> Int {
+        let asked = Int(segmentSeconds.rounded(.up))
+        guard let interval = keyframeIntervalSeconds, interval > 0 else {
+            warn("\(input): no second keyframe came within 12 s, so copied segments may be that long; set the camera's "
+                 + "keyframe (I-frame) interval to \(String(format: "%g", segmentSeconds)) s, or give --transcode")
+            return max(asked, 12)
+        }
+        // The first keyframe at or after each boundary starts a segment: a whole number of intervals.
+        let longest = interval >= segmentSeconds ? interval : (segmentSeconds / interval - 0.01).rounded(.up) * interval
+        guard longest > segmentSeconds + 0.05 else { return asked }
+        warn(String(format: "%@: the camera sends a keyframe every %.2f s, so copied segments last up to %.2f s instead "
+                        + "of %@ s; set its keyframe (I-frame) interval to %@ s or a divisor of it, or give --transcode",
+                    input, interval, longest, String(format: "%g", segmentSeconds), String(format: "%g", segmentSeconds)))
+        return max(asked, Int((longest + 0.25).rounded()))
+    }
+
+    private static func warn(_ line: String) {
+        FileHandle.standardError.write(Data("hlscap: \(line)\n".utf8))
     }
 
     /// `--record PATH` with its placeholders, `--record-every` and `--record-local-time`; nil for a path

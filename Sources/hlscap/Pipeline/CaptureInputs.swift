@@ -1,3 +1,4 @@
+import Glibc
 import HLSKit
 import HLSMedia
 
@@ -5,25 +6,33 @@ import HLSMedia
 /// that knows the kinds of input; the engine takes whatever sources it is given.
 struct CaptureInputs {
     enum Video: Equatable {
-        case firstCamera, device(String), test, none
+        /// `media`: a URL or a file, read through libavformat (`MediaSource`).
+        case firstCamera, device(String), media(String), test, none
 
         init(_ text: String) {
             switch text {
             case "test": self = .test
             case "none": self = .none
-            default: self = .device(text)
+            default: self = CaptureInputs.isMedia(text) ? .media(text) : .device(text)
             }
+        }
+
+        var media: String? {
+            if case .media(let location) = self { return location }
+            return nil
         }
     }
 
     enum Audio: Equatable {
         /// `test`, or `test:+5000ppm`: the tone as a microphone whose sample clock runs that fast.
-        case device(String), test(clockPartsPerMillion: Int), none
+        /// `media`: a URL or a file; the video's own input when `--video` names one and `--audio` is not given.
+        case device(String), media(String), test(clockPartsPerMillion: Int), none
 
         init(_ text: String) {
             switch text {
             case "test": self = .test(clockPartsPerMillion: 0)
             case "none": self = .none
+            case _ where CaptureInputs.isMedia(text): self = .media(text)
             default:
                 if text.hasPrefix("test:"), text.hasSuffix("ppm"),
                    let partsPerMillion = Int(text.dropFirst("test:".count).dropLast("ppm".count)) {
@@ -40,15 +49,30 @@ struct CaptureInputs {
         }
     }
 
+    /// A URL (`rtsp://…`) or a regular file, as opposed to a device node or an ALSA name.
+    static func isMedia(_ text: String) -> Bool {
+        if MediaSource.Configuration.isURL(text) { return true }
+        var status = stat()
+        return stat(text, &status) == 0 && status.st_mode & S_IFMT == S_IFREG
+    }
+
     var video = Video.firstCamera
     var audio = Audio.device("default")
+    /// With a URL or a file: start a file again at its end.
+    var loop = false
+    /// `--rtsp-transport`.
+    var rtspTransport = "tcp"
+    /// `--stall-timeout`: how long a URL may deliver nothing.
+    var stallTimeoutSeconds = 10.0
+    /// A URL's or file's H.264/HEVC and AAC handed on as they are (not `--transcode`, nothing to encode).
+    var copy = false
     var size = OutputSize(width: 1280, height: 720)
     var framesPerSecond = 30
     /// With the test source: as fast as it encodes instead of in real time.
     var realtime = true
     /// Wait for a camera or microphone that fails or goes away, a stand-in keeping its track flowing.
     var reconnect = false
-    /// With the test source out of real time: its stream time, after which it ends.
+    /// With the test source or a file out of real time: its stream time, after which it ends.
     var durationMilliseconds: Int64?
 
     /// The sources to capture: the test source for whatever is `test` (one source, so its picture and
@@ -73,7 +97,15 @@ struct CaptureInputs {
                 throw CaptureError(device: TestSource.deviceName, message: "\(error)")
             }
         }
+        if let location = video.media {
+            sources.append(try MediaSource(media(location, video: true, audio: audio == .media(location))))
+        }
+        if case .media(let location) = audio, location != video.media {
+            sources.append(try MediaSource(media(location, video: false, audio: true)))
+        }
         switch video {
+        case .media:
+            break
         case .firstCamera, .device:
             var camera = CameraSource.Configuration()
             if case .device(let path) = video { camera.device = path }
@@ -92,5 +124,19 @@ struct CaptureInputs {
             sources.append(MicrophoneSource(microphone))
         }
         return sources
+    }
+
+    private func media(_ location: String, video: Bool, audio: Bool) -> MediaSource.Configuration {
+        var configuration = MediaSource.Configuration(location: location)
+        configuration.video = video
+        configuration.audio = audio
+        configuration.realtime = realtime
+        configuration.loop = loop
+        configuration.rtspTransport = rtspTransport
+        configuration.stallTimeoutSeconds = stallTimeoutSeconds
+        configuration.copy = copy && !reconnect
+        configuration.reconnect = reconnect && configuration.isURL
+        if !realtime, let durationMilliseconds { configuration.durationMicroseconds = durationMilliseconds * 1000 }
+        return configuration
     }
 }
