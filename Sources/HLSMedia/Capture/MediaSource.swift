@@ -53,6 +53,8 @@ public final class MediaSource: CaptureSource {
     static let jumpBackMicroseconds: Int64 = 1_000_000
     /// A network source whose frames drift this far from the local clock is placed on it again.
     static let driftLimitMicroseconds: Int64 = 2_000_000
+    /// How early a paced frame may be handed on.
+    static let paceLeadMicroseconds: Int64 = 50_000
     /// How often a paced wait checks for a stop request.
     private static let stopCheckMicroseconds: Int64 = 20_000
     /// With `reconnect`, the first wait before a lost input is opened again, doubled after each failed try
@@ -576,8 +578,11 @@ extension MediaSource {
                 time = now
             }
             if configuration.realtime || configuration.isURL {
-                while !thread.isStopRequested, MonotonicClock.nowMicroseconds() < time {
-                    MonotonicClock.sleep(until: min(time, MonotonicClock.nowMicroseconds() + MediaSource.stopCheckMicroseconds))
+                // Up to a frame or two early is on time: a network input that arrives at its pace, and a
+                // file's pictures and sound, go on without a sleep for each.
+                let due = time - MediaSource.paceLeadMicroseconds
+                while !thread.isStopRequested, MonotonicClock.nowMicroseconds() < due {
+                    MonotonicClock.sleep(until: min(due, MonotonicClock.nowMicroseconds() + MediaSource.stopCheckMicroseconds))
                 }
             }
             return time
