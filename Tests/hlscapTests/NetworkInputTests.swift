@@ -130,6 +130,63 @@ import Testing
         #expect(playback.ok, "\(playback.report)")
     }
 
+    /// A subtitle (or data) track of the input is left out with one line; the picture and sound go on.
+    @Test func otherTracksAreLeftOutWithALine() throws {
+        let directory = try PackagedStream.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let subtitles = directory.appendingPathComponent("notes.srt")
+        try Data("1\n00:00:00,500 --> 00:00:02,000\nA note\n".utf8).write(to: subtitles)
+        let clip = directory.appendingPathComponent("with-subtitles.mkv")
+        let made = try ExternalTools.run("ffmpeg", ["-v", "error", "-y", "-i",
+                                                    ExternalTools.repositoryRoot.appendingPathComponent("Fixtures/h264-aac.mp4").path,
+                                                    "-i", subtitles.path, "-map", "0", "-map", "1", "-c", "copy", clip.path])
+        #expect(made.succeeded, "\(made.stderr)")
+        let stream = directory.appendingPathComponent("stream")
+        let run = try ExternalTools.runHlscap(["live", "--video", clip.path, "--no-realtime", "--out", stream.path, "--quiet"],
+                                             timeoutSeconds: 60)
+        #expect(run.succeeded, "\(run.stderr)")
+        #expect(run.stderr.split(separator: "\n").count == 1 && run.stderr.contains("subrip subtitle stream is left out"),
+                "\(run.stderr)")
+        try ExternalTools.validateStream(stream)
+    }
+
+    /// What encoders and relays send, each from Debian's ffmpeg publishing the flash-and-beep file as it is
+    /// (MPEG-TS over UDP, MPEG-TS over SRT with ffmpeg listening, FLV over RTMP with ffmpeg serving it):
+    /// copied, valid, and every flash within 10 ms of its beep.
+    @Test(arguments: ["udp", "srt", "rtmp"])
+    func aPublishedStreamIsCopiedInSync(scheme: String) throws {
+        let port = try SilentListener.freePort()
+        let directory = try PackagedStream.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let stream = directory.appendingPathComponent("stream")
+        let clip = ExternalTools.repositoryRoot.appendingPathComponent("Fixtures/flash-beep.mp4").path
+        let (url, output): (String, [String]) = switch scheme {
+        case "udp": ("udp://127.0.0.1:\(port)", ["-f", "mpegts", "udp://127.0.0.1:\(port)?pkt_size=1316"])
+        case "srt": ("srt://127.0.0.1:\(port)", ["-f", "mpegts", "srt://127.0.0.1:\(port)?mode=listener"])
+        default: ("rtmp://127.0.0.1:\(port)/live/cam", ["-f", "flv", "-listen", "1", "rtmp://127.0.0.1:\(port)/live/cam"])
+        }
+        // UDP has no connection: hlscap listens first. SRT and RTMP: ffmpeg listens first.
+        var hlscap: BackgroundProcess?
+        if scheme == "udp" {
+            hlscap = try ExternalTools.startHlscap(["live", "--video", url, "--duration", "5", "--window", "0",
+                                                    "--out", stream.path, "--quiet"])
+            Thread.sleep(forTimeInterval: 1)
+        }
+        let publisher = try BackgroundProcess("ffmpeg", ["-nostdin", "-v", "error", "-re", "-i", clip, "-c", "copy"] + output)
+        defer { publisher.send(SIGKILL) }
+        if hlscap == nil {
+            Thread.sleep(forTimeInterval: 1)
+            hlscap = try ExternalTools.startHlscap(["live", "--video", url, "--duration", "4", "--window", "0",
+                                                    "--out", stream.path, "--quiet"])
+        }
+        let result = try #require(hlscap).finish(timeoutSeconds: 60)
+        #expect(result.exitStatus == 0 && result.stdout.contains("video copied"), "\(result.stdout)\(result.stderr)")
+        try ExternalTools.validateStream(stream)
+        let sync = try ExternalTools.avSync(path: stream.appendingPathComponent("playlist.m3u8").path,
+                                            maxOffsetMilliseconds: 10, minimumPairs: 2)
+        #expect(sync.ok, "\(sync.report)")
+    }
+
     /// Without --no-realtime a file is read at its own pace, like ffmpeg's -re.
     @Test func aFileIsReadAtItsOwnPace() throws {
         let directory = try PackagedStream.temporaryDirectory()

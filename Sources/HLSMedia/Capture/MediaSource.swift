@@ -51,8 +51,9 @@ public final class MediaSource: CaptureSource {
     /// source's clock (an RTP wrap, a recorder's bad clock), not time that passed.
     static let jumpForwardMicroseconds: Int64 = 10_000_000
     static let jumpBackMicroseconds: Int64 = 1_000_000
-    /// A network source whose frames drift this far from the local clock is placed on it again.
-    static let driftLimitMicroseconds: Int64 = 2_000_000
+    /// A network frame due further ahead than this is not waited for: the source's clock runs far from
+    /// the local one (or a long burst was read ahead), and holding frames back would only add delay.
+    static let longestWaitMicroseconds: Int64 = 5_000_000
     /// How early a paced frame may be handed on.
     static let paceLeadMicroseconds: Int64 = 50_000
     /// How often a paced wait checks for a stop request.
@@ -83,8 +84,12 @@ public final class MediaSource: CaptureSource {
         copiedTracks = opened.copiedTracks
         keyframeIntervalSeconds = opened.keyframeIntervalMicroseconds.map { Double($0) / 1_000_000 }
         copyRefusal = opened.copyRefusal
+        otherStreams = opened.demuxer.otherStreams
         self.opened = opened
     }
+
+    /// The input's data and subtitle streams ("klv data"), which the stream leaves out.
+    public let otherStreams: [String]
 
     /// The tracks handed on without decoding (`configuration.copy`): the video first, then its sound.
     public let copiedTracks: [TrackDescription]
@@ -566,17 +571,14 @@ extension MediaSource {
             return Int64(rate.denominator) * 1_000_000 / Int64(rate.numerator)
         }
 
-        /// The monotonic time of timeline time `placed`; paced sources wait for it. A network source's
-        /// frames are kept near the local clock: one that drifted or jumped far from it is placed anew.
+        /// The monotonic time of timeline time `placed`, on one anchor for the whole run (until a
+        /// reconnection), so that copied samples keep the source's own spacing; paced sources wait for it.
         private func clockTime(of placed: Int64, on thread: CaptureThread) -> Int64 {
             let now = MonotonicClock.nowMicroseconds()
             let anchor = anchorMicroseconds ?? (now - placed)
             anchorMicroseconds = anchor
-            var time = anchor + placed
-            if configuration.isURL, abs(time - now) > MediaSource.driftLimitMicroseconds {
-                anchorMicroseconds = now - placed
-                time = now
-            }
+            let time = anchor + placed
+            if configuration.isURL, time - now > MediaSource.longestWaitMicroseconds { return time }
             if configuration.realtime || configuration.isURL {
                 // Up to a frame or two early is on time: a network input that arrives at its pace, and a
                 // file's pictures and sound, go on without a sleep for each.

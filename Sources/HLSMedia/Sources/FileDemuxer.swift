@@ -77,6 +77,17 @@ public final class FileDemuxer {
         (positionsByStreamIndex, streams) = try Self.select(in: input, audio: audioSelection, path: name)
     }
 
+    /// The input's streams that are neither video nor audio (data such as KLV, subtitles), as
+    /// "codec kind": what packaging leaves out.
+    public var otherStreams: [String] {
+        (0..<input.streamCount).compactMap { index in
+            let parameters = input.stream(at: index).pointee.codecpar.pointee
+            guard parameters.codec_type != AVMEDIA_TYPE_VIDEO, parameters.codec_type != AVMEDIA_TYPE_AUDIO else { return nil }
+            let kind = av_get_media_type_string(parameters.codec_type).map { String(cString: $0) } ?? "unknown"
+            return "\(String(cString: avcodec_get_name(parameters.codec_id))) \(kind)"
+        }
+    }
+
     /// The streams to read (the best video, then the audio asked for) and, for each FFmpeg stream index,
     /// its position among them; every other stream is discarded.
     private static func select(in input: borrowing InputFormatContext, audio audioSelection: AudioSelection,

@@ -313,6 +313,10 @@ struct LiveCommand: Command {
             sources = try inputs.makeSources()
             for media in sources.compactMap({ $0 as? MediaSource }) {
                 if let refusal = media.copyRefusal, inputs.copy { Self.warn("\(media.name): \(refusal)") }
+                if !media.otherStreams.isEmpty {
+                    Self.warn("\(media.name): its \(media.otherStreams.joined(separator: ", ")) "
+                        + (media.otherStreams.count == 1 ? "stream is" : "streams are") + " left out: the stream carries video and sound")
+                }
                 guard media.copiedTracks.first?.isVideo == true else { continue }
                 configuration.targetDurationSeconds = Self.copiedTargetDuration(
                     segmentSeconds: Double(configuration.segmentMilliseconds) / 1000,

@@ -1,0 +1,81 @@
+import Foundation
+import HLSKit
+import HLSMedia
+import HLSOutput
+import Testing
+@testable import HLSEngine
+
+/// The live engine given video already encoded (a network camera's, copied) beside sound it encodes.
+@Suite(.serialized) struct LiveEngineCopyTests {
+    /// Copied pictures are written as they are, cut at their own keyframes, the sound encoded beside them:
+    /// a valid stream of 1 s segments.
+    @Test func copiedVideoIsCutAtItsKeyframesBesideEncodedSound() throws {
+        let run = EngineRun(seconds: 4)
+        let source = try EncodedSource(run.test, keyframeIntervalFrames: 30)
+        let outcome = try run.makeEngine(sources: [source]).run()
+        #expect(outcome.failure == nil)
+        #expect(outcome.summary.contains("video copied"), "\(outcome.summary)")
+        let playlist = try run.playlist()
+        #expect(playlist.endList && playlist.segments.count == 4, "\(playlist.render())")
+        #expect(playlist.segments.allSatisfy { abs($0.durationSeconds - 1) < 0.04 }, "\(playlist.segments)")
+        try run.expectListedFilesStored()
+        #expect(try run.validationErrors() == [])
+        // The init section describes the camera's own H.264 and the AAC the engine made.
+        let initSection = try run.store.read(StreamLayout.initName)
+        #expect(initSection.count > 0 && source.encodedFrames == 120, "\(source.encodedFrames) frames encoded")
+    }
+
+    /// Keyframes 1.5 s apart for 1 s segments: the engine cuts only at them, never between.
+    @Test func segmentsStartOnlyAtTheSourcesKeyframes() throws {
+        var run = EngineRun(seconds: 6)
+        run.configuration.targetDurationSeconds = 2
+        let source = try EncodedSource(run.test, keyframeIntervalFrames: 45)
+        _ = try run.makeEngine(sources: [source]).run()
+        let playlist = try run.playlist()
+        #expect(playlist.segments.dropLast().allSatisfy { abs($0.durationSeconds - 1.5) < 0.04 }, "\(playlist.segments)")
+        #expect(try run.validationErrors() == [])
+    }
+}
+
+/// The test source's pictures encoded by x264 and handed on as `.copied` samples, as a camera's H.264
+/// would be; its sound handed on as it is, to be encoded by the engine.
+private final class EncodedSource: CaptureSource, @unchecked Sendable {
+    private let inner: TestSource
+    private let encoder: VideoEncoder
+    private(set) var encodedFrames = 0
+
+    init(_ configuration: TestSource.Configuration, keyframeIntervalFrames: Int) throws {
+        inner = try TestSource(configuration)
+        var settings = VideoEncoderSettings(width: configuration.width, height: configuration.height,
+                                            frameRate: Rational(Int32(configuration.framesPerSecond), 1), bitrate: 300_000,
+                                            preset: "ultrafast", zeroLatency: true,
+                                            keyframeIntervalFrames: keyframeIntervalFrames, threadCount: 1)
+        settings.codec = .h264
+        encoder = try VideoEncoder(settings: settings, trackIndex: 0)
+    }
+
+    var name: String { "encoded" }
+    var delivers: CaptureKinds { inner.delivers }
+    var isLive: Bool { inner.isLive }
+    var copiedTracks: [TrackDescription] {
+        [TrackDescription(trackID: 1, timescale: VideoEncoder.timescale, format: encoder.trackFormat)]
+    }
+
+    func start(handler: @escaping (CaptureEvent) -> Void) throws {
+        try inner.start { [self] event in
+            switch event {
+            case .video(let frame):
+                guard let samples = try? encoder.encode(frame, forceKeyframe: false) else { return }
+                encodedFrames += 1
+                for sample in samples { handler(.copied(sample)) }
+            case .ended:
+                for sample in (try? encoder.flush()) ?? [] { handler(.copied(sample)) }
+                handler(.ended)
+            default:
+                handler(event)
+            }
+        }
+    }
+
+    func stop() { inner.stop() }
+}
