@@ -70,30 +70,42 @@ final class CaptureThread: @unchecked Sendable {
     /// How often a lost device is looked for.
     static let reopenIntervalMicroseconds: Int64 = 500_000
     /// How often a wait checks for a stop request.
-    private static let stopCheckMicroseconds: useconds_t = 20_000
+    private static let stopCheckMicroseconds: Int64 = 20_000
 
     /// What a source does when its device fails: without `reconnect`, `.failed`, and nil; with it,
     /// `.lost`, `open` until the device is back, `.restored`, and the device opened again. Nil when the
     /// loop must end. The failed device must be closed before, so that it can come back under its name.
-    func recover<Opened>(from failure: CaptureError, reconnect: Bool,
+    /// The tries are `reopenIntervalMicroseconds` apart, or from there doubling up to `longestInterval`.
+    func recover<Opened>(from failure: CaptureError, reconnect: Bool, longestIntervalMicroseconds: Int64? = nil,
                          open: () throws(CaptureError) -> Opened) -> Opened? {
         guard reconnect else {
             emit(.failed(failure))
             return nil
         }
-        guard emit(.lost(failure)), let reopened = reopen(open), emit(.restored) else { return nil }
+        guard emit(.lost(failure)), let reopened = reopen(longestIntervalMicroseconds: longestIntervalMicroseconds, open),
+              emit(.restored) else { return nil }
         return reopened
     }
 
-    /// Tries `open` every `reopenIntervalMicroseconds` until it succeeds; nil once a stop is requested.
-    func reopen<Opened>(_ open: () throws(CaptureError) -> Opened) -> Opened? {
-        while !isStopRequested {
-            let deadline = MonotonicClock.nowMicroseconds() + Self.reopenIntervalMicroseconds
-            while !isStopRequested, MonotonicClock.nowMicroseconds() < deadline { usleep(Self.stopCheckMicroseconds) }
-            guard !isStopRequested else { return nil }
+    /// Tries `open` after `reopenIntervalMicroseconds`, and again after each interval (doubled up to
+    /// `longestIntervalMicroseconds` when given) until it succeeds; nil once a stop is requested.
+    func reopen<Opened>(longestIntervalMicroseconds: Int64? = nil, _ open: () throws(CaptureError) -> Opened) -> Opened? {
+        var interval = Self.reopenIntervalMicroseconds
+        while wait(until: MonotonicClock.nowMicroseconds() + interval) {
             if let opened = try? open() { return opened }
+            if let longest = longestIntervalMicroseconds { interval = min(interval * 2, longest) }
         }
         return nil
+    }
+
+    /// Sleeps until `deadline` on the monotonic clock, waking to check for a stop request; false when one came.
+    func wait(until deadline: Int64) -> Bool {
+        while !isStopRequested {
+            let now = MonotonicClock.nowMicroseconds()
+            guard now < deadline else { return true }
+            MonotonicClock.sleep(until: min(deadline, now + Self.stopCheckMicroseconds))
+        }
+        return false
     }
 
     /// For `AVFormatContext.interrupt_callback`: FFmpeg gives up a blocking call once a stop

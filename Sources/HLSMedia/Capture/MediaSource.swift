@@ -56,11 +56,8 @@ public final class MediaSource: CaptureSource {
     static let longestWaitMicroseconds: Int64 = 5_000_000
     /// How early a paced frame may be handed on.
     static let paceLeadMicroseconds: Int64 = 50_000
-    /// How often a paced wait checks for a stop request.
-    private static let stopCheckMicroseconds: Int64 = 20_000
-    /// With `reconnect`, the first wait before a lost input is opened again, doubled after each failed try
-    /// up to the longest.
-    static let firstRetryMicroseconds: Int64 = 500_000
+    /// With `reconnect`, the longest wait between tries to open a lost input again: the waits start at a
+    /// device's half second and double.
     static let longestRetryMicroseconds: Int64 = 8_000_000
 
     public let configuration: Configuration
@@ -423,25 +420,12 @@ extension MediaSource {
         /// is stopped, `.restored`, and the timeline goes on from the latest frame, on the clock from now.
         private func reconnect(after failure: CaptureError, on thread: CaptureThread) -> Bool {
             opened = nil
-            guard configuration.reconnect else {
-                thread.emit(.failed(failure))
-                return false
+            let (configuration, name, watchdog) = (configuration, name, watchdog)
+            opened = thread.recover(from: failure, reconnect: configuration.reconnect,
+                                    longestIntervalMicroseconds: MediaSource.longestRetryMicroseconds) {
+                () throws(CaptureError) in try MediaSource.open(configuration, name: name, watchdog: watchdog)
             }
-            guard thread.emit(.lost(failure)) else { return false }
-            var wait = MediaSource.firstRetryMicroseconds
-            while !thread.isStopRequested {
-                let until = MonotonicClock.nowMicroseconds() + wait
-                while !thread.isStopRequested, MonotonicClock.nowMicroseconds() < until {
-                    MonotonicClock.sleep(until: min(until, MonotonicClock.nowMicroseconds() + MediaSource.stopCheckMicroseconds))
-                }
-                if thread.isStopRequested { return false }
-                if let reopened = try? MediaSource.open(configuration, name: name, watchdog: watchdog) {
-                    opened = reopened
-                    break
-                }
-                wait = min(wait * 2, MediaSource.longestRetryMicroseconds)
-            }
-            guard opened != nil, thread.emit(.restored) else { return false }
+            guard opened != nil else { return false }
             timeline.startAgain()
             anchorMicroseconds = nil
             return true
@@ -582,10 +566,7 @@ extension MediaSource {
             if configuration.realtime || configuration.isURL {
                 // Up to a frame or two early is on time: a network input that arrives at its pace, and a
                 // file's pictures and sound, go on without a sleep for each.
-                let due = time - MediaSource.paceLeadMicroseconds
-                while !thread.isStopRequested, MonotonicClock.nowMicroseconds() < due {
-                    MonotonicClock.sleep(until: min(due, MonotonicClock.nowMicroseconds() + MediaSource.stopCheckMicroseconds))
-                }
+                _ = thread.wait(until: time - MediaSource.paceLeadMicroseconds)
             }
             return time
         }
