@@ -53,6 +53,17 @@ private struct StreamBuilder {
         #expect(segments.map(\.startTicks) == [900_000, 1_080_000, 1_260_000])
     }
 
+    /// A copied camera's keyframes every second, the one due at 2 s a tick early (a receiver correcting its
+    /// clock from an RTCP sender report does this): it still cuts, and the grid goes on at 4 s, not a
+    /// keyframe later. Without the tolerance the first segment ran 3 s under a 2 s target.
+    @Test func aKeyframeATickBeforeItsBoundaryStillCuts() {
+        var frames = StreamBuilder.videoFrames(count: 180, frameTicks: 3000, gop: 30)
+        for index in frames.indices where index >= 60 { frames[index].decodeTime -= 1 }
+        let segments = StreamBuilder.run(frames, tracks: [StreamBuilder.video])
+        #expect(segments.map { $0.tracks[0].samples.count } == [60, 60, 60])
+        #expect(segments.map(\.startTicks) == [900_000, 1_079_999, 1_259_999])
+    }
+
     @Test func longGroupsOfPicturesMakeLongSegmentsCutOnlyAtKeyframes() {
         // Keyframes every 5 s at 25 fps with T = 2 s: the only possible cuts are at 15 s and 20 s.
         let frames = StreamBuilder.videoFrames(count: 275, frameTicks: 3600, gop: 125)
@@ -199,6 +210,18 @@ private struct StreamBuilder {
         #expect(grid.index(after: 180_000) == 2)
         var schedule = KeyframeSchedule(grid: grid)
         let forced = [0, 177_000, 180_000, 183_000, 360_000].map { schedule.isKeyframe(ticksSinceStart: Int64($0)) }
+        #expect(forced == [true, false, true, false, true])
+    }
+
+    /// A frame within 4 ms before a boundary counts as on it, for the encoder's IDRs and the segmenter's
+    /// cuts alike; the next boundary is the grid's, not one measured from that frame.
+    @Test func aFrameJustBeforeABoundaryIsOnIt() {
+        let grid = SegmentGrid(segmentMilliseconds: 2000, timescale: 90_000)
+        #expect(grid.toleranceTicks == 360)
+        #expect(grid.reachesBoundary(179_640, after: 0) && !grid.reachesBoundary(179_639, after: 0))
+        #expect(!grid.reachesBoundary(181_000, after: 179_700) && grid.reachesBoundary(359_700, after: 179_700))
+        var schedule = KeyframeSchedule(grid: grid)
+        let forced = [0, 176_997, 179_997, 182_997, 359_997].map { schedule.isKeyframe(ticksSinceStart: Int64($0)) }
         #expect(forced == [true, false, true, false, true])
     }
 }

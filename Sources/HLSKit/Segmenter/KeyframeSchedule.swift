@@ -17,7 +17,7 @@ public struct KeyframeSchedule: Sendable, Equatable {
     /// Frames are asked about in presentation order.
     public mutating func isKeyframe(ticksSinceStart: Int64) -> Bool {
         // A gap (dropped frames) may skip boundaries: the next one is the first after this frame.
-        if let last = lastKeyframeTicks, ticksSinceStart < grid.nextBoundary(after: last) { return false }
+        if let last = lastKeyframeTicks, !grid.reachesBoundary(ticksSinceStart, after: last) { return false }
         lastKeyframeTicks = ticksSinceStart
         return true
     }

@@ -34,6 +34,18 @@ public struct SegmentGrid: Sendable, Equatable {
         return min(regular, cut)
     }
 
+    /// How far before a boundary a frame may fall and still count as on it: 4 ms, less than a frame at
+    /// any rate up to 240 fps. A copied camera's keyframe due on a boundary can arrive a tick early when
+    /// the receiver corrects its clock from a sender report, or a capture clock's jitter moves it; without
+    /// this the cut would wait for the next keyframe and the segment would run a whole interval long.
+    public var toleranceTicks: Int64 { timescale.perSecond * 4 / 1000 }
+
+    /// Whether a frame `ticks` after the first frame starts a segment when the last one started at
+    /// `lastCut`: it reaches, within the tolerance, the first boundary after that cut.
+    public func reachesBoundary(_ ticks: Int64, after lastCut: Int64) -> Bool {
+        ticks + toleranceTicks >= nextBoundary(after: lastCut + toleranceTicks)
+    }
+
     /// Adds an explicit cut point while the stream runs (a live operator's mark).
     public mutating func addCut(atTicks ticks: Int64) {
         guard ticks > 0, !cutTicks.contains(ticks) else { return }

@@ -153,7 +153,7 @@ public struct Segmenter: Sendable {
     /// Whether a lead sync sample at `presentationTime` (lead ticks, after the delta) starts a new segment.
     /// Encoders call this to decide where to force an IDR.
     public func startsSegment(atPresentationTime presentationTime: Int64) -> Bool {
-        segmentStart != nil && presentationTime - startTicks >= grid.nextBoundary(after: lastCutTicks)
+        segmentStart != nil && grid.reachesBoundary(presentationTime - startTicks, after: lastCutTicks)
     }
 
     /// Adds an explicit cut point while the stream runs, in the lead track's source time: the first lead
