@@ -131,3 +131,33 @@ import Testing
         print("range playlist: one hour (1,800 fragments) \(hour), a day (43,200 fragments, \(dayText.utf8.count) bytes) \(day)")
     }
 }
+
+@Suite struct RecordingClipTests {
+    private let zero = Date(timeIntervalSince1970: 1_764_583_200)  // 2025-12-01 10:00:00 UTC
+
+    /// A file of 2 s fragments whose capture times are `starts` seconds after `zero`.
+    private func file(_ path: String, starts: [Double]) -> (path: String, summary: RecordingFileSummary) {
+        var summary = RecordingFileSummary()
+        summary.initByteCount = 1000
+        summary.fragments = starts.enumerated().map { index, start in
+            .init(offset: 1000 + index * 500, byteCount: 500, start: zero.addingTimeInterval(start), durationSeconds: 2)
+        }
+        return (path, summary)
+    }
+
+    @Test func aRangeIsThePartsOfTheFilesThatHoldItInFileTime() {
+        // a: 10:00:00–10:00:10; b: 10:00:10–10:00:20, its clock 0.5 s behind from the third fragment on;
+        // a gap; c: 10:00:30–10:00:40.
+        let files = [file("c", starts: [30, 32, 34, 36, 38]), file("a", starts: [0, 2, 4, 6, 8]),
+                     file("b", starts: [10, 12, 14.5, 16.5, 18.5])]
+        let parts = RecordingClip.parts(files: files, from: zero.addingTimeInterval(7), to: zero.addingTimeInterval(33))
+        #expect(parts.map(\.path) == ["a", "b", "c"])
+        #expect(parts.map(\.startSeconds) == [7, 0, 0])
+        #expect(parts.map(\.endSeconds) == [nil, nil, 3])
+        #expect(parts.map(\.gapBeforeSeconds) == [0, 0, 9.5])
+        // Inside b, a time after its clock moved is found through the fragment that holds it.
+        let late = RecordingClip.parts(files: files, from: zero.addingTimeInterval(15), to: zero.addingTimeInterval(17))
+        #expect(late.map(\.startSeconds) == [4.5] && late.map(\.endSeconds) == [6.5])
+        #expect(RecordingClip.parts(files: files, from: zero.addingTimeInterval(22), to: zero.addingTimeInterval(28)).isEmpty)
+    }
+}

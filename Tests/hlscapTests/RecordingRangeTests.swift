@@ -57,6 +57,12 @@ import Testing
         defer { page.stop() }
         let played = try ExternalTools.chromiumPlays(url: url, playerPage: page.playerURL)
         #expect(played.ok, "\(played.report)")
+        // hls.js in Chromium plays it through the discontinuity: byte ranges, byte-range init sections.
+        let seconds = playlist.segments.reduce(0) { $0 + $1.durationSeconds }
+        let hlsjs = try ExternalTools.runJSONTool("latency_probe.py", [url, "--hlsjs", HLSJS.path, "--vod",
+                                                                       "--seconds", String(format: "%.1f", seconds - 1)],
+                                                  timeoutSeconds: 120)
+        #expect(hlsjs.ok, "\(hlsjs.text)")
 
         // A range with no recording is 404 with the reason; an inverted or absurd one, or none, is 400.
         let empty = try served.get("recordings/playlist.m3u8?start=2020-01-01T00:00:00Z&duration=60")

@@ -311,6 +311,77 @@ public struct FilePackager {
     }
 }
 
+extension FilePackager {
+    /// What a clip of the recordings became.
+    public struct ClipOutcome {
+        public var segmentCount: Int
+        public var durationSeconds: Double
+        public var byteCount: Int
+        /// Per part, seconds its start moved back to a keyframe (negative: on to the first one after it).
+        public var movedSeconds: [Double]
+    }
+
+    /// Parts of recordings as one VOD stream, copied on one timeline (`hlscap file DIR --from … --to …
+    /// --out`): gaps between the parts are closed, every segment starts at a keyframe.
+    public func packageClip(_ parts: [ClipSource.Part]) throws -> (Outcome, ClipOutcome) {
+        try prepareOutput()
+        var output: Output?
+        do {
+            let source = try ClipSource(parts: parts)
+            let layout = StreamLayout.make(tracks: source.tracks, videoNames: nil, audioLanguages: [])
+            let started = try makeOutput(store: store, layout: layout)
+            output = started
+            try started.beginSection(tracks: source.tracks)
+            _ = try package(source, into: started, firstSequenceNumber: 1, keyframeGapLimit: nil)
+            let (summary, report) = try finish(started)
+            let outcome = Outcome(summary: summary, copied: true, reason: "a clip of the recordings is copied",
+                                  skippedCorruptPackets: 0, publishReport: report,
+                                  renditions: started.writer.renditionDirectories)
+            return (outcome, ClipOutcome(segmentCount: summary.segmentCount, durationSeconds: summary.durationSeconds,
+                                         byteCount: summary.mediaBytes,
+                                         movedSeconds: source.movedMicroseconds.map { Double($0) / 1e6 }))
+        } catch {
+            output?.takeBack(reporting: onMessage)
+            throw error
+        }
+    }
+
+    /// Parts of recordings as one fragmented MP4 file at `path` in `store` (`hlscap file DIR --from … -o
+    /// clip.mp4`), a fragment per segment with its random-access index, as a recording is written; a
+    /// failed export removes the file.
+    public static func writeClip(_ parts: [ClipSource.Part], store: any StreamStore, path: String,
+                                 segmentMilliseconds: Int64) throws -> ClipOutcome {
+        let source = try ClipSource(parts: parts)
+        let tracks = source.tracks.map { Segmenter.Track(timescale: $0.timescale, isVideo: $0.isVideo) }
+        // A file of its own starts near zero, as a recording does.
+        var segmenter = Segmenter(configuration: .init(tracks: tracks, segmentMilliseconds: segmentMilliseconds,
+                                                       startOffsetSeconds: LiveRecorder.startOffsetSeconds))
+        var writer = try RecordingWriter(store: store, path: path, tracks: source.tracks)
+        var count = 0
+        var durationSeconds = 0.0
+        do {
+            while true {
+                let sample = try source.nextSample()
+                let segments = sample.map { segmenter.append($0) } ?? segmenter.finish()
+                for segment in segments {
+                    try writer.append(segment)
+                    count += 1
+                    durationSeconds += segment.durationSeconds
+                }
+                if sample == nil { break }
+            }
+            guard count > 0 else { throw PackagingError.nothingToStream(inputs: parts.map(\.path)) }
+            let byteCount = writer.byteCount
+            try writer.finish()
+            return ClipOutcome(segmentCount: count, durationSeconds: durationSeconds, byteCount: byteCount,
+                               movedSeconds: source.movedMicroseconds.map { Double($0) / 1e6 })
+        } catch {
+            try? store.remove(path)
+            throw error
+        }
+    }
+}
+
 /// The stream writer, and the publisher that uploads what it stores.
 private final class Output {
     private(set) var writer: StreamWriter

@@ -10,6 +10,7 @@ struct FileCommand: Command {
     static let summary = "package recordings as HLS (copying H.264/AAC when possible)"
     static let help = """
         Usage: hlscap file INPUT… (--out DIR | --publish URL) [options]
+               hlscap file RECORDINGS-DIR --from TIME (--to TIME | --duration SPAN) (--out DIR | -o FILE.mp4)
 
         Packages recordings (MP4, MOV, MKV, WebM, MPEG-TS … anything FFmpeg reads) as one HLS stream of
         fragmented MP4: DIR/init.mp4, DIR/seg/000001.m4s …, DIR/playlist.m3u8 (VOD, with ENDLIST) and
@@ -43,6 +44,15 @@ struct FileCommand: Command {
                                     rates), 1080p@5000k,720p@2500k, or 1080p:hevc@4000k,720p;
                                     DIR/master.m3u8, DIR/720p/…, DIR/audio/…
 
+        A clip of recordings (a folder written by `hlscap live --record`):
+          --from TIME               where the clip starts, e.g. 2026-12-01T10:02:00Z (RFC 3339); the
+                                    copy starts at the keyframe at or before it, and the summary says
+                                    how far that moved the start
+          --to TIME                 where it ends (exclusive), or
+          --duration SPAN           how long it is: 780, 90s, 13m, 2h
+          -o FILE.mp4               one fragmented MP4 file instead of a stream in --out DIR
+          The clip is copied, never encoded; gaps between recordings are closed.
+
         Output:
           --out DIR                 directory for the stream (created if missing)
           --segment-duration S      target segment length in seconds (default 2)
@@ -68,6 +78,10 @@ struct FileCommand: Command {
     var cutMicroseconds: [Int64] = []
     var overwrite: Bool
     var quiet: Bool
+    /// `--from`/`--to`: a clip of the recordings in the one input folder.
+    var clip: (from: Date, to: Date)?
+    /// `-o FILE.mp4`: the clip as one file.
+    var outputFile: String?
 
     init(arguments: inout ArgumentList) throws {
         let copy = arguments.flag("--copy")
@@ -142,16 +156,86 @@ struct FileCommand: Command {
         }
         publish = try PublishOptions(arguments: &arguments)
         outputDirectory = try arguments.value("--out")
+        outputFile = try arguments.value("-o")
+        clip = try Self.clipRange(&arguments)
+        if clip != nil || outputFile != nil {
+            try Self.checkClipOptions(outputDirectory: outputDirectory, outputFile: outputFile, clip: clip != nil,
+                                      publishing: publish != nil, encoding: transcode ? ["--transcode"] : encodingOptions,
+                                      cuts: !cutMicroseconds.isEmpty)
+        }
         encryption = try EncryptionOptions(arguments: &arguments, outputDirectory: outputDirectory,
                                                publishing: publish != nil)
-        guard outputDirectory != nil || publish != nil else {
+        if let outputFile, encryption != nil {
+            throw CommandError.usage("-o \(outputFile) and --encrypt exclude each other: an encrypted clip is a stream in --out DIR")
+        }
+        guard outputDirectory != nil || publish != nil || outputFile != nil else {
             throw CommandError.usage("--out DIR or --publish URL is required: where the stream goes")
         }
         inputs = try arguments.positionals()
         guard !inputs.isEmpty else { throw CommandError.usage("no input file given") }
+        var isDirectory: ObjCBool = false
+        let folder = inputs.count == 1 && FileManager.default.fileExists(atPath: inputs[0], isDirectory: &isDirectory)
+            && isDirectory.boolValue
+        if clip != nil, !folder {
+            throw CommandError.usage("--from and --to take one folder of recordings (written by hlscap live --record), "
+                + "not \(inputs.joined(separator: " "))")
+        }
+        if clip == nil, folder {
+            throw CommandError.usage("\(inputs[0]) is a folder: give --from TIME and --to TIME (or --duration) to export "
+                + "a clip of its recordings")
+        }
+    }
+
+    /// `--from` with `--to` or `--duration`; nil when none is given.
+    private static func clipRange(_ arguments: inout ArgumentList) throws -> (from: Date, to: Date)? {
+        let fromText = try arguments.value("--from")
+        let toText = try arguments.value("--to")
+        let durationText = try arguments.value("--duration")
+        guard fromText != nil || toText != nil || durationText != nil else { return nil }
+        guard let fromText else { throw CommandError.usage("--from TIME is missing: where the clip starts, e.g. 2026-12-01T10:02:00Z") }
+        guard let from = ProgramDateTime.parse(fromText[...]) else {
+            throw CommandError.usage("--from \(fromText) is not a date-time such as 2026-12-01T10:02:00Z")
+        }
+        let to: Date
+        switch (toText, durationText) {
+        case (let text?, nil):
+            guard let date = ProgramDateTime.parse(text[...]) else {
+                throw CommandError.usage("--to \(text) is not a date-time such as 2026-12-01T10:15:00Z")
+            }
+            to = date
+        case (nil, let text?):
+            guard let seconds = DurationText.seconds(text) else {
+                throw CommandError.usage("--duration \(text) is not a span such as 780, 90s, 13m or 2h")
+            }
+            to = from.addingTimeInterval(Double(seconds))
+        case (nil, nil):
+            throw CommandError.usage("--to TIME or --duration SPAN is missing: where the clip ends")
+        case (_?, _?):
+            throw CommandError.usage("--to and --duration exclude each other: give one end")
+        }
+        guard to > from else {
+            throw CommandError.usage("--to \(ProgramDateTime.format(to)) is not after --from \(ProgramDateTime.format(from))")
+        }
+        return (from, to)
+    }
+
+    private static func checkClipOptions(outputDirectory: String?, outputFile: String?, clip: Bool, publishing: Bool,
+                                         encoding: [String], cuts: Bool) throws {
+        if let outputFile {
+            guard clip else { throw CommandError.usage("-o \(outputFile) writes a clip of recordings: give a folder with --from and --to") }
+            guard outputFile.hasSuffix(".mp4") else { throw CommandError.usage("-o \(outputFile): the clip file's name ends in .mp4") }
+            if outputDirectory != nil || publishing {
+                throw CommandError.usage("-o FILE and \(publishing ? "--publish" : "--out") exclude each other: one file or a stream")
+            }
+        }
+        if let conflict = encoding.first {
+            throw CommandError.usage("a clip of recordings is copied, never encoded: leave out \(conflict)")
+        }
+        if cuts { throw CommandError.usage("--cut-at does not apply to a clip of recordings") }
     }
 
     func run() throws {
+        if let clip { return try runClip(from: clip.from, to: clip.to) }
         // Before anything is captured or read: a store that refuses the stream is said at once.
         try publish?.checkTarget()
         let spoolDirectory = outputDirectory == nil ? try PublishOptions.makeSpoolDirectory() : nil
@@ -212,5 +296,87 @@ struct FileCommand: Command {
             print(report.summaryLine(origin: publish.displayName))
             if !report.isComplete { throw report.incompleteError(origin: publish.displayName) }
         }
+    }
+
+    /// A clip of the recordings in `inputs[0]`, copied into a stream or one file.
+    private func runClip(from: Date, to: Date) throws {
+        let folder = inputs[0]
+        guard let files = RecordingScanner.files(below: folder) else {
+            throw CommandError("\(folder): cannot be read; check the folder and its permissions", exitCode: .noInput)
+        }
+        let summaries = files.map { (path: folder + "/" + $0.path, summary: RecordingScanner.read(folder + "/" + $0.path).0) }
+        let found = RecordingClip.parts(files: summaries, from: from, to: to)
+        guard !found.isEmpty else {
+            throw CommandError("\(folder): no recording between \(ProgramDateTime.format(from)) and "
+                + "\(ProgramDateTime.format(to)); hlscap recordings \(folder) lists what there is", exitCode: .noInput)
+        }
+        let parts = found.map {
+            ClipSource.Part(path: $0.path, startMicroseconds: Int64(($0.startSeconds * 1e6).rounded()),
+                            endMicroseconds: $0.endSeconds.map { Int64(($0 * 1e6).rounded()) })
+        }
+        let clip: FilePackager.ClipOutcome
+        let written: String
+        do {
+            if let outputFile {
+                let url = URL(fileURLWithPath: outputFile)
+                if FileManager.default.fileExists(atPath: outputFile), !overwrite {
+                    throw CommandError("\(outputFile) exists; add --overwrite to replace it or choose another -o",
+                                       exitCode: .cannotCreate)
+                }
+                let store = try DirectoryStore(root: url.deletingLastPathComponent().path)
+                clip = try FilePackager.writeClip(parts, store: store, path: url.lastPathComponent,
+                                                  segmentMilliseconds: transcodeSettings.segmentMilliseconds)
+                written = outputFile
+            } else {
+                let spoolDirectory = outputDirectory == nil ? try PublishOptions.makeSpoolDirectory() : nil
+                defer { spoolDirectory.map(PublishOptions.removeSpoolDirectory) }
+                let store = try DirectoryStore(root: outputDirectory ?? spoolDirectory!)
+                var packager = FilePackager(inputs: parts.map(\.path), store: store, mode: .copy,
+                                            transcodeSettings: transcodeSettings, overwrite: overwrite)
+                packager.encryption = try encryption?.make()
+                packager.publishKeys = encryption?.publishKeys ?? false
+                packager.onMessage = EngineMessage.print
+                packager.publish = publish.map { options in
+                    { store, directory in options.makeFilePublisher(store: store, directory: directory) }
+                }
+                let (outcome, made) = try packager.packageClip(parts)
+                clip = made
+                written = outputDirectory.map { $0 + "/" + StreamLayout.playlistName }
+                    ?? publish!.origin.appendingPathComponent(StreamLayout.playlistName).absoluteString
+                if let report = outcome.publishReport, let publish {
+                    print(report.summaryLine(origin: publish.displayName))
+                    if !report.isComplete { throw report.incompleteError(origin: publish.displayName) }
+                }
+            }
+        } catch {
+            throw CommandError(error, packaging: parts.map(\.path))
+        }
+        print(Self.clipSummary(written: written, clip: clip, parts: found, from: from, to: to))
+    }
+
+    /// One line: what was written, from how many recordings, where it starts and ends against the range
+    /// asked for, and the gaps closed.
+    static func clipSummary(written: String, clip: FilePackager.ClipOutcome, parts: [RecordingClip.Part],
+                            from: Date, to: Date) -> String {
+        var line = String(format: "%@: %d segments, %.3f s, %.1f MB, copied from %d recording%@", written,
+                          clip.segmentCount, clip.durationSeconds, Double(clip.byteCount) / 1_000_000, parts.count,
+                          parts.count == 1 ? "" : "s")
+        if let first = parts.first, let moved = clip.movedSeconds.first {
+            let early = from.timeIntervalSince(first.start.addingTimeInterval(-moved))
+            if early > 0.0005 {
+                line += String(format: "; starts %.3f s before --from, at the keyframe before it", early)
+            } else if early < -0.0005 {
+                line += String(format: "; starts %.3f s after --from, %@", -early,
+                               first.start > from ? "where the recordings begin" : "at the first keyframe")
+            }
+        }
+        if let last = parts.last, last.end < to {
+            line += String(format: "; ends %.3f s before --to, where the recordings end", to.timeIntervalSince(last.end))
+        }
+        let gaps = parts.map(\.gapBeforeSeconds).filter { $0 > RecordingRangePlaylist.gapSeconds }
+        if !gaps.isEmpty {
+            line += String(format: "; %d gap%@ closed (%.1f s)", gaps.count, gaps.count == 1 ? "" : "s", gaps.reduce(0, +))
+        }
+        return line
     }
 }
