@@ -1,3 +1,4 @@
+import HLSKit
 import HLSMedia
 import HLSOutput
 
@@ -19,7 +20,7 @@ public enum EngineMessage: Sendable {
     /// A recording split by time finished a file whole.
     case recordingFileFinished(path: String, byteCount: Int)
     /// Retention deleted a recording file.
-    case recordingRemoved(path: String, reason: String)
+    case recordingRemoved(path: String, reason: RecordingRetention.Reason, byteCount: Int64)
     /// A file that left the playlist could not be deleted.
     case removalFailed(StoreError)
     /// A failed run could not remove a file it had stored.

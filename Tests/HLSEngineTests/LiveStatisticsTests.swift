@@ -17,4 +17,16 @@ import Testing
         let summary = LiveStatistics().summary()
         #expect(summary == "0 segments, 0.000 s, 0 kb/s, 0 frames, 0 dropped, mode live", "\(summary)")
     }
+
+    /// Retention's deletions are on the status line and in the snapshot `/metrics` is made from, by rule.
+    @Test func recordingsDeletedAreCountedByRule() {
+        let statistics = LiveStatistics()
+        #expect(!statistics.statusLine().contains("recordings deleted"))
+        statistics.countRecordingRemoved(reason: .age, byteCount: 1_500_000)
+        statistics.countRecordingRemoved(reason: .age, byteCount: 500_000)
+        statistics.countRecordingRemoved(reason: .freeSpace, byteCount: 1_000_000)
+        #expect(statistics.statusLine().contains("recordings deleted 3 (3.0 MB)"), "\(statistics.statusLine())")
+        let removals = statistics.snapshot().recordingRemovals
+        #expect(removals == [.age: .init(files: 2, bytes: 2_000_000), .freeSpace: .init(files: 1, bytes: 1_000_000)])
+    }
 }

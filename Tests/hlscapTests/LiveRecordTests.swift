@@ -170,6 +170,31 @@ import Testing
         #expect(result.stdout.contains("the last \(try #require(kept.last))"), "\(result.stdout)")
     }
 
+    /// What retention deleted, and why, is counted in `/metrics` while the stream runs, by rule, files and
+    /// bytes.
+    @Test func retentionIsCountedInTheMetrics() throws {
+        let directory = try PackagedStream.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let folder = directory.appendingPathComponent("rec")
+        let served = try ServedStream.start(["live"] + LiveStream.testSource + [
+            "--serve", "127.0.0.1:0", "--duration", "30",
+            "--out", directory.appendingPathComponent("stream").path,
+            "--record", folder.path + "/%H-%M-%S.mp4", "--record-every", "2s", "--keep", "3s", "--record-codec", "h264"])
+        defer { served.process.send(SIGKILL) }
+        var samples: [String: Double] = [:]
+        let deadline = Date(timeIntervalSinceNow: 25)
+        while Date() < deadline, (samples["hlscap_recording_files_deleted_total{reason=keep}"] ?? 0) < 2 {
+            Thread.sleep(forTimeInterval: 1)
+            samples = try served.metrics()
+        }
+        let files = samples["hlscap_recording_files_deleted_total{reason=keep}"] ?? 0
+        let bytes = samples["hlscap_recording_bytes_deleted_total{reason=keep}"] ?? 0
+        #expect(files >= 2 && bytes > files * 1000, "\(samples)")
+        // The count is the files deleted: each has its line.
+        let lines = served.process.stderr.split(separator: "\n").filter { $0.contains("older than --keep") }
+        #expect(lines.count >= Int(files), "\(served.process.stderr)")
+    }
+
     @Test func splittingThatWouldCollideOrCannotBeReadIsRefused() throws {
         let directory = try PackagedStream.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }

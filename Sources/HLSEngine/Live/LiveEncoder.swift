@@ -154,7 +154,12 @@ final class LiveEncoder {
                                 framesPerSecond: framesPerSecond, preset: configuration.preset,
                                 segmentMilliseconds: configuration.segmentMilliseconds,
                                 makeVideoEncoder: configuration.makeVideoEncoder, split: record.split),
-                audio: tracks.first { !$0.isVideo }, messages: messages)
+                audio: tracks.first { !$0.isVideo }, messages: { [statistics] message in
+                    if case .recordingRemoved(path: _, reason: let reason, byteCount: let byteCount) = message {
+                        statistics.countRecordingRemoved(reason: reason, byteCount: byteCount)
+                    }
+                    messages(message)
+                })
         }
     }
 

@@ -236,7 +236,8 @@ final class LiveRecorder: @unchecked Sendable {
                 try? FileManager.default.removeItem(atPath: root + "/" + folder)
                 folder = (folder as NSString).deletingLastPathComponent
             }
-            messages(.recordingRemoved(path: root + "/" + deletion.file.path, reason: deletion.reason.rawValue))
+            messages(.recordingRemoved(path: root + "/" + deletion.file.path, reason: deletion.reason,
+                                        byteCount: deletion.file.byteCount))
         }
     }
 

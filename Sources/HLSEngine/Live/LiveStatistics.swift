@@ -27,6 +27,7 @@ public final class LiveStatistics: @unchecked Sendable {
     private var awayAtStop: [(device: String, seconds: Double)] = []
     private var renditionNames: [String] = []
     private var renditionBytes: [Int] = []
+    private var recordingRemovals: [RecordingRetention.Reason: Removals] = [:]
     public private(set) var latenciesMicroseconds: [Int64] = []
     /// Uploads, when publishing: their counts join the status line.
     var publisher: LayoutPublisher?
@@ -109,6 +110,13 @@ public final class LiveStatistics: @unchecked Sendable {
         /// From the capture of a segment's last frame to the playlist that lists it, the latest.
         public var lastListingLatencySeconds: Double?
         public var upload: PublishStatus?
+        /// Recording files retention deleted, by why.
+        public var recordingRemovals: [RecordingRetention.Reason: Removals]
+    }
+
+    public struct Removals: Sendable, Equatable {
+        public var files = 0
+        public var bytes: Int64 = 0
     }
 
     public func snapshot() -> Snapshot {
@@ -116,7 +124,7 @@ public final class LiveStatistics: @unchecked Sendable {
             Snapshot(frames: frames, droppedFrames: droppedFrames, segments: segments, mediaBytes: mediaBytes,
                      mediaSeconds: mediaSeconds, renditions: Array(zip(renditionNames, renditionBytes)),
                      lastListingLatencySeconds: latenciesMicroseconds.last.map { Double($0) / 1_000_000 },
-                     upload: publisher?.status)
+                     upload: publisher?.status, recordingRemovals: recordingRemovals)
         }
     }
 
@@ -145,11 +153,24 @@ public final class LiveStatistics: @unchecked Sendable {
                 }
                 line += "  (" + rates.joined(separator: ", ") + ")"
             }
+            if !recordingRemovals.isEmpty {
+                let files = recordingRemovals.values.reduce(0) { $0 + $1.files }
+                let bytes = recordingRemovals.values.reduce(Int64(0)) { $0 + $1.bytes }
+                line += String(format: "  recordings deleted %d (%.1f MB)", files, Double(bytes) / 1_000_000)
+            }
             if let status = publisher?.status {
                 line += String(format: "  upload %d up, %d queued, %d failed, %.1f MB/s", status.uploadedCount,
                                status.queuedCount, status.failedCount, status.bytesPerSecond / 1_000_000)
             }
             return line
+        }
+    }
+
+    /// Retention deleted a recording file.
+    func countRecordingRemoved(reason: RecordingRetention.Reason, byteCount: Int64) {
+        lock.withLock {
+            recordingRemovals[reason, default: Removals()].files += 1
+            recordingRemovals[reason, default: Removals()].bytes += byteCount
         }
     }
 

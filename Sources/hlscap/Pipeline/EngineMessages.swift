@@ -19,8 +19,8 @@ extension EngineMessage {
             "recording into \(path)"
         case .recordingFileFinished(let path, let byteCount):
             String(format: "recorded %@ (%.1f MB)", path, Double(byteCount) / 1_000_000)
-        case .recordingRemoved(let path, let reason):
-            "deleted \(path): \(reason)"
+        case .recordingRemoved(let path, let reason, let byteCount):
+            String(format: "deleted %@: %@ (%.1f MB)", path, reason.rawValue, Double(byteCount) / 1_000_000)
         case .removalFailed(let error):
             "warning: \(error)"
         case .takeBackFailed(let error):

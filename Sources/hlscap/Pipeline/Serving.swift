@@ -181,6 +181,15 @@ enum EngineMetrics {
                                   help: "from the capture of the last segment's last frame to its playlist",
                                   kind: .gauge, value: latency))
         }
+        if !snapshot.recordingRemovals.isEmpty {
+            let removals = snapshot.recordingRemovals.sorted { $0.key.label < $1.key.label }
+            families += [
+                .init(name: "hlscap_recording_files_deleted_total", help: "recording files retention deleted, by rule",
+                      kind: .counter, samples: removals.map { ([("reason", $0.key.label)], Double($0.value.files)) }),
+                .init(name: "hlscap_recording_bytes_deleted_total", help: "bytes of recording files retention deleted, by rule",
+                      kind: .counter, samples: removals.map { ([("reason", $0.key.label)], Double($0.value.bytes)) }),
+            ]
+        }
         if let upload = snapshot.upload {
             families += [
                 .init(name: "hlscap_uploads_total", help: "files uploaded to the origin", kind: .counter,
@@ -196,5 +205,16 @@ enum EngineMetrics {
             ]
         }
         return families
+    }
+}
+
+extension RecordingRetention.Reason {
+    /// The rule's name in `/metrics`: keep, keep_size, min_free.
+    var label: String {
+        switch self {
+        case .age: "keep"
+        case .size: "keep_size"
+        case .freeSpace: "min_free"
+        }
     }
 }
