@@ -59,6 +59,38 @@ import Testing
         #expect(sync.ok, "\(sync.report)")
     }
 
+    /// `--record` beside a copied camera records the camera's own pictures, as they came: the recording's
+    /// video packets are the stream's, no second encoding; split by time, each file plays alone.
+    @Test func aCopiedCameraIsRecordedAsItCame() throws {
+        let camera = try RTSPCamera.start()
+        defer { camera.stop() }
+        let directory = try PackagedStream.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let stream = directory.appendingPathComponent("stream")
+        let folder = directory.appendingPathComponent("rec")
+        let run = try ExternalTools.runHlscap(["live", "--video", camera.url("h264-aac"), "--duration", "10",
+                                               "--window", "0", "--out", stream.path, "--quiet",
+                                               "--record", folder.path + "/%H-%M-%S.mp4", "--record-every", "4s"],
+                                              timeoutSeconds: 60)
+        #expect(run.succeeded && run.stdout.contains("video copied"), "\(run.stdout)\(run.stderr)")
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".mp4") }.sorted()
+        #expect(files.count >= 2, "\(files)")
+        let packets = { (path: String) throws -> [String] in
+            let result = try ExternalTools.run("ffmpeg", ["-v", "error", "-i", path, "-map", "0:v:0", "-c", "copy",
+                                                          "-f", "framemd5", "-"])
+            return result.stdout.split(separator: "\n").filter { !$0.hasPrefix("#") }
+                .compactMap { $0.split(separator: ",").last.map { $0.trimmingCharacters(in: .whitespaces) } }
+        }
+        var recorded: [String] = []
+        for file in files {
+            let path = folder.appendingPathComponent(file).path
+            #expect(try ExternalTools.ffmpegDecodeErrors(path: path).isEmpty, "\(file)")
+            recorded += try packets(path)
+        }
+        let streamed = try packets(stream.appendingPathComponent("playlist.m3u8").path)
+        #expect(!streamed.isEmpty && recorded == streamed, "\(recorded.count) packets recorded, \(streamed.count) streamed")
+    }
+
     /// A camera whose keyframes come every 3 s: copied segments are 3 s, the target duration says so, and
     /// one line says how to fix it at the camera. `--transcode` encodes instead, on the 2 s grid.
     @Test func aCameraWithALongKeyframeIntervalIsSaidAndCanBeEncoded() throws {

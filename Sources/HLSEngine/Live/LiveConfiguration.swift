@@ -28,6 +28,9 @@ public struct LiveConfiguration: Sendable {
         public var codec = VideoCodec.hevc
         /// nil picks twice the stream's default rate for the size (H.264), 80 % of that for HEVC.
         public var bitrate: Int?
+        /// The recording has an encoding of its own even when the stream copies its source (a size, codec
+        /// or rate was asked for); without it a copied source is recorded as it is.
+        public var encodes = true
         /// Split by time: a new file at each boundary of the period, named by the pattern (a path in
         /// `store`); nil records one file at `path`.
         public var split: Split?

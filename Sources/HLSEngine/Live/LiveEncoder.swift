@@ -149,12 +149,14 @@ final class LiveEncoder {
             let size = record.size ?? configuration.size
             let rate = record.bitrate ?? Int(Double(2 * VideoRenditionSettings.defaultBitrate(
                 size: size, frameRate: Rational(Int32(framesPerSecond), 1))) * (record.codec == .hevc ? 0.8 : 1))
+            // A copied source is recorded as it is, unless the recording asks for its own encoding.
+            let copiedVideo = record.encodes ? nil : copied.first(where: \.isVideo)
             return try LiveRecorder(
                 settings: .init(store: record.store, path: record.path, size: size, codec: record.codec, bitrate: rate,
                                 framesPerSecond: framesPerSecond, preset: configuration.preset,
                                 segmentMilliseconds: configuration.segmentMilliseconds,
                                 makeVideoEncoder: configuration.makeVideoEncoder, split: record.split),
-                audio: tracks.first { !$0.isVideo }, messages: { [statistics] message in
+                copying: copiedVideo, audio: tracks.first { !$0.isVideo }, messages: { [statistics] message in
                     if case .recordingRemoved(path: _, reason: let reason, byteCount: let byteCount) = message {
                         statistics.countRecordingRemoved(reason: reason, byteCount: byteCount)
                     }
@@ -261,6 +263,13 @@ final class LiveEncoder {
             if startsSegmentAtNextFrame { cutSegment(atLeadTicks: sample.decodeTime + Int64(sample.compositionOffset)) }
         } else if isBeforeCopiedVideo(capture) {
             return []
+        }
+        if tracks[input.track].isVideo {
+            recorder?.take(copied: sample, capturedAt: timing.originDate.map {
+                $0.addingTimeInterval(timescale.seconds(sample.decodeTime))
+            } ?? clock.now())
+        } else {
+            recorder?.take(audio: [sample])
         }
         return segment([sample])
     }

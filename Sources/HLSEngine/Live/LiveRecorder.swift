@@ -9,6 +9,9 @@ import HLSOutput
 /// (`RecordingWriter`). It runs on its own queue with its own bounded backlog, so a slow encoder or a
 /// failing disk stops only the recording, never the stream.
 ///
+/// With a copied source (a camera's own H.264 or HEVC), the recording is the source itself: its
+/// samples as they came, beside the stream's sound, no second encoding.
+///
 /// Split by time (`--record-every`), a new file starts at the first frame captured at or after each
 /// boundary of the period on the wall clock: the encoder makes that frame an IDR, the segmenter starts
 /// a fragment there, and the file before is finished. Each file is complete on its own, its times
@@ -50,7 +53,8 @@ final class LiveRecorder: @unchecked Sendable {
     private let room = DispatchSemaphore(value: LiveRecorder.frameQueueLimit)
     private let queue = DispatchQueue(label: "hlscap.live.record")
     private let lock = NSLock()
-    private let video: VideoRenditions
+    /// The recording's own encoding; nil when it records a copied source as it is.
+    private let video: VideoRenditions?
     private let tracks: [TrackDescription]
     private let audioTrack: Int?
     private var segmenter: Segmenter
@@ -78,16 +82,26 @@ final class LiveRecorder: @unchecked Sendable {
     private var wallClockAtZero: Date?
     private var kept = RecordingIndex()
 
-    init(settings: Settings, audio: TrackDescription?, messages: @escaping @Sendable (EngineMessage) -> Void) throws {
+    /// `copying`: the copied source's video track, recorded as it is instead of encoded.
+    init(settings: Settings, copying copiedVideo: TrackDescription? = nil, audio: TrackDescription?,
+         messages: @escaping @Sendable (EngineMessage) -> Void) throws {
         self.settings = settings
         self.messages = messages
-        video = try VideoRenditions(
-            renditions: [VideoRenditionSettings(size: settings.size, bitrate: settings.bitrate, name: "record",
-                                                codec: settings.codec)],
-            frameRate: Rational(Int32(settings.framesPerSecond), 1), preset: settings.preset, zeroLatency: false,
-            segmentMilliseconds: settings.segmentMilliseconds, threadCount: 0, firstTrackIndex: 0,
-            makeEncoder: settings.makeVideoEncoder)
-        var tracks = video.tracks
+        var tracks: [TrackDescription]
+        if var copiedVideo {
+            video = nil
+            copiedVideo.trackID = 1
+            tracks = [copiedVideo]
+        } else {
+            let video = try VideoRenditions(
+                renditions: [VideoRenditionSettings(size: settings.size, bitrate: settings.bitrate, name: "record",
+                                                    codec: settings.codec)],
+                frameRate: Rational(Int32(settings.framesPerSecond), 1), preset: settings.preset, zeroLatency: false,
+                segmentMilliseconds: settings.segmentMilliseconds, threadCount: 0, firstTrackIndex: 0,
+                makeEncoder: settings.makeVideoEncoder)
+            self.video = video
+            tracks = video.tracks
+        }
         if var audio {
             audio.trackID = 2
             tracks.append(audio)
@@ -142,13 +156,30 @@ final class LiveRecorder: @unchecked Sendable {
             lock.withLock { queuedFrames -= 1 }
             if wallClockAtZero == nil { wallClockAtZero = date.addingTimeInterval(-VideoEncoder.timescale.seconds(ticks)) }
             if let split = settings.split { startFileIfDue(split, ticks: ticks, date: date) }
-            run { try video.encode(handoff.frame, atTicks: ticks) }
+            run { try video?.encode(handoff.frame, atTicks: ticks) ?? [] }
             lock.withLock { recordedFrames += 1 }
             if waitsForEncoder { room.signal() }
         }
     }
 
-    /// The stream's encoded audio, carried into the recording as it is.
+    /// A copied source's video sample, its times on the stream's capture ticks (as `take(video:)`'s),
+    /// captured at `date`: recorded as it came.
+    func take(copied sample: EncodedSample, capturedAt date: Date) {
+        var moved = sample
+        moved.track = 0
+        queue.async { [self, moved] in
+            guard lock.withLock({ failure == nil }) else { return }
+            let ticks = moved.presentationTime
+            if wallClockAtZero == nil {
+                wallClockAtZero = date.addingTimeInterval(-tracks[0].timescale.seconds(moved.decodeTime))
+            }
+            if let split = settings.split { startFileIfDue(split, ticks: ticks, date: date) }
+            run { [moved] }
+            lock.withLock { recordedFrames += 1 }
+        }
+    }
+
+    /// The stream's audio, encoded or copied, carried into the recording as it is.
     func take(audio samples: [EncodedSample]) {
         guard let audioTrack, !samples.isEmpty else { return }
         let moved = samples.map { sample in
@@ -177,7 +208,7 @@ final class LiveRecorder: @unchecked Sendable {
             return
         }
         pendingFiles.append(path)
-        video.addCut(atTicks: ticks)
+        video?.addCut(atTicks: ticks)
         segmenter.addCut(atSourceTicks: ticks)
     }
 
@@ -256,7 +287,7 @@ final class LiveRecorder: @unchecked Sendable {
     /// Drains the encoder, writes the last fragment and the index, and closes the file.
     func finish() -> Outcome {
         let files = queue.sync {
-            run { try video.flush() }
+            run { try video?.flush() ?? [] }
             if lock.withLock({ failure == nil }) {
                 do {
                     for segment in segmenter.finish() { try write(segment) }

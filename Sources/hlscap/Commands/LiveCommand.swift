@@ -37,9 +37,10 @@ struct LiveCommand: Command {
           --stall-timeout S         a URL that delivers nothing for S seconds ends the stream
                                     (default 10), and one that does not answer is refused
           --transcode               decode and encode a URL's or file's H.264/HEVC and AAC; without
-                                    it they are copied unless --size, --fps, --ladder, --record,
-                                    --video-bitrate, --video-codec, --loop or --reconnect ask for
-                                    an encoding
+                                    it they are copied unless --size, --fps, --ladder,
+                                    --record-size/-codec/-bitrate, --video-bitrate, --video-codec,
+                                    --loop or --reconnect ask for an encoding (--record alone
+                                    records the copied source as it is)
           --reconnect               when the camera, microphone or URL fails, is unplugged or stalls,
                                     wait for it to come back instead of ending the stream: a dark
                                     picture (and silence) stands in meanwhile, and the stream goes
@@ -52,7 +53,8 @@ struct LiveCommand: Command {
           --video-codec CODEC       h264 (default) or hevc (libx265, hvc1)
           --record PATH             also record the capture, at full quality, into one fragmented
                                     MP4 file: playable at every moment, indexed (mfra) at a clean
-                                    stop; with --resume a new file beside it (rec-2.mp4)
+                                    stop; with --resume a new file beside it (rec-2.mp4); a
+                                    copied URL or file is recorded as it came, no second encoding
           --record-size WxH         the recording's picture size (default: the capture's, --size)
           --record-codec CODEC      hevc (default) or h264
           --record-bitrate RATE     the recording's rate (default: twice the stream's, 80 % for HEVC)
@@ -103,7 +105,8 @@ struct LiveCommand: Command {
     /// nil: the stream goes only to the origin, through a temporary directory.
     var outputDirectory: String?
     /// The recording's path as given (`--record`), and its options.
-    var record: (path: String, size: OutputSize?, codec: VideoCodec, bitrate: Int?)?
+    /// `encodes`: a size, codec or rate of its own was asked for, so even a copied source is encoded for it.
+    var record: (path: String, size: OutputSize?, codec: VideoCodec, bitrate: Int?, encodes: Bool)?
     /// `--record-every` and `--record-local-time`: the recording split by time.
     var recordSplit: (pattern: RecordingPattern, period: RecordingPeriod?, timeZone: TimeZone)?
     /// `--keep`, `--keep-size`, `--min-free`.
@@ -180,12 +183,11 @@ struct LiveCommand: Command {
             throw CommandError.usage("--ladder needs video; it cannot be used with --video none")
         }
         if let path = try arguments.value("--record") {
-            record = (path: path,
-                      size: try arguments.value("--record-size").map { try Parse.size($0, option: "--record-size") },
-                      codec: try arguments.value("--record-codec")
-                          .map { try Parse.videoCodec($0, option: "--record-codec") } ?? .hevc,
-                      bitrate: try arguments.value("--record-bitrate")
-                          .map { try Parse.bitrate($0, option: "--record-bitrate") })
+            let size = try arguments.value("--record-size").map { try Parse.size($0, option: "--record-size") }
+            let codec = try arguments.value("--record-codec").map { try Parse.videoCodec($0, option: "--record-codec") }
+            let bitrate = try arguments.value("--record-bitrate").map { try Parse.bitrate($0, option: "--record-bitrate") }
+            record = (path: path, size: size, codec: codec ?? .hevc, bitrate: bitrate,
+                      encodes: size != nil || codec != nil || bitrate != nil)
         } else if let stray = try ["--record-size", "--record-codec", "--record-bitrate", "--record-every"].first(where: {
             try arguments.value($0) != nil
         }) {
@@ -282,7 +284,7 @@ struct LiveCommand: Command {
         // Copy when nothing asks for an encoding of its own; a looped file is encoded, so that each repetition
         // joins the last without a seam (its copied sound would repeat the encoder's priming every time);
         // --reconnect encodes too: the stand-in pictures shown while a camera is away need an encoder.
-        inputs.copy = !transcode && !inputs.loop && !inputs.reconnect && configuration.ladder == nil && record == nil
+        inputs.copy = !transcode && !inputs.loop && !inputs.reconnect && configuration.ladder == nil && record?.encodes != true
             && !sizeGiven && !fpsGiven && configuration.videoBitrate == nil && videoCodec == nil
         let extra = try arguments.positionals()
         guard extra.isEmpty else { throw CommandError.usage("unexpected argument \(extra[0])") }
@@ -351,6 +353,7 @@ struct LiveCommand: Command {
                 recording.size = record.size
                 recording.codec = record.codec
                 recording.bitrate = record.bitrate
+                recording.encodes = record.encodes
                 configuration.record = recording
             }
         } catch {
