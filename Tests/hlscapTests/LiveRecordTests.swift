@@ -113,7 +113,9 @@ import Testing
         #expect(text.stdout.contains("\(files.count) files, 16.0 s recorded, 0 gaps"), "\(text.stdout)")
     }
 
-    /// kill -9 while a split recording runs: every file there decodes, the last up to its last fragment.
+    /// kill -9 while a split recording with retention runs (rotating and deleting every 2 s): every file
+    /// there decodes, the last up to its last fragment, and the next run's retention takes every file the
+    /// killed one left, so nothing is orphaned.
     @Test func aKilledSplitRecordingLeavesEveryFileDecodable() throws {
         let directory = try PackagedStream.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -121,7 +123,7 @@ import Testing
         let hlscap = try ExternalTools.startHlscap(["live", "--video", "test", "--audio", "test", "--size", "320x180",
                                                     "--out", directory.appendingPathComponent("stream").path, "--quiet",
                                                     "--record", folder.path + "/%H-%M-%S.mp4", "--record-every", "2s",
-                                                    "--record-codec", "h264"])
+                                                    "--keep", "6s", "--record-codec", "h264"])
         try #require(LiveStream.waitForSegments(1, in: directory.appendingPathComponent("stream"), of: hlscap))
         Thread.sleep(forTimeInterval: Double.random(in: 5...8))
         hlscap.send(SIGKILL)
@@ -138,6 +140,16 @@ import Testing
         #expect(try Self.topLevelBoxes(last).prefix(2) == ["ftyp", "moov"])
         let listed = try ExternalTools.runHlscap(["recordings", folder.path])
         #expect(listed.succeeded && listed.stdout.contains("\(files.count) files"), "\(listed.stdout)\(listed.stderr)")
+        // 8 s later a new run keeping 2 s finds the killed run's files at its start and deletes every one.
+        Thread.sleep(forTimeInterval: 8)
+        let next = try ExternalTools.runHlscap(["live", "--video", "test", "--audio", "test", "--size", "320x180",
+                                                "--no-realtime", "--duration", "4", "--out",
+                                                directory.appendingPathComponent("stream2").path, "--quiet",
+                                                "--record", folder.path + "/%H-%M-%S.mp4", "--record-every", "2s",
+                                                "--keep", "2s", "--record-codec", "h264"], timeoutSeconds: 120)
+        #expect(next.succeeded, "\(next.stderr)")
+        let left = Set(Self.files(below: folder)).intersection(files)
+        #expect(left.isEmpty, "left by the killed run and not deleted: \(left)")
     }
 
     /// `--keep`: files older than it go as new ones start, oldest first, with a line each; files of an
