@@ -21,6 +21,11 @@ public struct VideoEncoderSettings: Sendable, Equatable {
     public var constantBitRate = false
     /// Encoding threads; 0 lets libx264 use every core.
     public var threadCount: Int
+    /// The encoder: libx264/libx265, or one in hardware.
+    public var kind = VideoEncoderKind.software
+    /// Asks for the parameter sets in-band only, in front of each keyframe, as some hardware encoders give
+    /// them (a Raspberry Pi's): the sample entry is then made from the first packet's.
+    public var parameterSetsInBand = false
 
     public init(width: Int, height: Int, frameRate: Rational, bitrate: Int, preset: String = "veryfast",
                 zeroLatency: Bool = false, keyframeIntervalFrames: Int, threadCount: Int = 0) {
@@ -48,7 +53,12 @@ public struct VideoEncoderSettings: Sendable, Equatable {
 
 /// H.264 High profile through libx264, or HEVC Main through libx265, for HLS: keyframes only where
 /// asked for (plus one at least every `keyframeIntervalFrames`), each an IDR in a closed GOP, never
-/// at scene cuts.
+/// at scene cuts. The same through a hardware encoder (`VideoEncoderKind`), with what it allows.
+///
+/// An encoder that gives its parameter sets only in-band, with its first keyframe, still makes the
+/// sample entry before the first picture: a second encoder of the same settings codes one grey picture
+/// and its first packet's parameter sets are the stream's; every keyframe's in-band sets are then
+/// checked against them.
 ///
 /// Frames go in as yuv420p of the configured size with any time base; samples come out on a
 /// 90 kHz timescale with length-prefixed NAL units and without the parameter sets, which
@@ -78,6 +88,8 @@ public final class VideoEncoder {
 
     private let context: CodecContext
     private var packet: Packet
+    /// With VAAPI, pictures go to the GPU first.
+    private let upload: VAAPIUpload?
 
     /// The longest picture side accepted; sides must also be even, as 4:2:0 halves them.
     private static let maxSide = 8192
@@ -93,15 +105,49 @@ public final class VideoEncoder {
             }
             level = lowest
         }
-        let encoderName = settings.codec == .h264 ? "libx264" : "libx265"
-        guard let codec = avcodec_find_encoder_by_name(encoderName) else {
-            throw CodecError.encoderNotFound(codec: encoderName)
-        }
+        let encoderName = settings.kind.encoderName(for: settings.codec)
         self.settings = settings
         self.level = level
         self.trackIndex = trackIndex
+        upload = try Self.upload(settings)
+        context = try Self.open(settings, level: level, upload: upload)
+        packet = try Packet()
 
-        context = try CodecContext(codec: codec)
+        var parameterSets = context.extradata
+        if parameterSets.isEmpty {
+            parameterSets = try Self.firstPacket(settings, level: level)
+        }
+        do {
+            switch settings.codec {
+            case .h264:
+                let configuration = try AVCDecoderConfiguration(annexB: parameterSets)
+                self.configuration = .h264(configuration)
+                trackFormat = .h264(H264Format(decoderConfiguration: configuration, width: settings.width,
+                                               height: settings.height))
+            case .hevc:
+                let configuration = try HEVCDecoderConfiguration(annexB: parameterSets)
+                self.configuration = .hevc(configuration)
+                trackFormat = .hevc(try HEVCFormat(decoderConfiguration: configuration))
+            }
+        } catch {
+            throw CodecError.unsupportedSettings("\(encoderName) produced no usable parameter sets (\(error))")
+        }
+    }
+
+    /// The VAAPI upload `settings` need, or nil.
+    private static func upload(_ settings: VideoEncoderSettings) throws -> VAAPIUpload? {
+        guard settings.kind == .vaapi else { return nil }
+        return try VAAPIUpload(devicePath: VideoEncoderKind.vaapiDevice, width: settings.width, height: settings.height)
+    }
+
+    /// An open encoder context for `settings`, taking its pictures through `upload` with VAAPI.
+    private static func open(_ settings: VideoEncoderSettings, level: H264Level?,
+                             upload: VAAPIUpload?) throws -> CodecContext {
+        let encoderName = settings.kind.encoderName(for: settings.codec)
+        guard let codec = avcodec_find_encoder_by_name(encoderName) else {
+            throw CodecError.encoderNotFound(codec: encoderName)
+        }
+        let context = try CodecContext(codec: codec)
         let codecContext = context.pointer
         codecContext.pointee.width = Int32(settings.width)
         codecContext.pointee.height = Int32(settings.height)
@@ -115,29 +161,52 @@ public final class VideoEncoder {
         codecContext.pointee.gop_size = Int32(settings.keyframeIntervalFrames)
         codecContext.pointee.keyint_min = Int32(settings.keyframeIntervalFrames)
         // Parameter sets go to extradata (for avcC/hvcC), not in front of every keyframe.
-        codecContext.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER | Int32(bitPattern: AV_CODEC_FLAG_CLOSED_GOP)
+        if !settings.parameterSetsInBand { codecContext.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
+        codecContext.pointee.flags |= Int32(bitPattern: AV_CODEC_FLAG_CLOSED_GOP)
         codecContext.pointee.thread_count = Int32(settings.threadCount)
-
-        try context.open(options: settings.codec == .h264 ? Self.x264Options(settings, level: level)
-                                                          : Self.x265Options(settings))
-        packet = try Packet()
-
-        let extradata = context.extradata
-        do {
-            switch settings.codec {
-            case .h264:
-                let configuration = try AVCDecoderConfiguration(annexB: extradata)
-                self.configuration = .h264(configuration)
-                trackFormat = .h264(H264Format(decoderConfiguration: configuration, width: settings.width,
-                                               height: settings.height))
-            case .hevc:
-                let configuration = try HEVCDecoderConfiguration(annexB: extradata)
-                self.configuration = .hevc(configuration)
-                trackFormat = .hevc(try HEVCFormat(decoderConfiguration: configuration))
-            }
-        } catch {
-            throw CodecError.unsupportedSettings("\(encoderName) produced no usable parameter sets (\(error))")
+        if settings.zeroLatency, settings.kind != .software { codecContext.pointee.max_b_frames = 0 }
+        if let upload {
+            upload.attach(to: codecContext)
+            codecContext.pointee.profile = settings.codec == .h264 ? FF_PROFILE_H264_HIGH : FF_PROFILE_HEVC_MAIN
         }
+        let options: [String: String]
+        switch settings.kind {
+        case .software:
+            options = settings.codec == .h264 ? Self.x264Options(settings, level: level) : Self.x265Options(settings)
+        case .nvenc:
+            // An IDR wherever a keyframe is forced; p4 is NVENC's middle preset.
+            options = ["preset": "p4", "forced-idr": "1", "profile": settings.codec == .h264 ? "high" : "main"]
+                .merging(settings.zeroLatency ? ["zerolatency": "1"] : [:]) { $1 }
+        case .vaapi:
+            options = ["rc_mode": "VBR"]
+        case .v4l2m2m:
+            options = [:]
+        }
+        try context.open(options: options)
+        return context
+    }
+
+    /// The first packet of a second encoder of the same settings, given one grey picture: for an encoder
+    /// that puts its parameter sets only in-band, in front of its first keyframe.
+    private static func firstPacket(_ settings: VideoEncoderSettings, level: H264Level?) throws -> [UInt8] {
+        let upload = try upload(settings)
+        let probe = try open(settings, level: level, upload: upload)
+        var picture = try Frame.black(width: settings.width, height: settings.height)
+        picture.pts = 0
+        picture.pointer.pointee.pict_type = AV_PICTURE_TYPE_I
+        if let upload { picture = try upload.upload(picture) }
+        var packet = try Packet()
+        var first: [UInt8]?
+        try probe.sendFrame(picture.pointer)
+        try probe.sendFrame(nil)
+        try probe.receivePackets(into: &packet) { packet in
+            if first == nil { first = packet.bytes }
+        }
+        guard let first else {
+            throw CodecError.unsupportedSettings("\(settings.kind.encoderName(for: settings.codec)) gave no packet for a "
+                + "first picture, so its parameter sets are unknown")
+        }
+        return first
     }
 
     private static func x264Options(_ settings: VideoEncoderSettings, level: H264Level?) -> [String: String] {
@@ -183,9 +252,10 @@ public final class VideoEncoder {
             throw CodecError.unexpectedFrame("video frame without a timestamp")
         }
         // A reference of our own, so the caller's frame keeps its pts and picture type.
-        let input = try frame.newReference()
+        var input = try frame.newReference()
         input.pts = pts
         input.pointer.pointee.pict_type = forceKeyframe ? AV_PICTURE_TYPE_I : AV_PICTURE_TYPE_NONE
+        if let upload { input = try upload.upload(input) }
         try context.sendFrame(input.pointer)
         return try receiveSamples()
     }
@@ -211,6 +281,12 @@ public final class VideoEncoder {
                 let unit = try H264AccessUnit(packet.bytes, framing: .annexB, configuration: configuration,
                                               keepsFillerData: settings.constantBitRate)
                 (bytes, isSync) = (unit.bytes, unit.isIDR)
+                // The sample entry's sets are taken out; any left are new ones, which it does not describe.
+                let changed = try LengthPrefixed.nalUnits(in: bytes, lengthSize: 4).contains {
+                    [H264NALUnitType.sequenceParameterSet.rawValue, H264NALUnitType.pictureParameterSet.rawValue]
+                        .contains(H264NALUnit.typeField(of: $0))
+                }
+                if changed { throw Self.changedParameterSets(settings) }
             case .hevc(let configuration):
                 let unit = try HEVCAccessUnit(packet.bytes, framing: .annexB, configuration: configuration)
                 (bytes, isSync) = (unit.bytes, unit.isIntraRandomAccessPoint)
@@ -220,6 +296,11 @@ public final class VideoEncoder {
                                          isSync: isSync, data: bytes))
         }
         return samples
+    }
+
+    private static func changedParameterSets(_ settings: VideoEncoderSettings) -> CodecError {
+        .unexpectedFrame("\(settings.kind.encoderName(for: settings.codec)) changed its parameter sets in the middle of "
+            + "the stream, which the init section cannot follow")
     }
 
     private static func validate(_ settings: VideoEncoderSettings) throws {

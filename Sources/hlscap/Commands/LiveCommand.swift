@@ -51,6 +51,9 @@ struct LiveCommand: Command {
           --audio-bitrate RATE      AAC bit rate (default 128k)
           --preset NAME             x264 or x265 preset (default veryfast)
           --video-codec CODEC       h264 (default) or hevc (libx265, hvc1)
+          --encoder NAME            x264 (default; x265 for HEVC), vaapi (/dev/dri/renderD128),
+                                    v4l2m2m (a Raspberry Pi's /dev/video11), nvenc (NVIDIA), or
+                                    auto: the first of those that works here, else software
           --record PATH             also record the capture, at full quality, into one fragmented
                                     MP4 file: playable at every moment, indexed (mfra) at a clean
                                     stop; with --resume a new file beside it (rec-2.mp4); a
@@ -101,6 +104,8 @@ struct LiveCommand: Command {
         """
 
     var configuration: LiveConfiguration
+    /// `--encoder`: the encoder kinds to try, in order (several for `auto`, software last).
+    var encoders: [VideoEncoderKind]
     var inputs: CaptureInputs
     /// nil: the stream goes only to the origin, through a temporary directory.
     var outputDirectory: String?
@@ -174,6 +179,7 @@ struct LiveCommand: Command {
             .map { try Parse.bitrate($0, option: "--video-bitrate") }
         let videoCodec = try arguments.value("--video-codec")
         configuration.videoCodec = try videoCodec.map { try Parse.videoCodec($0, option: "--video-codec") } ?? .h264
+        encoders = try arguments.value("--encoder").map { try Self.encoders($0) } ?? [.software]
         configuration.ladder = try arguments.value("--ladder").map { try Parse.ladder($0, option: "--ladder") }
         if configuration.ladder != nil, configuration.videoBitrate != nil {
             throw CommandError.usage("--ladder and --video-bitrate exclude each other: give each rung its rate, "
@@ -305,6 +311,7 @@ struct LiveCommand: Command {
         // Before anything is captured or read: a store that refuses the stream is said at once.
         try publish?.checkTarget()
         var configuration = configuration
+        try chooseEncoder(&configuration)
         let spoolDirectory = outputDirectory == nil ? try PublishOptions.makeSpoolDirectory() : nil
         defer { spoolDirectory.map(PublishOptions.removeSpoolDirectory) }
         let directory = outputDirectory ?? spoolDirectory!
@@ -525,5 +532,44 @@ struct LiveCommand: Command {
         guard let slash = path.lastIndex(of: "/") else { return (".", path) }
         let directory = String(path[..<slash])
         return (directory.isEmpty ? "/" : directory, String(path[path.index(after: slash)...]))
+    }
+
+    /// `--encoder NAME`: one kind, or for `auto` every hardware kind and then software.
+    static func encoders(_ text: String) throws -> [VideoEncoderKind] {
+        switch text {
+        case "x264", "x265", "software": return [.software]
+        case "auto": return VideoEncoderKind.hardware + [.software]
+        default:
+            guard let kind = VideoEncoderKind(rawValue: text) else {
+                throw CommandError.usage("--encoder \(text): give x264 (x265 for HEVC), vaapi, v4l2m2m, nvenc or auto")
+            }
+            return [kind]
+        }
+    }
+
+    /// Opens each encoder asked for, in order, until one works here: the stream's (and the recording's)
+    /// pictures are encoded with it. A named hardware encoder that is missing exits 69 with what it lacks;
+    /// `auto` falls back to software with one line saying why.
+    private func chooseEncoder(_ configuration: inout LiveConfiguration) throws {
+        guard encoders != [.software] else { return }
+        var settings = VideoEncoderSettings(width: 640, height: 360, frameRate: Rational(30, 1), bitrate: 1_000_000,
+                                            preset: "ultrafast", zeroLatency: true, keyframeIntervalFrames: 60, threadCount: 1)
+        settings.codec = configuration.videoCodec
+        let (chosen, refusals) = VideoEncoderKind.firstWorking(encoders, settings: settings)
+        let why = refusals.map { "\($0.kind.rawValue): \($0.reason)" }.joined(separator: "; ")
+        guard let chosen else {
+            throw CommandError("--encoder \(encoders[0].rawValue): \(refusals.first?.reason ?? "it cannot encode here"); "
+                + "give --encoder \(VideoEncoderKind.software.optionName(for: configuration.videoCodec)) to encode in software "
+                + "or auto to use whatever this machine has", exitCode: .unavailable)
+        }
+        if chosen == .software, encoders.count > 1 {
+            Self.warn("--encoder auto: no hardware encoder here (\(why)); encoding with "
+                + chosen.encoderName(for: configuration.videoCodec))
+        }
+        configuration.makeVideoEncoder = { settings, trackIndex in
+            var settings = settings
+            settings.kind = chosen
+            return try VideoEncoder(settings: settings, trackIndex: trackIndex)
+        }
     }
 }
