@@ -32,6 +32,25 @@ public final class MediaSource: CaptureSource {
         /// stand-ins keeping its tracks flowing meanwhile; it is decoded (`copy` is not for it), so that
         /// the stand-ins' pictures and the camera's are encoded alike.
         public var reconnect = false
+        /// The URL waits for a publisher to connect (`--listen`): opening waits as long as it takes, and
+        /// the publisher leaving ends the stream cleanly (with `reconnect`, the next one is waited for).
+        public var listen: Listen?
+
+        public struct Listen: Sendable {
+            /// How the input is named in messages (the address hlscap listens on, without a key).
+            public var name: String
+            /// Protocol options that make libavformat listen (`listen=1`, `mode=listener`).
+            public var options: [String: String]
+            /// How many connections have been handed to libavformat's listener so far: an open that fails
+            /// after a new one was a publisher refused or gone before it began, and is tried again.
+            public var handedOn: @Sendable () -> Int
+
+            public init(name: String, options: [String: String], handedOn: @escaping @Sendable () -> Int = { 0 }) {
+                self.name = name
+                self.options = options
+                self.handedOn = handedOn
+            }
+        }
 
         public init(location: String) {
             self.location = location
@@ -74,7 +93,7 @@ public final class MediaSource: CaptureSource {
     public init(_ configuration: Configuration) throws(CaptureError) {
         FFmpegLog.installIfNeeded()
         self.configuration = configuration
-        name = Self.displayName(configuration.location)
+        name = configuration.listen?.name ?? Self.displayName(configuration.location)
         watchdog = Watchdog(stallMicroseconds: Int64(configuration.stallTimeoutSeconds * 1_000_000))
         let opened = try Self.open(configuration, name: name, watchdog: watchdog)
         streams = opened.demuxer.streams
@@ -238,6 +257,19 @@ public final class MediaSource: CaptureSource {
     private static func openDemuxer(_ configuration: Configuration, name: String,
                                     watchdog: Watchdog) throws(CaptureError) -> FileDemuxer {
         do throws(MediaInputError) {
+            if let listen = configuration.listen {
+                // No stall timeout while nobody publishes; a connection refused or lost before its stream
+                // began is listened for again.
+                while true {
+                    let before = listen.handedOn()
+                    do throws(MediaInputError) {
+                        return try FileDemuxer(url: configuration.location, name: name,
+                                               options: options(for: configuration), interrupt: watchdog.callback)
+                    } catch {
+                        guard listen.handedOn() != before, !watchdog.isStopped else { throw error }
+                    }
+                }
+            }
             if configuration.isURL {
                 watchdog.arm()
                 defer { watchdog.disarm() }
@@ -283,6 +315,7 @@ public final class MediaSource: CaptureSource {
     /// Demuxer and protocol options by scheme: each is one the scheme's demuxer takes, since an
     /// option nothing takes is an error.
     static func options(for configuration: Configuration) -> [String: String] {
+        if let listen = configuration.listen { return listen.options }
         let scheme = configuration.location.prefix { $0 != ":" }.lowercased()
         switch scheme {
         case "rtsp", "rtsps": return ["rtsp_transport": configuration.rtspTransport]
@@ -391,6 +424,11 @@ extension MediaSource {
                 case .failed(let error):
                     guard reconnect(after: error, on: thread) else { return }
                 case .ended:
+                    if configuration.listen != nil, !configuration.reconnect {
+                        // A publisher that leaves ends its stream.
+                        thread.emit(.ended)
+                        return
+                    }
                     if configuration.isURL {
                         // A camera or a server does not end: that it did is a failure to be told, so a
                         // service manager restarts the stream.
@@ -434,7 +472,7 @@ extension MediaSource {
         private func read(_ opened: Opened, on thread: CaptureThread) -> Outcome {
             let streams = opened.demuxer.streams
             while !thread.isStopRequested {
-                let item: CopySource.Item?
+                var item: CopySource.Item?
                 watchdog.arm()
                 do {
                     if !opened.pending.isEmpty {
@@ -452,7 +490,11 @@ extension MediaSource {
                             format: "nothing received for %g s (--stall-timeout)", configuration.stallTimeoutSeconds)))
                     }
                     let detail = (error as? MediaInputError)?.detail ?? "\(error)"
-                    return .failed(CaptureError(device: name, message: "reading failed: \(detail)"))
+                    // A publisher that disconnects ends its stream with a read error, not an end of file.
+                    guard configuration.listen != nil else {
+                        return .failed(CaptureError(device: name, message: "reading failed: \(detail)"))
+                    }
+                    item = nil
                 }
                 watchdog.disarm()
                 switch item {

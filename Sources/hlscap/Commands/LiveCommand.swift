@@ -34,6 +34,10 @@ struct LiveCommand: Command {
           --no-realtime             with the test source or a file: as fast as it encodes
           --loop                    start a file input again at its end; the stream goes on
           --rtsp-transport T        tcp (default) or udp
+          --listen URL              take a pushed stream instead of --video: rtmp://ADDR:PORT/APP/KEY
+                                    (one publisher at a time, with that stream key) or
+                                    srt://ADDR:PORT[?passphrase=…]; the stream ends when the
+                                    publisher leaves (with --reconnect, the next one continues it)
           --stall-timeout S         a URL that delivers nothing for S seconds ends the stream
                                     (default 10), and one that does not answer is refused
           --transcode               decode and encode a URL's or file's H.264/HEVC and AAC; without
@@ -107,6 +111,8 @@ struct LiveCommand: Command {
     /// `--encoder`: the encoder kinds to try, in order (several for `auto`, software last).
     var encoders: [VideoEncoderKind]
     var inputs: CaptureInputs
+    /// `--listen URL`: wait for a publisher there instead of opening an input.
+    var listenURL: String?
     /// nil: the stream goes only to the origin, through a temporary directory.
     var outputDirectory: String?
     /// The recording's path as given (`--record`), and its options.
@@ -131,6 +137,16 @@ struct LiveCommand: Command {
         var configuration = LiveConfiguration()
         var inputs = CaptureInputs()
         inputs.video = try arguments.value("--video").map(CaptureInputs.Video.init) ?? .firstCamera
+        listenURL = try arguments.value("--listen")
+        if let listenURL {
+            guard inputs.video == .firstCamera else {
+                throw CommandError.usage("--listen and --video exclude each other: the publisher is the video")
+            }
+            guard listenURL.hasPrefix("rtmp://") || listenURL.hasPrefix("srt://") else {
+                throw CommandError.usage("--listen \(listenURL): give rtmp://ADDR:PORT/APP/KEY or srt://ADDR:PORT")
+            }
+            inputs.video = .media(listenURL)
+        }
         // A URL or a file with video brings its own sound unless told otherwise.
         inputs.audio = try arguments.value("--audio").map(CaptureInputs.Audio.init)
             ?? inputs.video.media.map(CaptureInputs.Audio.media) ?? .device("default")
@@ -317,8 +333,13 @@ struct LiveCommand: Command {
         let directory = outputDirectory ?? spoolDirectory!
         let store: DirectoryStore
         let sources: [any CaptureSource]
+        // Kept for the whole run: it takes the publisher's connections.
+        var listener: RTMPListener?
+        defer { withExtendedLifetime(listener) {} }
         do {
             store = try DirectoryStore(root: directory)
+            var inputs = inputs
+            if let listenURL { listener = try Self.listen(listenURL, inputs: &inputs) }
             sources = try inputs.makeSources()
             for media in sources.compactMap({ $0 as? MediaSource }) {
                 if let refusal = media.copyRefusal, inputs.copy { Self.warn("\(media.name): \(refusal)") }
@@ -571,5 +592,37 @@ struct LiveCommand: Command {
             settings.kind = chosen
             return try VideoEncoder(settings: settings, trackIndex: trackIndex)
         }
+    }
+
+    /// `--listen`: an RTMP address is taken by hlscap's own listener, which checks the stream key and hands
+    /// the publisher on to libavformat on a loopback port; an SRT address is libavformat's (libsrt's)
+    /// listener, a passphrase in the URL checked by SRT's handshake.
+    private static func listen(_ url: String, inputs: inout CaptureInputs) throws -> RTMPListener? {
+        if url.hasPrefix("srt://") {
+            guard let components = URLComponents(string: url), let port = components.port else {
+                throw CommandError.usage("--listen \(url): write srt://ADDR:PORT, such as srt://0.0.0.0:9000")
+            }
+            let host = components.host.flatMap { $0.isEmpty ? nil : $0 } ?? "0.0.0.0"
+            let name = "srt://\(host):\(port)"
+            inputs.listen = .init(name: name, options: ["mode": "listener"])
+            let query = components.query.map { "?" + $0 } ?? ""
+            let follows = inputs.audio == .media(url)
+            inputs.video = .media("srt://\(host):\(port)\(query)")
+            if follows { inputs.audio = .media("srt://\(host):\(port)\(query)") }
+            warn("waiting for a publisher on \(name)")
+            return nil
+        }
+        let listener: RTMPListener
+        do {
+            listener = try RTMPListener(url: url) { warn($0) }
+        } catch {
+            throw error.isUsage ? CommandError.usage(error.description) : CommandError(error.description, exitCode: .unavailable)
+        }
+        inputs.listen = .init(name: listener.name, options: ["listen": "1"], handedOn: { listener.connectionsHandedOn })
+        let follows = inputs.audio == .media(url)
+        inputs.video = .media(listener.internalURL)
+        if follows { inputs.audio = .media(listener.internalURL) }
+        warn("waiting for a publisher on \(listener.name)")
+        return listener
     }
 }

@@ -74,6 +74,8 @@ struct CaptureInputs {
     var reconnect = false
     /// With the test source or a file out of real time: its stream time, after which it ends.
     var durationMilliseconds: Int64?
+    /// `--listen`: the URL waits for a publisher.
+    var listen: MediaSource.Configuration.Listen?
 
     /// The sources to capture: the test source for whatever is `test` (one source, so its picture and
     /// sound share a clock), then the camera, then the microphone.
@@ -136,6 +138,7 @@ struct CaptureInputs {
         configuration.stallTimeoutSeconds = stallTimeoutSeconds
         configuration.copy = copy && !reconnect
         configuration.reconnect = reconnect && configuration.isURL
+        configuration.listen = listen
         if !realtime, let durationMilliseconds { configuration.durationMicroseconds = durationMilliseconds * 1000 }
         return configuration
     }
