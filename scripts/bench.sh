@@ -13,7 +13,7 @@ SECONDS_OF_MEDIA="${BENCH_SECONDS:-600}"
 OUT=bench-out
 CASES=(${BENCH_CASES:-case_copy_1080p30 case_validate_1080p30 case_transcode_720p30 case_live_720p30 case_live_ladder_720p30
     case_file_ladder_1080p30 case_publish_720p30 case_live_record_720p30 case_serve_requests case_serve_segment_rps
-    case_encrypt case_dvr case_rtsp_copy case_live_hour})
+    case_encrypt case_dvr case_rtsp_copy case_rtsp_copy_many case_live_hour})
 # Encryption methods case_encrypt compares with the clear runs.
 ENCRYPT_METHODS=(${BENCH_ENCRYPT_METHODS:-aes-128 cbcs})
 
@@ -477,6 +477,52 @@ case_rtsp_copy() {
     kill "$server" 2> /dev/null || true
     wait "$server" 2> /dev/null || true
     compare "RTSP 1080p30 H.264+AAC copied to live HLS, ${seconds}s" rtsp-hlscap rtsp-ffmpeg
+}
+
+# BENCH_STREAMS (16) RTSP 1080p30 cameras copied at once, each by its own process, for
+# BENCH_RTSP_SECONDS: hlscap, then ffmpeg, each stream from the server's start of the file. Reports
+# the CPU of all of them together, the mean peak memory of one, and the fewest and most pictures a
+# stream got against the seconds asked (a lost frame shows as a short stream).
+case_rtsp_copy_many() {
+    local input seconds="${BENCH_RTSP_SECONDS:-30}" streams="${BENCH_STREAMS:-16}" dir="$OUT/rtsp-many" url
+    input=$(input_1080p30)
+    rm -rf "$dir" && mkdir -p "$dir"
+    /usr/bin/python3 Tests/Tools/rtsp_server.py --file "$input" > "$dir/server.log" 2>&1 &
+    local server=$!
+    url=$(wait_for_url "$dir/server.log" 's/^serving \(rtsp:[^ ]*\)/\1/p')/file
+    echo "bench: $streams RTSP 1080p30 cameras copied at once for ${seconds}s" >&2
+    local tool index pids
+    for tool in hlscap ffmpeg; do
+        pids=()
+        for index in $(seq "$streams"); do
+            mkdir -p "$dir/$tool-$index"
+            if [ "$tool" = hlscap ]; then
+                /usr/bin/time -f '%e %M %U %S' -o "$dir/time-$tool-$index" "$HLSCAP" live --video "$url" \
+                    --duration "$seconds" --out "$dir/$tool-$index" --window 0 --quiet > /dev/null 2> "$dir/$tool-$index.log" &
+            else
+                /usr/bin/time -f '%e %M %U %S' -o "$dir/time-$tool-$index" ffmpeg -v error -y -rtsp_transport tcp \
+                    -i "$url" -t "$seconds" -c copy -f hls -hls_segment_type fmp4 -hls_time 2 -hls_list_size 0 \
+                    "$dir/$tool-$index/playlist.m3u8" 2> "$dir/$tool-$index.log" &
+            fi
+            pids+=("$!")
+        done
+        wait "${pids[@]}" || true
+        for index in $(seq "$streams"); do
+            ffprobe -v error -count_packets -select_streams v:0 -show_entries stream=nb_read_packets -of csv=p=0 \
+                "$dir/$tool-$index/playlist.m3u8" 2> /dev/null || echo 0
+        done > "$dir/frames-$tool"
+    done
+    kill "$server" 2> /dev/null || true
+    wait "$server" 2> /dev/null || true
+    printf '%s RTSP 1080p30 H.264+AAC cameras copied at once, %ss each\n' "$streams" "$seconds"
+    for tool in hlscap ffmpeg; do
+        cat "$dir"/time-$tool-* | awk -v tool="$tool" -v seconds="$seconds" \
+            '{ cpu += $3 + $4; rss += $2; n++ } END { printf "  %-7s cpu %7.2f s (%.2f cores)   peak RSS per stream %6.1f MiB", tool, cpu, cpu / seconds, rss / n / 1024 }'
+        sort -n "$dir/frames-$tool" | awk '{ v[NR] = $1 } END { printf "   pictures per stream %d to %d\n", v[1], v[NR] }'
+    done
+    paste <(cat "$dir"/time-hlscap-* | awk '{ c += $3 + $4; r += $2 } END { print c, r }') \
+          <(cat "$dir"/time-ffmpeg-* | awk '{ c += $3 + $4; r += $2 } END { print c, r }') |
+        awk '{ printf "  hlscap/ffmpeg: cpu time %.2fx, peak memory %.2fx\n", $1 / $3, $2 / $4 }'
 }
 
 # wait_for_url LOG PATTERN: the first match of a sed -n PATTERN in LOG, waiting up to 10 s for it.
