@@ -183,6 +183,15 @@ public enum ExternalTools {
     }
 
     /// Everything ffmpeg complains about while decoding all of `path`; empty for a clean stream.
+    /// An MD5 of each packet of the first video stream of `path`, in order, as ffmpeg reads it without
+    /// decoding: two outputs hold the same pictures as they came exactly when these match.
+    public static func videoPacketDigests(path: String) throws -> [String] {
+        let result = try run("ffmpeg", ["-v", "error", "-i", path, "-map", "0:v:0", "-c", "copy", "-f", "framemd5", "-"])
+        guard result.succeeded else { throw ExternalToolError.failed(command: "ffmpeg -f framemd5 \(path)", result: result) }
+        return result.stdout.split(separator: "\n").filter { !$0.hasPrefix("#") }
+            .compactMap { $0.split(separator: ",").last.map { $0.trimmingCharacters(in: .whitespaces) } }
+    }
+
     public static func ffmpegDecodeErrors(path: String) throws -> String {
         let result = try run("ffmpeg", ["-nostdin", "-v", "error", "-i", path, "-f", "null", "-"])
         if result.timedOut {

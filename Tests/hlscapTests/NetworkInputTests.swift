@@ -75,19 +75,13 @@ import Testing
         #expect(run.succeeded && run.stdout.contains("video copied"), "\(run.stdout)\(run.stderr)")
         let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".mp4") }.sorted()
         #expect(files.count >= 2, "\(files)")
-        let packets = { (path: String) throws -> [String] in
-            let result = try ExternalTools.run("ffmpeg", ["-v", "error", "-i", path, "-map", "0:v:0", "-c", "copy",
-                                                          "-f", "framemd5", "-"])
-            return result.stdout.split(separator: "\n").filter { !$0.hasPrefix("#") }
-                .compactMap { $0.split(separator: ",").last.map { $0.trimmingCharacters(in: .whitespaces) } }
-        }
         var recorded: [String] = []
         for file in files {
             let path = folder.appendingPathComponent(file).path
             #expect(try ExternalTools.ffmpegDecodeErrors(path: path).isEmpty, "\(file)")
-            recorded += try packets(path)
+            recorded += try ExternalTools.videoPacketDigests(path: path)
         }
-        let streamed = try packets(stream.appendingPathComponent("playlist.m3u8").path)
+        let streamed = try ExternalTools.videoPacketDigests(path: stream.appendingPathComponent("playlist.m3u8").path)
         #expect(!streamed.isEmpty && recorded == streamed, "\(recorded.count) packets recorded, \(streamed.count) streamed")
     }
 

@@ -35,15 +35,6 @@ import Testing
         }
     }
 
-    /// The packets of a file's first video track, as ffmpeg reads them (an MD5 each).
-    private static func videoPackets(_ path: String) throws -> [String] {
-        let result = try ExternalTools.run("ffmpeg", ["-v", "error", "-i", path, "-map", "0:v:0", "-c", "copy",
-                                                      "-f", "framemd5", "-"])
-        #expect(result.succeeded, "\(result.stderr)")
-        return result.stdout.split(separator: "\n").filter { !$0.hasPrefix("#") }
-            .compactMap { $0.split(separator: ",").last.map { $0.trimmingCharacters(in: .whitespaces) } }
-    }
-
     @Test func aRangeAcrossAFileChangeAndAGapIsCopiedIntoOneFileAndAStream() throws {
         let recordings = try Recordings.make()
         defer { try? FileManager.default.removeItem(at: recordings.directory) }
@@ -69,9 +60,9 @@ import Testing
         #expect(sync.ok, "\(sync.report)")
         // Copied, not encoded: the clip's pictures are a run of the second file's packets that ends with
         // it, then the file after the gap's from its first.
-        let packets = try Self.videoPackets(clip)
-        let second = try Self.videoPackets(recordings.folder.appendingPathComponent(recordings.files[1].path).path)
-        let fourth = try Self.videoPackets(recordings.folder.appendingPathComponent(recordings.files[2].path).path)
+        let packets = try ExternalTools.videoPacketDigests(path: clip)
+        let second = try ExternalTools.videoPacketDigests(path: recordings.folder.appendingPathComponent(recordings.files[1].path).path)
+        let fourth = try ExternalTools.videoPacketDigests(path: recordings.folder.appendingPathComponent(recordings.files[2].path).path)
         let join = (1..<packets.count).first { split in
             second.count >= split && Array(second.suffix(split)) == Array(packets.prefix(split))
                 && Array(fourth.prefix(packets.count - split)) == Array(packets.dropFirst(split))
@@ -83,7 +74,7 @@ import Testing
         let packaged = try ExternalTools.runHlscap(["file", recordings.folder.path] + range + ["--out", stream.path])
         #expect(packaged.succeeded && packaged.stdout.contains("copied from 2 recordings"), "\(packaged.stdout)\(packaged.stderr)")
         try ExternalTools.validateStream(stream)
-        #expect(try Self.videoPackets(stream.appendingPathComponent("playlist.m3u8").path) == packets)
+        #expect(try ExternalTools.videoPacketDigests(path: stream.appendingPathComponent("playlist.m3u8").path) == packets)
         let playback = try ExternalTools.chromiumPlays(directory: stream)
         #expect(playback.ok, "\(playback.report)")
     }
