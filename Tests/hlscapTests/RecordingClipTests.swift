@@ -51,7 +51,8 @@ import Testing
                                  "\(file.stdout)")
         #expect(moved < 2.1, "\(file.stdout)")
         let seconds = try ExternalTools.presentationSpanSeconds(path: clip, stream: "v:0")
-        #expect(abs(seconds - (8 + moved)) < 0.1, "\(seconds) s for 8 s asked and \(moved) s moved")
+        // Within a frame at each of the three cuts and the recording's media clock against its capture times.
+        #expect(abs(seconds - (8 + moved)) < 0.2, "\(seconds) s for 8 s asked and \(moved) s moved")
         let errors = try ExternalTools.ffmpegDecodeErrors(path: clip)
         #expect(errors.isEmpty, "\(errors)")
         // Pictures and sound stay together across the join (within half an AAC frame, which is how far the

@@ -3,9 +3,10 @@ import HLSKit
 /// Parts of recordings joined into one timeline, copied: each part from the last video keyframe at or
 /// before its start (the only place a copy can start) to its end, the next part's first picture shown
 /// right when the part before's last one ends, so a gap in the recording is closed rather than played
-/// as a frozen picture. Sound runs on from the part before without a gap: its first sample moves by at
-/// most half a sample (about 10 ms of AAC at 48 kHz) to follow on, or is left out when it would overlap
-/// more, so it stays within that of its pictures.
+/// as a frozen picture. Sound runs on from the part before without a gap: the part moves by up to half a
+/// frame so that its first sound follows on exactly, picture and sound as the recording had them; where
+/// that is not enough, the sound alone moves by up to half an AAC frame (about 10 ms at 48 kHz), or its
+/// first sample is left out when it would overlap more.
 ///
 /// Every part must have the first part's tracks: a clip is one init section.
 public final class ClipSource: SampleSource {
@@ -55,6 +56,11 @@ public final class ClipSource: SampleSource {
     private var lastInPart: [Int64?]
     /// Per track, whether the current part's samples follow on from the part before's.
     private var joined: [Bool]
+    /// A part that follows another has begun: its samples are held until its first sound, and this is how
+    /// far its pictures move to follow the part before's.
+    private var pendingJoinMicroseconds: Int64?
+    /// How many samples of a joined part are held at most for its first sound.
+    static let joinLookaheadSamples = 64
     /// Where the lead track's last picture placed stops being shown, microseconds on the joined timeline.
     private var leadPresentationEnd: Int64?
 
@@ -105,6 +111,11 @@ public final class ClipSource: SampleSource {
             hold(source, at: sinceFileStart, start: part.startMicroseconds)
             return nil
         }
+        if let join = pendingJoinMicroseconds {
+            held.append((source, sinceFileStart))
+            if source.track != leadTrack || held.count >= Self.joinLookaheadSamples { settle(join) }
+            return nil
+        }
         return placed(source)
     }
 
@@ -132,11 +143,31 @@ public final class ClipSource: SampleSource {
         // The first part stays where it is; a later one's first picture follows the last one shown.
         let keyPresentation = leadTimescale.convert(key.presentationTime, to: .microseconds)
         let shiftMicroseconds = leadPresentationEnd.map { $0 - keyPresentation } ?? 0
-        shift = tracks.map { Timescale.microseconds.convert(shiftMicroseconds, to: $0.timescale) }
         started = true
         lastInPart = Array(repeating: nil, count: tracks.count)
         joined = Array(repeating: false, count: tracks.count)
-        ready = held.compactMap { placed($0.sample) }
+        // A join with sound waits for the part's first sound to settle where it goes.
+        if leadPresentationEnd != nil, tracks.indices.contains(where: { $0 != leadTrack && ends[$0] != nil }) {
+            pendingJoinMicroseconds = shiftMicroseconds
+            return
+        }
+        settle(shiftMicroseconds)
+    }
+
+    /// Places the held samples of a part moved by `shiftMicroseconds`, or so much less that its first
+    /// sound follows the part before's with no gap when that moves the pictures by at most half a frame:
+    /// then picture and sound stay exactly as the recording had them.
+    private func settle(_ shiftMicroseconds: Int64) {
+        var shiftMicroseconds = shiftMicroseconds
+        if let sound = held.first(where: { $0.sample.track != leadTrack })?.sample, let end = ends[sound.track] {
+            let timescale = tracks[sound.track].timescale
+            let gap = timescale.convert(sound.decodeTime - end, to: .microseconds) + shiftMicroseconds
+            let frame = tracks[leadTrack].timescale.convert(spacing[leadTrack] ?? 0, to: .microseconds)
+            if abs(gap) <= frame / 2 { shiftMicroseconds -= gap }
+        }
+        shift = tracks.map { Timescale.microseconds.convert(shiftMicroseconds, to: $0.timescale) }
+        pendingJoinMicroseconds = nil
+        ready += held.compactMap { placed($0.sample) }
         held = []
     }
 
