@@ -13,7 +13,7 @@ SECONDS_OF_MEDIA="${BENCH_SECONDS:-600}"
 OUT=bench-out
 CASES=(${BENCH_CASES:-case_copy_1080p30 case_validate_1080p30 case_transcode_720p30 case_live_720p30 case_live_ladder_720p30
     case_file_ladder_1080p30 case_publish_720p30 case_live_record_720p30 case_serve_requests case_serve_segment_rps
-    case_encrypt case_dvr case_rtsp_copy case_rtsp_copy_many case_live_hour})
+    case_encrypt case_dvr case_rtsp_copy case_rtsp_copy_many case_rtsp_latency case_live_hour})
 # Encryption methods case_encrypt compares with the clear runs.
 ENCRYPT_METHODS=(${BENCH_ENCRYPT_METHODS:-aes-128 cbcs})
 
@@ -523,6 +523,28 @@ case_rtsp_copy_many() {
     paste <(cat "$dir"/time-hlscap-* | awk '{ c += $3 + $4; r += $2 } END { print c, r }') \
           <(cat "$dir"/time-ffmpeg-* | awk '{ c += $3 + $4; r += $2 } END { print c, r }') |
         awk '{ printf "  hlscap/ffmpeg: cpu time %.2fx, peak memory %.2fx\n", $1 / $3, $2 / $4 }'
+}
+
+# From an RTSP camera (keyframe every second, copied) to hls.js in low-latency mode through hlscap's
+# own server: the wall clock minus the capture time of the picture on screen (EXT-X-PROGRAM-DATE-TIME,
+# the time hlscap received the frame), sampled for BENCH_LATENCY_SECONDS of playback. The camera's
+# own encoding and network are not in it. ffmpeg has no LL-HLS to compare with.
+case_rtsp_latency() {
+    local seconds="${BENCH_LATENCY_SECONDS:-45}" dir="$OUT/rtsp-latency" url entry
+    rm -rf "$dir" && mkdir -p "$dir"
+    /usr/bin/python3 Tests/Tools/rtsp_server.py --key-seconds 1 > "$dir/server.log" 2>&1 &
+    local server=$!
+    url=$(wait_for_url "$dir/server.log" 's/^serving \(rtsp:[^ ]*\)/\1/p')/h264-aac
+    "$HLSCAP" live --video "$url" --serve 127.0.0.1:0 --low-latency --duration $((seconds + 30)) \
+        --out "$dir/stream" --quiet > /dev/null 2> "$dir/hlscap.log" &
+    local hlscap=$!
+    entry=$(wait_for_url "$dir/hlscap.log" 's/.*serving stream at \(http:[^ ]*\) .*/\1/p')
+    sleep 6
+    echo "bench: glass-to-glass from RTSP through LL-HLS to hls.js for ${seconds}s" >&2
+    python3 Tests/Tools/latency_probe.py "$entry" --hlsjs .build/hlsjs/hls.js --seconds "$seconds" > "$dir/probe.json" || true
+    kill "$hlscap" "$server" 2> /dev/null || true
+    wait "$hlscap" "$server" 2> /dev/null || true
+    python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); print("RTSP camera (copied) to hls.js low-latency, glass-to-glass: p50 %.3f s, p95 %.3f s, max %.3f s, %d stalls" % (r["medianSeconds"], r["p95Seconds"], r["maxSeconds"], r["stalls"]))' "$dir/probe.json"
 }
 
 # wait_for_url LOG PATTERN: the first match of a sed -n PATTERN in LOG, waiting up to 10 s for it.
