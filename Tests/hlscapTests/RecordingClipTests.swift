@@ -94,7 +94,7 @@ import Testing
             (["--from", inside, "--duration", "10", "--size", "320x", "-o", clip], 64, "leave out --size"),
             (["--from", inside, "--duration", "10", "-o", recordings.directory.appendingPathComponent("clip.mov").path],
              64, "ends in .mp4"),
-            (["--out", recordings.directory.appendingPathComponent("x").path], 64, "is a folder"),
+            (["--out", recordings.directory.appendingPathComponent("x").path], 66, "is a folder, not a media file"),
         ]
         for (arguments, status, message) in cases {
             let run = try ExternalTools.runHlscap(["file", folder] + arguments)

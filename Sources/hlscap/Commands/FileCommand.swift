@@ -181,8 +181,8 @@ struct FileCommand: Command {
                 + "not \(inputs.joined(separator: " "))")
         }
         if clip == nil, folder {
-            throw CommandError.usage("\(inputs[0]) is a folder: give --from TIME and --to TIME (or --duration) to export "
-                + "a clip of its recordings")
+            throw CommandError("\(inputs[0]) is a folder, not a media file; to export a clip of the recordings in it give "
+                + "--from TIME and --to TIME (or --duration)", exitCode: .noInput)
         }
     }
 
