@@ -1,0 +1,120 @@
+import Foundation
+import HLSKit
+import HLSTestSupport
+import Testing
+
+/// `/snapshot.jpg` and `/recordings/thumbnail.jpg`: the stream's keyframes as JPEGs, checked against
+/// what ffmpeg decodes from the same segment.
+@Suite(.serialized) struct ServedPictureTests {
+    /// The first picture of `path` as 8-bit grey, full range, as ffmpeg decodes and converts it.
+    static func greyPlane(_ path: String, in work: URL) throws -> [UInt8] {
+        let output = work.appendingPathComponent("grey-\(UUID().uuidString).raw")
+        let result = try ExternalTools.run("ffmpeg", ["-v", "error", "-y", "-i", path, "-frames:v", "1",
+                                                      "-vf", "scale=out_range=full,format=gray", "-f", "rawvideo", output.path])
+        try #require(result.succeeded, "\(result.stderr)")
+        return Array(try Data(contentsOf: output))
+    }
+
+    /// Mean absolute difference of two grey planes of the same size, 0 to 255.
+    static func meanDifference(_ first: [UInt8], _ second: [UInt8]) throws -> Double {
+        try #require(first.count == second.count && !first.isEmpty, "planes of \(first.count) and \(second.count) bytes")
+        let total = zip(first, second).reduce(0) { $0 + abs(Int($1.0) - Int($1.1)) }
+        return Double(total) / Double(first.count)
+    }
+
+    /// The init section and `segment` of a stream as one file ffmpeg reads.
+    static func joined(_ stream: URL, segment: String, into work: URL) throws -> String {
+        let path = work.appendingPathComponent("joined-\(UUID().uuidString).mp4")
+        let bytes = try Data(contentsOf: stream.appendingPathComponent("init.mp4"))
+            + Data(contentsOf: stream.appendingPathComponent(segment))
+        try bytes.write(to: path)
+        return path.path
+    }
+
+    static func picturesMade(_ served: ServedStream) throws -> Double {
+        try #require(try served.metrics()["hlscap_pictures_made_total"])
+    }
+
+    @Test func theSnapshotIsTheNewestSegmentsKeyframe() throws {
+        let directory = try PackagedStream.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // testsrc2 moves: every segment starts with a different picture.
+        let stream = try ServeCommandTests.packaged(["--segment-duration", "1"], in: directory)
+        let playlistURL = stream.appendingPathComponent("playlist.m3u8")
+        let playlist = try MediaPlaylist.parse(String(contentsOf: playlistURL, encoding: .utf8))
+        try #require(playlist.segments.count >= 3, "\(playlist.segments.count) segments")
+        let served = try ServedStream.start(["serve", stream.path, "--listen", "127.0.0.1:0"])
+        defer { served.process.send(SIGTERM) }
+
+        let reply = try served.get("snapshot.jpg")
+        #expect(reply.status == 200, "\(String(decoding: reply.body, as: UTF8.self))")
+        #expect(reply.headers["content-type"] == "image/jpeg" && reply.headers["cache-control"] == "no-cache")
+        let tag = try #require(reply.headers["etag"])
+        let snapshot = directory.appendingPathComponent("snapshot.jpg")
+        try reply.body.write(to: snapshot)
+        let probed = try ExternalTools.run("ffprobe", ["-v", "error", "-show_entries", "stream=codec_name,width,height",
+                                                       "-of", "csv=p=0", snapshot.path])
+        let size = try ExternalTools.ffprobeVideoSize(path: stream.appendingPathComponent("init.mp4").path)
+        #expect(probed.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "mjpeg,\(size.width),\(size.height)",
+                "\(probed.stdout) \(probed.stderr)")
+
+        // The picture is the last segment's first frame, not the one before.
+        let last = try #require(playlist.segments.last?.uri)
+        let before = playlist.segments[playlist.segments.count - 2].uri
+        let picture = try Self.greyPlane(snapshot.path, in: directory)
+        let lastFrame = try Self.greyPlane(Self.joined(stream, segment: last, into: directory), in: directory)
+        let earlierFrame = try Self.greyPlane(Self.joined(stream, segment: before, into: directory), in: directory)
+        let difference = try Self.meanDifference(picture, lastFrame)
+        let fromEarlier = try Self.meanDifference(picture, earlierFrame)
+        #expect(difference < 3, "mean difference \(difference) from the last segment's first frame")
+        #expect(fromEarlier > difference * 3 && fromEarlier > 5, "\(fromEarlier) from the earlier segment's, \(difference) from the last's")
+
+        // Asked again for the same segment: the same bytes, not made again, and 304 for the same tag.
+        let made = try Self.picturesMade(served)
+        #expect(made == 1)
+        let again = try served.get("snapshot.jpg")
+        #expect(again.body == reply.body && again.headers["etag"] == tag)
+        #expect(try served.get("snapshot.jpg", headers: ["If-None-Match": tag]).status == 304)
+        #expect(try Self.picturesMade(served) == made)
+
+        // A playlist whose newest segment is another: another picture, that segment's.
+        let text = try String(contentsOf: playlistURL, encoding: .utf8)
+        let lines = text.components(separatedBy: "\n")
+        let lastLine = try #require(lines.lastIndex(of: last))
+        let shorter = lines[..<(lastLine - 1)].joined(separator: "\n") + "\n"
+        try shorter.write(to: playlistURL, atomically: true, encoding: .utf8)
+        let older = try served.get("snapshot.jpg")
+        #expect(older.status == 200 && older.headers["etag"] != tag)
+        try older.body.write(to: snapshot)
+        let olderPicture = try Self.greyPlane(snapshot.path, in: directory)
+        let olderDifference = try Self.meanDifference(olderPicture, earlierFrame)
+        #expect(olderDifference < 3, "mean difference \(olderDifference) from \(before)'s first frame")
+        #expect(try Self.picturesMade(served) == made + 1)
+    }
+
+    @Test func noSegmentYetIs404AndATokenIsAskedFor() throws {
+        let directory = try PackagedStream.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // A live stream that has not written its first segment: a playlist that lists none.
+        let empty = directory.appendingPathComponent("empty")
+        try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
+        try "#EXTM3U\n#EXT-X-VERSION:7\n#EXT-X-TARGETDURATION:2\n#EXT-X-MEDIA-SEQUENCE:0\n"
+            .write(to: empty.appendingPathComponent("playlist.m3u8"), atomically: true, encoding: .utf8)
+        let waiting = try ServedStream.start(["serve", empty.path, "--listen", "127.0.0.1:0"])
+        defer { waiting.process.send(SIGTERM) }
+        let none = try waiting.get("snapshot.jpg")
+        let reason = String(decoding: none.body, as: UTF8.self)
+        #expect(none.status == 404 && reason.hasPrefix("no segment yet") && reason.split(separator: "\n").count == 1, "\(reason)")
+
+        // Behind a token, like every file of the stream.
+        let stream = try ServeCommandTests.packaged([], in: directory)
+        let token = "viewer-\(UUID().uuidString)"
+        let served = try ServedStream.start(["serve", stream.path, "--listen", "127.0.0.1:0", "--auth-token", token])
+        defer { served.process.send(SIGTERM) }
+        #expect(try served.get("snapshot.jpg").status == 401)
+        #expect(try served.get("snapshot.jpg?token=wrong").status == 403)
+        let allowed = try served.get("snapshot.jpg?token=" + token)
+        #expect(allowed.status == 200 && allowed.headers["content-type"] == "image/jpeg")
+        #expect(try served.get("snapshot.jpg", headers: ["Authorization": "Bearer " + token]).status == 200)
+    }
+}
