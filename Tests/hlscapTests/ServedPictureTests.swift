@@ -35,11 +35,11 @@ import Testing
         try #require(try served.metrics()["hlscap_pictures_made_total"])
     }
 
-    @Test func theSnapshotIsTheNewestSegmentsKeyframe() throws {
+    @Test(arguments: ["h264", "hevc"]) func theSnapshotIsTheNewestSegmentsKeyframe(codec: String) throws {
         let directory = try PackagedStream.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         // testsrc2 moves: every segment starts with a different picture.
-        let stream = try ServeCommandTests.packaged(["--segment-duration", "1"], in: directory)
+        let stream = try ServeCommandTests.packaged(["--segment-duration", "1", "--video-codec", codec], in: directory)
         let playlistURL = stream.appendingPathComponent("playlist.m3u8")
         let playlist = try MediaPlaylist.parse(String(contentsOf: playlistURL, encoding: .utf8))
         try #require(playlist.segments.count >= 3, "\(playlist.segments.count) segments")
@@ -117,4 +117,113 @@ import Testing
         #expect(allowed.status == 200 && allowed.headers["content-type"] == "image/jpeg")
         #expect(try served.get("snapshot.jpg", headers: ["Authorization": "Bearer " + token]).status == 200)
     }
+
+    /// A recording of the test source, `seconds` long in files of 5 s, and what `hlscap recordings --json` says of it.
+    static func record(seconds: Int, codec: String, in directory: URL) throws -> (folder: URL, files: [[String: Any]]) {
+        let folder = directory.appendingPathComponent("rec")
+        let made = try ExternalTools.runHlscap(["live", "--video", "test", "--audio", "test", "--size", "640x360",
+                                                "--no-realtime", "--duration", String(seconds),
+                                                "--out", directory.appendingPathComponent("stream").path, "--quiet",
+                                                "--record", folder.path + "/%H-%M-%S.mp4", "--record-every", "5s",
+                                                "--record-codec", codec], timeoutSeconds: 180)
+        try #require(made.succeeded, "\(made.stderr)")
+        let listed = try ExternalTools.runHlscap(["recordings", folder.path, "--json"])
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [String: Any])
+        return (folder, try #require(document["files"] as? [[String: Any]]))
+    }
+
+    static func date(_ text: Any?) throws -> Date { try #require(ProgramDateTime.parse(Substring(text as? String ?? ""))) }
+
+    @Test func thumbnailsOfTheRecordingsAreMadeOnceAFragment() throws {
+        let directory = try PackagedStream.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // HEVC, the recorder's default codec.
+        let (folder, files) = try Self.record(seconds: 12, codec: "hevc", in: directory)
+        try #require(files.count >= 2, "\(files)")
+        let served = try ServedStream.start(["serve", directory.appendingPathComponent("stream").path,
+                                             "--recordings", folder.path, "--listen", "127.0.0.1:0"])
+        defer { served.process.send(SIGTERM) }
+
+        // The index lists what hlscap recordings lists: the same files, starts and ends.
+        let index = try served.get("recordings/index.json")
+        #expect(index.status == 200 && index.headers["content-type"] == "application/json")
+        let listed = try #require(try JSONSerialization.jsonObject(with: index.body) as? [String: Any])
+        let indexed = try #require(listed["files"] as? [[String: Any]])
+        #expect(indexed.map { $0["path"] as? String } == files.map { $0["path"] as? String })
+        #expect(indexed.map { $0["start"] as? String } == files.map { $0["start"] as? String })
+        #expect(indexed.map { $0["end"] as? String } == files.map { $0["end"] as? String })
+        #expect(listed["directory"] == nil, "the folder's own path stays on the server")
+
+        // A moment inside the second file: the fragment holding it, 320 wide, its picture the fragment's first.
+        let file = files[1]
+        let fragments = try #require(file["fragments"] as? [[String: Any]])
+        try #require(fragments.count >= 2)
+        let fragmentStart = try Self.date(fragments[1]["start"])
+        let at = fragmentStart.addingTimeInterval(0.3)
+        let reply = try served.get("recordings/thumbnail.jpg?at=" + ProgramDateTime.format(at))
+        #expect(reply.status == 200 && reply.headers["content-type"] == "image/jpeg",
+                "\(String(decoding: reply.body, as: UTF8.self))")
+        let thumbnail = directory.appendingPathComponent("thumbnail.jpg")
+        try reply.body.write(to: thumbnail)
+        let probed = try ExternalTools.run("ffprobe", ["-v", "error", "-show_entries", "stream=codec_name,width,height",
+                                                       "-of", "csv=p=0", thumbnail.path])
+        #expect(probed.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "mjpeg,320,180", "\(probed.stdout)")
+        let offsetSeconds = fragmentStart.timeIntervalSince(try Self.date(file["start"]))
+        let reference = directory.appendingPathComponent("reference.png")
+        let decoded = try ExternalTools.run("ffmpeg", ["-v", "error", "-y", "-i", folder.appendingPathComponent(file["path"] as! String).path,
+                                                       "-ss", String(format: "%.3f", offsetSeconds), "-frames:v", "1",
+                                                       "-vf", "scale=320:180", reference.path])
+        try #require(decoded.succeeded, "\(decoded.stderr)")
+        let difference = try Self.meanDifference(try Self.greyPlane(thumbnail.path, in: directory),
+                                                 try Self.greyPlane(reference.path, in: directory))
+        #expect(difference < 5, "mean difference \(difference) from the fragment's first frame")
+
+        // The same fragment again, by another moment in it: from the cache.
+        #expect(try Self.picturesMade(served) == 1)
+        let again = try served.get("recordings/thumbnail.jpg?at=" + ProgramDateTime.format(at.addingTimeInterval(0.2)))
+        #expect(again.status == 200 && again.body == reply.body && again.headers["etag"] == reply.headers["etag"])
+        #expect(try Self.picturesMade(served) == 1)
+        // The start of a file exactly as the index gives it, to the millisecond, is inside it.
+        #expect(try served.get("recordings/thumbnail.jpg?at=" + (files[0]["start"] as! String)).status == 200)
+        #expect(try Self.picturesMade(served) == 2)
+
+        let outside = try served.get("recordings/thumbnail.jpg?at=2020-01-01T00:00:00Z")
+        #expect(outside.status == 404 && String(decoding: outside.body, as: UTF8.self) == "no recording at 2020-01-01T00:00:00.000Z\n")
+        let bad = try served.get("recordings/thumbnail.jpg?at=yesterday")
+        #expect(bad.status == 400 && String(decoding: bad.body, as: UTF8.self).hasPrefix("at=yesterday is not a date-time"))
+        #expect(try served.get("recordings/thumbnail.jpg").status == 400)
+    }
+
+    @Test func thePreviewPageShowsTheRecordingsAndPlaysOneFromAThumbnail() throws {
+        let directory = try PackagedStream.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // H.264, which Chromium's Media Source plays.
+        let (folder, files) = try Self.record(seconds: 12, codec: "h264", in: directory)
+        try #require(files.count >= 3, "\(files)")
+        let token = "viewer-\(UUID().uuidString)"
+        let served = try ServedStream.start(["serve", directory.appendingPathComponent("stream").path,
+                                             "--recordings", folder.path, "--listen", "127.0.0.1:0", "--auth-token", token])
+        defer { served.process.send(SIGTERM) }
+        #expect(try served.get("recordings/thumbnail.jpg?at=" + (files[0]["start"] as! String)).status == 401)
+
+        let page = try ExternalTools.runJSONTool("preview_timeline.py", [served.base.absoluteString + "?token=" + token,
+                                                                         "--click", "1", "--seconds", "2"],
+                                                 timeoutSeconds: 120)
+        #expect(page.ok, "\(page.text)")
+        let thumbnails = try #require(page.report["thumbnails"] as? [[String: Any]])
+        // One a file here (each shorter than a minute), at its start, carrying the token.
+        #expect(thumbnails.map { $0["at"] as? String } == files.map { $0["start"] as? String }, "\(thumbnails)")
+        #expect(thumbnails.allSatisfy { $0["naturalWidth"] as? Int == 320 }, "\(thumbnails)")
+        #expect(thumbnails.allSatisfy { ($0["src"] as? String ?? "").contains("token=" + token) }, "\(thumbnails)")
+        // The second thumbnail (a whole file) plays the recordings from its moment, not the live stream from
+        // its start: the range playlist, with the token, and what is on screen dated just after that moment.
+        let playing = try #require(page.report["playing"] as? String)
+        #expect(playing.contains("/recordings/playlist.m3u8?start=") && playing.contains("token=" + token), "\(playing)")
+        let clicked = try Self.date(page.report["clickedAt"])
+        #expect(page.report["clickedAt"] as? String == files[1]["start"] as? String)
+        let shown = Date(timeIntervalSince1970: try #require(page.report["shownDate"] as? Double) / 1000)
+        let played = try #require(page.report["playedSeconds"] as? Double)
+        #expect(shown >= clicked && shown.timeIntervalSince(clicked) < played + 1, "\(page.text)")
+    }
 }
+
