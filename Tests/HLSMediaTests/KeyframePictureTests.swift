@@ -37,9 +37,11 @@ import Testing
     @Test func whatIsNotASegmentIsSaidSo() throws {
         let fixtures = try MediaFixtures()
         defer { fixtures.removeAll() }
-        #expect(throws: KeyframePictureError.self) {
+        let unreadable = #expect(throws: KeyframePictureError.self) {
             try KeyframePicture.jpeg(initSection: Array("not an mp4".utf8), segment: [])
         }
+        #expect(unreadable?.description.hasPrefix("the init section and segment cannot be read as MP4: ") == true,
+                "\(String(describing: unreadable))")
         let (initSection, _) = try Self.fragmented(fixtures)
         #expect(throws: KeyframePictureError.noPicture) {
             try KeyframePicture.jpeg(initSection: initSection, segment: [])

@@ -44,11 +44,19 @@ public enum KeyframePicture {
         guard let allocated = avformat_alloc_context() else { throw FFmpegError.outOfMemory }
         allocated.pointee.pb = avio
         allocated.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
+        // What the demuxer logs says more than its error code ("moov atom not found").
+        let address = UnsafeMutableRawPointer(allocated)
+        FFmpegLog.startRecordingErrors(of: address)
         var format: UnsafeMutablePointer<AVFormatContext>? = allocated
         let opened = avformat_open_input(&format, nil, nil, nil)
         // On failure avformat_open_input has freed the context already.
-        guard opened >= 0, let format else { throw KeyframePictureError.unreadable(FFmpegError(code: opened)) }
+        guard opened >= 0, let format else {
+            let logged = FFmpegLog.recordedError(of: address)
+            FFmpegLog.stopRecordingErrors(of: address)
+            throw KeyframePictureError.unreadable(FFmpegError(code: opened, loggedMessage: logged))
+        }
         defer {
+            FFmpegLog.stopRecordingErrors(of: address)
             var context: UnsafeMutablePointer<AVFormatContext>? = format
             avformat_close_input(&context)
         }
