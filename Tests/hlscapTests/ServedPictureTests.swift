@@ -118,11 +118,11 @@ import Testing
         #expect(try served.get("snapshot.jpg", headers: ["Authorization": "Bearer " + token]).status == 200)
     }
 
-    /// A recording of the test source, `seconds` long in files of 5 s, and what `hlscap recordings --json` says of it.
-    static func record(seconds: Int, codec: String, in directory: URL) throws -> (folder: URL, files: [[String: Any]]) {
+    /// A recording of `source` (`--video` and `--audio` and their options), `seconds` long in files of 5 s,
+    /// and what `hlscap recordings --json` says of it.
+    static func record(_ source: [String], seconds: Int, codec: String, in directory: URL) throws -> (folder: URL, files: [[String: Any]]) {
         let folder = directory.appendingPathComponent("rec")
-        let made = try ExternalTools.runHlscap(["live", "--video", "test", "--audio", "test", "--size", "640x360",
-                                                "--no-realtime", "--duration", String(seconds),
+        let made = try ExternalTools.runHlscap(["live"] + source + ["--no-realtime", "--duration", String(seconds),
                                                 "--out", directory.appendingPathComponent("stream").path, "--quiet",
                                                 "--record", folder.path + "/%H-%M-%S.mp4", "--record-every", "5s",
                                                 "--record-codec", codec], timeoutSeconds: 180)
@@ -137,8 +137,11 @@ import Testing
     @Test func thumbnailsOfTheRecordingsAreMadeOnceAFragment() throws {
         let directory = try PackagedStream.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        // HEVC, the recorder's default codec.
-        let (folder, files) = try Self.record(seconds: 12, codec: "hevc", in: directory)
+        // A moving picture (testsrc2 looped: the test source's keyframes are all its white flash), recorded
+        // at 640x480 in HEVC, the recorder's default codec.
+        let fixture = ExternalTools.fixturesDirectory.appendingPathComponent("h264-aac.mp4").path
+        let (folder, files) = try Self.record(["--video", fixture, "--loop", "--record-size", "640x480"], seconds: 12,
+                                              codec: "hevc", in: directory)
         try #require(files.count >= 2, "\(files)")
         let served = try ServedStream.start(["serve", directory.appendingPathComponent("stream").path,
                                              "--recordings", folder.path, "--listen", "127.0.0.1:0"])
@@ -167,12 +170,14 @@ import Testing
         try reply.body.write(to: thumbnail)
         let probed = try ExternalTools.run("ffprobe", ["-v", "error", "-show_entries", "stream=codec_name,width,height",
                                                        "-of", "csv=p=0", thumbnail.path])
-        #expect(probed.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "mjpeg,320,180", "\(probed.stdout)")
-        let offsetSeconds = fragmentStart.timeIntervalSince(try Self.date(file["start"]))
+        #expect(probed.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "mjpeg,320,240", "\(probed.stdout)")
+        // ffmpeg keeps the first frame at or after -ss: a hundredth of a second early, as the times given are
+        // rounded to the millisecond and a frame lasts 33 ms.
+        let offsetSeconds = fragmentStart.timeIntervalSince(try Self.date(file["start"])) - 0.01
         let reference = directory.appendingPathComponent("reference.png")
         let decoded = try ExternalTools.run("ffmpeg", ["-v", "error", "-y", "-i", folder.appendingPathComponent(file["path"] as! String).path,
                                                        "-ss", String(format: "%.3f", offsetSeconds), "-frames:v", "1",
-                                                       "-vf", "scale=320:180", reference.path])
+                                                       "-vf", "scale=320:240", reference.path])
         try #require(decoded.succeeded, "\(decoded.stderr)")
         let difference = try Self.meanDifference(try Self.greyPlane(thumbnail.path, in: directory),
                                                  try Self.greyPlane(reference.path, in: directory))
@@ -186,6 +191,12 @@ import Testing
         // The start of a file exactly as the index gives it, to the millisecond, is inside it.
         #expect(try served.get("recordings/thumbnail.jpg?at=" + (files[0]["start"] as! String)).status == 200)
         #expect(try Self.picturesMade(served) == 2)
+        // Another fragment, another picture.
+        let other = try served.get("recordings/thumbnail.jpg?at=" + (fragments[0]["start"] as! String))
+        try other.body.write(to: thumbnail)
+        let otherDifference = try Self.meanDifference(try Self.greyPlane(thumbnail.path, in: directory),
+                                                      try Self.greyPlane(reference.path, in: directory))
+        #expect(other.status == 200 && otherDifference > 5, "mean difference \(otherDifference) between two fragments' pictures")
 
         let outside = try served.get("recordings/thumbnail.jpg?at=2020-01-01T00:00:00Z")
         #expect(outside.status == 404 && String(decoding: outside.body, as: UTF8.self) == "no recording at 2020-01-01T00:00:00.000Z\n")
@@ -198,7 +209,8 @@ import Testing
         let directory = try PackagedStream.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         // H.264, which Chromium's Media Source plays.
-        let (folder, files) = try Self.record(seconds: 12, codec: "h264", in: directory)
+        let (folder, files) = try Self.record(["--video", "test", "--audio", "test", "--size", "640x360"], seconds: 12,
+                                              codec: "h264", in: directory)
         try #require(files.count >= 3, "\(files)")
         let token = "viewer-\(UUID().uuidString)"
         let served = try ServedStream.start(["serve", directory.appendingPathComponent("stream").path,
