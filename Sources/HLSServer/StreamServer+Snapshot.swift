@@ -9,8 +9,13 @@ extension StreamServer {
         do {
             let (segment, map) = try newestSegment()
             var status = stat()
-            guard lstat(root + "/" + segment.path, &status) == 0 else {
+            // lstat, as for the files served: a symbolic link in the directory is not the stream's own file.
+            guard lstat(root + "/" + segment.path, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {
                 throw PictureProblem(status: 404, "no segment yet: \(segment.path) is listed but not on disk")
+            }
+            var mapStatus = stat()
+            guard lstat(root + "/" + map.path, &mapStatus) == 0, (mapStatus.st_mode & S_IFMT) == S_IFREG else {
+                throw PictureProblem(status: 404, "no picture: the init section \(map.path) is not on disk")
             }
             let key = "\(segment.path)@\(segment.range?.offset ?? 0) \(status.st_size) \(status.st_mtim.tv_sec).\(status.st_mtim.tv_nsec)"
             let picture = try pictures.snapshot(key: key) {

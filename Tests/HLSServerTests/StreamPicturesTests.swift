@@ -69,6 +69,15 @@ import Testing
         let waiting = try Self.get(StreamServer(root: empty.path, metrics: ServerMetrics(), pictures: Self.echoing(calls)),
                                    "/snapshot.jpg")
         #expect(waiting.status == 404 && StreamServerAccessTests.text(waiting) == "no segment yet: playlist.m3u8 lists none\n")
+        // A segment that is a link to a file elsewhere is not the stream's own.
+        let linked = try Self.stream(segments: 1)
+        defer { try? FileManager.default.removeItem(at: linked) }
+        let segment = linked.appendingPathComponent("seg/000001.m4s")
+        try FileManager.default.removeItem(at: segment)
+        try FileManager.default.createSymbolicLink(at: segment, withDestinationURL: linked.appendingPathComponent("init.mp4"))
+        let link = try Self.get(StreamServer(root: linked.path, metrics: ServerMetrics(), pictures: Self.echoing(calls)),
+                                "/snapshot.jpg")
+        #expect(link.status == 404)
         let none = try Self.get(StreamServer(root: empty.path, metrics: ServerMetrics()), "/snapshot.jpg")
         #expect(none.status == 404)
         #expect(calls.withLock { $0 }.isEmpty)
