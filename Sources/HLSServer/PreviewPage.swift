@@ -3,6 +3,9 @@
 /// Self-contained (nothing is fetched from elsewhere): Safari plays the playlist natively; other
 /// browsers get a small Media Source player that follows the master playlist's first variant and its
 /// audio rendition. The delay is the wall clock minus the EXT-X-PROGRAM-DATE-TIME of the frame shown.
+/// With a recordings folder, a timeline below the video: a thumbnail a minute of each recording
+/// (`/recordings/index.json`, `/recordings/thumbnail.jpg?at=…`, loaded lazily); a click plays the
+/// recordings from that moment (`/recordings/playlist.m3u8?start=…&duration=…`, byte ranges).
 enum PreviewPage {
     static let html = """
         <!doctype html>
@@ -12,10 +15,15 @@ enum PreviewPage {
         body { font: 15px system-ui, sans-serif; margin: 1em; background: #111; color: #eee; }
         video { width: 100%; max-width: 960px; background: #000; display: block; }
         #status { margin-top: .6em; font-variant-numeric: tabular-nums; }
+        #timeline { display: flex; flex-wrap: wrap; gap: .5em; margin-top: 1em; }
+        #timeline figure { margin: 0; cursor: pointer; }
+        #timeline img { width: 160px; display: block; background: #222; }
+        #timeline figcaption { font-size: 12px; color: #aaa; }
         </style></head>
         <body>
         <video id="video" muted autoplay playsinline controls></video>
         <div id="status">starting…</div>
+        <div id="timeline" hidden></div>
         <script>
         "use strict";
         const video = document.getElementById("video");
@@ -23,7 +31,10 @@ enum PreviewPage {
         const query = new URLSearchParams(location.search);
         // Program date-times of what was appended: media time at which each segment starts, and its date.
         const timeline = [];
-        window.hlscapPreview = { latencySeconds: null, error: null, appended: 0 };
+        window.hlscapPreview = { latencySeconds: null, error: null, appended: 0, thumbnails: [], recording: null,
+                                  shownDate: null, playing: null };
+        // Which playback is current: a click on the timeline starts another, and the one before stops.
+        let session = 0;
 
         function attributes(line) {
           const found = {};
@@ -40,25 +51,37 @@ enum PreviewPage {
             if (query.has(name) && !carried.searchParams.has(name)) carried.searchParams.set(name, query.get(name));
           return carried.href;
         }
-        async function get(url, kind) {
-          const response = await fetch(url, { cache: "no-cache" });
+        async function get(url, kind, range) {
+          const headers = range ? { Range: "bytes=" + range.offset + "-" + (range.offset + range.length - 1) } : {};
+          const response = await fetch(url, { cache: "no-cache", headers });
           if (!response.ok) throw new Error(url + " answered " + response.status);
           return kind === "text" ? response.text() : response.arrayBuffer();
         }
         function parseMedia(body, base) {
           const playlist = { segments: [], target: 2, ended: false };
-          let sequence = 0, map = null, date = null, duration = 0;
+          let sequence = 0, map = null, date = null, duration = 0, range = null;
+          // "length@offset", the form EXT-X-BYTERANGE and a map's BYTERANGE take.
+          const byteRange = text => {
+            const [length, offset] = text.split("@").map(Number);
+            return { offset: offset || 0, length };
+          };
           for (const line of body.split("\\n")) {
             if (line.startsWith("#EXT-X-TARGETDURATION:")) playlist.target = Number(line.slice(22));
             else if (line.startsWith("#EXT-X-MEDIA-SEQUENCE:")) sequence = Number(line.slice(22));
-            else if (line.startsWith("#EXT-X-MAP:")) map = new URL(attributes(line).URI, base).href;
+            else if (line.startsWith("#EXT-X-MAP:")) {
+              const found = attributes(line);
+              map = { uri: new URL(found.URI, base).href, range: found.BYTERANGE ? byteRange(found.BYTERANGE) : null };
+              map.key = map.uri + (map.range ? "@" + map.range.offset : "");
+            }
             else if (line.startsWith("#EXT-X-PROGRAM-DATE-TIME:")) date = Date.parse(line.slice(25));
+            else if (line.startsWith("#EXT-X-BYTERANGE:")) range = byteRange(line.slice(17));
             else if (line.startsWith("#EXTINF:")) duration = parseFloat(line.slice(8));
             else if (line === "#EXT-X-ENDLIST") playlist.ended = true;
             else if (line && !line.startsWith("#")) {
-              playlist.segments.push({ uri: new URL(line, base).href, map, date, duration,
+              playlist.segments.push({ uri: new URL(line, base).href, map, date, duration, range,
                                        sequence: sequence + playlist.segments.length });
               date = null;
+              range = null;
             }
           }
           return playlist;
@@ -99,20 +122,27 @@ enum PreviewPage {
             buffer.appendBuffer(bytes);
           });
         }
-        async function follow(source, lane) {
+        async function follow(source, lane, current) {
           const type = (lane.audio ? "audio/mp4" : "video/mp4") + (lane.codecs ? "; codecs=\\"" + lane.codecs + "\\"" : "");
           const buffer = source.addSourceBuffer(type);
+          // A recording's files each start their own timeline: appended one after the other.
+          if (lane.sequential) buffer.mode = "sequence";
           let next = null, map = null;
           for (;;) {
+            if (current !== session) return;
             const playlist = parseMedia(await get(lane.url, "text"), lane.url);
             if (next === null) {
               const start = playlist.ended ? 0 : Math.max(0, playlist.segments.length - 3);
               next = playlist.segments.length ? playlist.segments[start].sequence : 0;
             }
             for (const segment of playlist.segments.filter(s => s.sequence >= next)) {
-              if (segment.map !== map) { await append(buffer, await get(segment.map, "bytes")); map = segment.map; }
+              if (current !== session) return;
+              if (segment.map && segment.map.key !== map) {
+                await append(buffer, await get(segment.map.uri, "bytes", segment.map.range));
+                map = segment.map.key;
+              }
               const start = buffer.buffered.length ? buffer.buffered.end(buffer.buffered.length - 1) : null;
-              await append(buffer, await get(segment.uri, "bytes"));
+              await append(buffer, await get(segment.uri, "bytes", segment.range));
               if (lane.primary && segment.date) {
                 const begin = start === null ? buffer.buffered.start(0) : start;
                 timeline.push({ begin, date: segment.date });
@@ -131,15 +161,27 @@ enum PreviewPage {
           const entry = timeline.filter(item => item.begin <= video.currentTime).pop();
           if (entry) {
             const shown = entry.date + (video.currentTime - entry.begin) * 1000;
-            const latency = (Date.now() - shown) / 1000;
-            window.hlscapPreview.latencySeconds = latency;
-            status.textContent = "playing " + video.currentTime.toFixed(1) + " s, " + latency.toFixed(2)
-              + " s behind the capture clock";
+            window.hlscapPreview.shownDate = shown;
+            if (window.hlscapPreview.recording) {
+              status.textContent = "playing the recording of " + new Date(shown).toISOString();
+            } else {
+              const latency = (Date.now() - shown) / 1000;
+              window.hlscapPreview.latencySeconds = latency;
+              status.textContent = "playing " + video.currentTime.toFixed(1) + " s, " + latency.toFixed(2)
+                + " s behind the capture clock";
+            }
           }
           requestAnimationFrame(showDelay);
         }
-        async function start() {
-          const lanes = await variant();
+        function failed(error) {
+          window.hlscapPreview.error = String(error);
+          status.textContent = "cannot play: " + error;
+        }
+        // Plays `lanes` in place of whatever played before.
+        async function play(lanes) {
+          const current = ++session;
+          timeline.length = 0;
+          window.hlscapPreview.playing = lanes[0].url;
           if (video.canPlayType("application/vnd.apple.mpegurl") && !window.MediaSource) {
             video.src = lanes[0].url;
             status.textContent = "playing natively";
@@ -148,14 +190,62 @@ enum PreviewPage {
           const source = new MediaSource();
           video.src = URL.createObjectURL(source);
           await new Promise(resolve => source.addEventListener("sourceopen", resolve, { once: true }));
-          requestAnimationFrame(showDelay);
-          await Promise.all(lanes.map(lane => follow(source, lane)));
-          source.endOfStream();
+          try {
+            await Promise.all(lanes.map(lane => follow(source, lane, current)));
+          } catch (error) {
+            // A playback that was replaced fails as its buffers go: only the current one reports.
+            if (current === session) throw error;
+            return;
+          }
+          if (current === session) source.endOfStream();
         }
-        start().catch(error => {
-          window.hlscapPreview.error = String(error);
-          status.textContent = "cannot play: " + error;
-        });
+
+        // The recordings' timeline: a thumbnail at the start of each file and at every whole minute in it.
+        function thumbnailTimes(file) {
+          const start = Date.parse(file.start), end = Date.parse(file.end);
+          const times = [start];
+          for (let minute = Math.floor(start / 60000) * 60000 + 60000; minute < end; minute += 60000) times.push(minute);
+          return times;
+        }
+        function recordingURL(path, query) {
+          const url = new URL("recordings/" + path, location.href);
+          for (const [name, value] of Object.entries(query || {})) url.searchParams.set(name, value);
+          return withCredentials(url.href);
+        }
+        async function showRecordings() {
+          let index;
+          try { index = JSON.parse(await get(recordingURL("index.json"), "text")); } catch (error) { return; }
+          const files = index.files.filter(file => file.start && file.end);
+          if (!files.length) return;
+          const box = document.getElementById("timeline");
+          const last = Math.max(...files.map(file => Date.parse(file.end)));
+          for (const file of files) {
+            for (const time of thumbnailTimes(file)) {
+              const at = new Date(time).toISOString();
+              const figure = document.createElement("figure");
+              const image = document.createElement("img");
+              image.loading = "lazy";
+              image.alt = at;
+              image.src = recordingURL("thumbnail.jpg", { at });
+              const caption = document.createElement("figcaption");
+              caption.textContent = at.slice(11, 19);
+              figure.append(image, caption);
+              figure.addEventListener("click", () => {
+                const duration = Math.max(1, (last - time) / 1000).toFixed(3);
+                const url = recordingURL("playlist.m3u8", { start: at, duration });
+                window.hlscapPreview.recording = { url, at };
+                window.hlscapPreview.error = null;
+                play([{ url, codecs: file.codecs.join(","), primary: true, sequential: true }]).catch(failed);
+              });
+              box.append(figure);
+              window.hlscapPreview.thumbnails.push({ at, url: image.src });
+            }
+          }
+          box.hidden = false;
+        }
+        requestAnimationFrame(showDelay);
+        showRecordings();
+        variant().then(play).catch(failed);
         </script>
         </body></html>
         """

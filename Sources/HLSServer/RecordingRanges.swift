@@ -4,13 +4,16 @@ import HLSOutput
 
 /// `/recordings/playlist.m3u8?start=…&duration=…` (or `end=`): any time range of a folder of recordings
 /// as a VOD playlist of byte ranges (`RecordingRangePlaylist`), and `/recordings/files/…`, the files
-/// those ranges name, with range requests.
+/// those ranges name, with range requests; `/recordings/index.json`, the files in order of time, and
+/// `/recordings/thumbnail.jpg?at=…`, the keyframe at or before a moment.
 ///
 /// Each file's summary is read once and kept while its size and modification time stay the same: a
 /// request reads only what changed since the last one (the file being recorded).
 public final class RecordingRanges: Sendable {
     public static let prefix = "/recordings/"
     static let playlistPath = prefix + "playlist.m3u8"
+    static let indexPath = prefix + "index.json"
+    static let thumbnailPath = prefix + "thumbnail.jpg"
     static let filesFolder = "files"
     /// A range longer than this is refused as absurd.
     static let longestRangeSeconds = 31.0 * 86_400
@@ -42,6 +45,64 @@ public final class RecordingRanges: Sendable {
         }
         return ServerHeaders.playlist(Array(playlist.render().utf8), cacheControl: "no-cache",
                                       gzip: ServerHeaders.acceptsGzip(request.header("Accept-Encoding")))
+    }
+
+    /// The recordings in order of time with their start, end and gaps (`RecordingTimeline`), without
+    /// fragments or the folder's own name.
+    func indexReply() -> HTTPResponse {
+        let entries = RecordingTimeline.ordered(summaries().map { RecordingScanner.Scanned(path: $0.path, summary: $0.summary) })
+        return HTTPResponse(status: 200, headers: [("Content-Type", "application/json"), ("Cache-Control", "no-cache")]
+                                + ServerHeaders.cors,
+                            body: .bytes(Array(RecordingTimeline.json(entries, directory: nil, fragments: false).utf8)))
+    }
+
+    /// A thumbnail of the fragment that holds `at=` (RFC 3339): its first picture, the keyframe at or
+    /// nearest before that moment.
+    func thumbnailReply(_ request: HTTPRequest, pictures: StreamPictures, metrics: ServerMetrics) -> HTTPResponse {
+        guard let text = request.query["at"] else {
+            return .text(400, "at= is missing: give at=2026-12-01T10:02:00Z", headers: ServerHeaders.noStore)
+        }
+        guard let at = ProgramDateTime.parse(text[...]) else {
+            return .text(400, "at=\(text) is not a date-time such as 2026-12-01T10:02:00Z", headers: ServerHeaders.noStore)
+        }
+        guard let (path, initByteCount, fragment) = Self.fragment(at: at, in: summaries()) else {
+            return .text(404, "no recording at \(ProgramDateTime.format(at))", headers: ServerHeaders.noStore)
+        }
+        let fullPath = root + "/" + path
+        do {
+            let picture = try pictures.thumbnail(key: "\(path)@\(fragment.offset)+\(fragment.byteCount)") {
+                (try StreamPictures.read(fullPath, length: initByteCount),
+                 try StreamPictures.read(fullPath, offset: fragment.offset, length: fragment.byteCount))
+            }
+            if picture.made { metrics.countPictureMade() }
+            return StreamPictures.response(picture, request: request)
+        } catch let problem as PictureProblem {
+            return problem.response
+        } catch {
+            return .text(500, "the picture of \(path) at \(ProgramDateTime.format(at)) cannot be made: \(error)",
+                         headers: ServerHeaders.noStore)
+        }
+    }
+
+    /// Times are published to the millisecond (index.json, playlists): a moment asked for may fall
+    /// that much before the start it was read from.
+    static let publishedPrecisionSeconds = 0.001
+
+    /// The fragment whose time holds `at` (the latest to start at or before it, in a file that lasts
+    /// until then), with its file's path and init section size.
+    static func fragment(at: Date, in files: [(path: String, summary: RecordingFileSummary)])
+        -> (path: String, initByteCount: Int, fragment: RecordingFileSummary.Fragment)? {
+        var best: (path: String, initByteCount: Int, fragment: RecordingFileSummary.Fragment)?
+        let latest = at.addingTimeInterval(publishedPrecisionSeconds)
+        for file in files where file.summary.initByteCount > 0 {
+            guard let start = file.summary.start, let end = file.summary.end, start <= latest, at <= end else { continue }
+            for fragment in file.summary.fragments {
+                guard let fragmentStart = fragment.start, fragmentStart <= latest else { continue }
+                if let chosen = best?.fragment.start, chosen >= fragmentStart { continue }
+                best = (file.path, file.summary.initByteCount, fragment)
+            }
+        }
+        return best
     }
 
     struct Problem: Error {

@@ -31,7 +31,7 @@ public final class ServerMetrics: Sendable {
 
     /// What a request was for, as counted.
     public enum RequestKind: String, Sendable, CaseIterable {
-        case playlist, blockingPlaylist = "blocking_playlist", part, segment, initSection = "init", page, metrics, other
+        case playlist, blockingPlaylist = "blocking_playlist", part, segment, initSection = "init", page, metrics, picture, other
     }
 
     private struct Counts {
@@ -40,6 +40,7 @@ public final class ServerMetrics: Sendable {
         var parts = 0
         var waiting = 0
         var waited = 0
+        var picturesMade = 0
     }
 
     private let counts = Locked(Counts())
@@ -57,6 +58,7 @@ public final class ServerMetrics: Sendable {
     }
 
     func countPart() { counts.withLock { $0.parts += 1 } }
+    func countPictureMade() { counts.withLock { $0.picturesMade += 1 } }
     func beginWait() { counts.withLock { $0.waiting += 1 } }
     func endWait() {
         counts.withLock { counts in
@@ -91,6 +93,9 @@ public final class ServerMetrics: Sendable {
                    kind: .counter, value: Double(counts.waited)),
             Family(name: "hlscap_parts_total", help: "LL-HLS parts made available, every rendition", kind: .counter,
                    value: Double(counts.parts)),
+            Family(name: "hlscap_pictures_made_total",
+                   help: "JPEGs decoded and encoded for /snapshot.jpg and thumbnails (not those served from the cache)",
+                   kind: .counter, value: Double(counts.picturesMade)),
         ]
         families += extra.withLock { $0 }?() ?? []
         return families.map(Self.render).joined()

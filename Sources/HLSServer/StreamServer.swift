@@ -18,13 +18,17 @@ public struct StreamServer: Sendable {
     public let deltaPlaylists: DeltaPlaylists?
     /// A folder of recordings, served by time range below `/recordings/`.
     public let recordings: RecordingRanges?
+    /// Makes `/snapshot.jpg` and the recordings' thumbnails; nil answers both with 404.
+    public let pictures: StreamPictures?
 
     /// Directory levels below the root a stream file may sit at (`audio/en/seg/000001.m4s`).
     static let maximumDepth = 4
 
     public init(root: String, lowLatency: LowLatencyStream? = nil, metrics: ServerMetrics, access: AccessControl? = nil,
-                keyDirectory: String? = nil, deltaPlaylists: DeltaPlaylists? = nil, recordings: RecordingRanges? = nil) {
+                keyDirectory: String? = nil, deltaPlaylists: DeltaPlaylists? = nil, recordings: RecordingRanges? = nil,
+                pictures: StreamPictures? = nil) {
         self.deltaPlaylists = deltaPlaylists
+        self.pictures = pictures
         self.recordings = recordings
         self.root = root.hasSuffix("/") && root.count > 1 ? String(root.dropLast()) : root
         self.lowLatency = lowLatency
@@ -124,11 +128,20 @@ public struct StreamServer: Sendable {
                 ("Content-Type", "text/plain; version=0.0.4; charset=utf-8"), ("Cache-Control", "no-store"),
             ], body: .bytes(Array(metrics.render().utf8))))
         }
+        if request.path == StreamPictures.snapshotPath {
+            guard let pictures else { return answer(.picture, .text(404, "this server makes no pictures", headers: ServerHeaders.noStore)) }
+            return answer(.picture, snapshotReply(request, pictures: pictures))
+        }
         if let name = Self.keyName(request.path) {
             return answer(.other, key(name))
         }
         if let recordings, request.path.hasPrefix(RecordingRanges.prefix) {
             if request.path == RecordingRanges.playlistPath { return answer(.playlist, recordings.playlistReply(request)) }
+            if request.path == RecordingRanges.indexPath { return answer(.page, recordings.indexReply()) }
+            if request.path == RecordingRanges.thumbnailPath {
+                guard let pictures else { return answer(.picture, .text(404, "this server makes no pictures", headers: ServerHeaders.noStore)) }
+                return answer(.picture, recordings.thumbnailReply(request, pictures: pictures, metrics: metrics))
+            }
             if let path = RecordingRanges.filePath(request.path) {
                 return answer(.segment, file(path, request: request, in: recordings.root))
             }

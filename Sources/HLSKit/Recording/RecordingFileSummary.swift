@@ -13,6 +13,13 @@ public struct RecordingFileSummary: Sendable, Equatable {
         /// Wall-clock time of its first frame; nil without a `prft`.
         public var start: Date?
         public var durationSeconds: Double
+
+        public init(offset: Int, byteCount: Int, start: Date?, durationSeconds: Double) {
+            self.offset = offset
+            self.byteCount = byteCount
+            self.start = start
+            self.durationSeconds = durationSeconds
+        }
     }
 
     public var codecs: [String] = []
@@ -21,6 +28,8 @@ public struct RecordingFileSummary: Sendable, Equatable {
     public var byteCount = 0
     /// Bytes of the init section at the start (`ftyp` and `moov`); 0 without a `moov`.
     public var initByteCount = 0
+
+    public init() {}
 
     public var start: Date? { fragments.first?.start }
     public var end: Date? {

@@ -14,6 +14,12 @@ public enum RecordingScanner {
         public var summary: RecordingFileSummary
         /// Why the rest of the file could not be read (a crash cut it short, or it is not a recording).
         public var problem: String?
+
+        public init(path: String, summary: RecordingFileSummary, problem: String? = nil) {
+            self.path = path
+            self.summary = summary
+            self.problem = problem
+        }
     }
 
     /// A recording file found below a folder.

@@ -432,7 +432,8 @@ struct LiveCommand: Command {
         let http = try serve.map {
             try $0.start(StreamServer(root: directory, lowLatency: lowLatency, metrics: metrics,
                                       keyDirectory: encryption?.keyDirectory, deltaPlaylists: deltaPlaylists,
-                                      recordings: recordingsFolder.map(RecordingRanges.init(root:))), entry: entry)
+                                      recordings: recordingsFolder.map(RecordingRanges.init(root:)),
+                                      pictures: .decodedByFFmpeg()), entry: entry)
         }
         let engine = LiveEngine(configuration: configuration, sources: sources, store: store,
                                 messages: EngineMessage.print)

@@ -40,15 +40,9 @@ struct RecordingsCommand: Command {
         guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw CommandError("\(directory): no such folder; give the folder --record writes into", exitCode: .noInput)
         }
-        let entries = try RecordingScanner.scan(folder: directory).sorted { ($0.summary.start ?? .distantFuture, $0.path) < ($1.summary.start ?? .distantFuture, $1.path) }
-        print(json ? Self.json(entries, directory: directory) : Self.text(entries, directory: directory), terminator: "")
-    }
-
-    static func gaps(_ entries: [Entry]) -> [(start: Date, end: Date)] {
-        let timed = entries.compactMap { entry in entry.summary.start.flatMap { start in entry.summary.end.map { (start, $0) } } }
-        return zip(timed, timed.dropFirst()).compactMap { earlier, later in
-            later.0.timeIntervalSince(earlier.1) > RecordingRangePlaylist.gapSeconds ? (earlier.1, later.0) : nil
-        }
+        let entries = RecordingTimeline.ordered(try RecordingScanner.scan(folder: directory))
+        print(json ? RecordingTimeline.json(entries, directory: directory, fragments: true) : Self.text(entries, directory: directory),
+              terminator: "")
     }
 
     static func text(_ entries: [Entry], directory: String) -> String {
@@ -79,32 +73,5 @@ struct RecordingsCommand: Command {
                             entries.count == 1 ? "file" : "files", seconds, gapCount, gapCount == 1 ? "gap" : "gaps",
                             gapSeconds, Double(bytes) / 1_000_000))
         return lines.joined(separator: "\n") + "\n"
-    }
-
-    static func json(_ entries: [Entry], directory: String) -> String {
-        let files: [[String: Any]] = entries.map { entry in
-            var file: [String: Any] = [
-                "path": entry.path, "bytes": entry.summary.byteCount, "durationSeconds": entry.summary.durationSeconds,
-                "codecs": entry.summary.codecs,
-                "fragments": entry.summary.fragments.map { fragment -> [String: Any] in
-                    var object: [String: Any] = ["offset": fragment.offset, "bytes": fragment.byteCount,
-                                                 "durationSeconds": fragment.durationSeconds]
-                    if let start = fragment.start { object["start"] = ProgramDateTime.format(start) }
-                    return object
-                },
-            ]
-            if let start = entry.summary.start { file["start"] = ProgramDateTime.format(start) }
-            if let end = entry.summary.end { file["end"] = ProgramDateTime.format(end) }
-            if let problem = entry.problem { file["problem"] = problem }
-            return file
-        }
-        let document: [String: Any] = [
-            "directory": directory, "files": files,
-            "gaps": Self.gaps(entries).map { ["start": ProgramDateTime.format($0.start), "end": ProgramDateTime.format($0.end)] },
-            "totalBytes": entries.reduce(0) { $0 + $1.summary.byteCount },
-            "totalSeconds": entries.reduce(0) { $0 + $1.summary.durationSeconds },
-        ]
-        let data = (try? JSONSerialization.data(withJSONObject: document, options: [.sortedKeys])) ?? Data("{}".utf8)
-        return String(decoding: data, as: UTF8.self) + "\n"
     }
 }

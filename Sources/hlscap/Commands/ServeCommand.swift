@@ -13,8 +13,8 @@ struct ServeCommand: Command {
         that knows HLS: playlists revalidated on every request (Cache-Control: no-cache) and
         gzipped when the client accepts it, media cached for a year (immutable), byte ranges,
         ETag/Last-Modified with 304, CORS for players on other sites. Only the stream's own files
-        are served, and GET / is a preview page that plays the stream; GET /metrics is for
-        Prometheus. Stop with Ctrl-C or SIGTERM.
+        are served, and GET / is a preview page that plays the stream; GET /snapshot.jpg is the
+        latest keyframe as a JPEG; GET /metrics is for Prometheus. Stop with Ctrl-C or SIGTERM.
 
         Low-latency HLS needs the process that captures: use hlscap live --serve --low-latency.
 
@@ -26,7 +26,10 @@ struct ServeCommand: Command {
                                     who may watch (default: DIR.keys beside the stream, if it exists)
           --recordings DIR          a folder of recordings (live --record): any time range of them
                                     as a playlist of byte ranges, /recordings/playlist.m3u8?
-                                    start=2026-12-01T10:02:00Z&duration=780 (or end=)
+                                    start=2026-12-01T10:02:00Z&duration=780 (or end=), their
+                                    list at /recordings/index.json, a 320-px JPEG of any moment at
+                                    /recordings/thumbnail.jpg?at=2026-12-01T10:02:00Z, and a
+                                    timeline with thumbnails on the preview page
           --help                    show this help
 
         Exit status: 0 stopped, 64 usage, 66 DIR holds no stream, 69 the address cannot be used.
@@ -65,7 +68,8 @@ struct ServeCommand: Command {
             }
         }
         let http = try server.start(StreamServer(root: directory, metrics: ServerMetrics(), keyDirectory: keyDirectory,
-                                                 recordings: recordings.map(RecordingRanges.init(root:))),
+                                                 recordings: recordings.map(RecordingRanges.init(root:)),
+                                                 pictures: .decodedByFFmpeg()),
                                     entry: entry)
         let stop = DispatchSemaphore(value: 0)
         let signals = SignalHandling { _ in stop.signal() }

@@ -133,7 +133,8 @@ struct ServerOptions {
     func start(_ unprotected: StreamServer, entry: String) throws -> HTTPServer {
         let server = StreamServer(root: unprotected.root, lowLatency: unprotected.lowLatency, metrics: unprotected.metrics,
                                   access: access, keyDirectory: unprotected.keyDirectory,
-                                  deltaPlaylists: unprotected.deltaPlaylists, recordings: unprotected.recordings)
+                                  deltaPlaylists: unprotected.deltaPlaylists, recordings: unprotected.recordings,
+                                  pictures: unprotected.pictures)
         if let warning = Self.raiseDescriptorLimit(toHold: connectionLimit) {
             FileHandle.standardError.write(Data("hlscap: \(warning)\n".utf8))
         }
