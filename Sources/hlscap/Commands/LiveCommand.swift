@@ -38,8 +38,15 @@ struct LiveCommand: Command {
                                     (default 10), and one that does not answer is refused
           --transcode               decode and encode a URL's or file's H.264/HEVC and AAC; without
                                     it they are copied unless --size, --fps, --ladder, --record,
-                                    --video-bitrate, --video-codec, --loop or --reconnect ask for
-                                    an encoding
+                                    --video-bitrate, --video-codec, --overlay, --loop or --reconnect
+                                    ask for an encoding
+          --overlay FORMAT          write each frame's capture time into the picture, top left:
+                                    "clock" (%Y-%m-%d %H:%M:%S) or a strftime format such as
+                                    '%H:%M:%S'; in UTC, in DejaVu Sans Mono (fonts-dejavu-core);
+                                    every rung and the recording carry it; a URL's or file's video
+                                    is then encoded, not copied
+          --overlay-local-time      --overlay in local time (TZ, else /etc/localtime), not UTC
+          --overlay-font FILE       a TrueType or OpenType font for --overlay
           --reconnect               when the camera, microphone or URL fails, is unplugged or stalls,
                                     wait for it to come back instead of ending the stream: a dark
                                     picture (and silence) stands in meanwhile, and the stream goes
@@ -274,6 +281,12 @@ struct LiveCommand: Command {
             throw CommandError.usage("--encrypt cbcs and --resume exclude each other: the new run's key would replace "
                                      + "the init section the listed segments were encrypted for")
         }
+        configuration.overlay = try Self.overlay(format: arguments.value("--overlay"),
+                                                 localTime: arguments.flag("--overlay-local-time"),
+                                                 font: arguments.value("--overlay-font"))
+        if configuration.overlay != nil, inputs.video == .none {
+            throw CommandError.usage("--overlay writes the time into the picture; it cannot be used with --video none")
+        }
         let transcode = arguments.flag("--transcode")
         if transcode, inputs.video.media == nil {
             throw CommandError.usage("--transcode is for a URL or file given to --video: a camera is always encoded")
@@ -284,6 +297,7 @@ struct LiveCommand: Command {
         // --reconnect encodes too: the stand-in pictures shown while a camera is away need an encoder.
         inputs.copy = !transcode && !inputs.loop && !inputs.reconnect && configuration.ladder == nil && record == nil
             && !sizeGiven && !fpsGiven && configuration.videoBitrate == nil && videoCodec == nil
+            && configuration.overlay == nil
         let extra = try arguments.positionals()
         guard extra.isEmpty else { throw CommandError.usage("unexpected argument \(extra[0])") }
         guard inputs.video != .none || inputs.audio != .none else {
@@ -515,6 +529,29 @@ struct LiveCommand: Command {
             error = LiveError.device(capture)
         }
         return CommandError(error)
+    }
+
+    /// `--overlay clock` or a strftime format, `--overlay-local-time` and `--overlay-font`: a bad format is a
+    /// usage error (64), a missing font or a libavfilter without drawtext leaves the overlay unavailable (69).
+    static func overlay(format: String?, localTime: Bool, font: String?) throws -> TimeOverlay? {
+        guard let format else {
+            if localTime { throw CommandError.usage("--overlay-local-time needs --overlay") }
+            if font != nil { throw CommandError.usage("--overlay-font needs --overlay") }
+            return nil
+        }
+        let overlay: TimeOverlay
+        do {
+            overlay = try TimeOverlay(format: format == "clock" ? TimeOverlay.clockFormat : format, localTime: localTime,
+                                      fontPath: font ?? TimeOverlay.defaultFontPath)
+        } catch {
+            throw CommandError.usage("--overlay: \(error); give clock or a strftime format such as '%H:%M:%S'")
+        }
+        do {
+            try overlay.checkAvailable()
+        } catch {
+            throw CommandError("--overlay: \(error)", exitCode: .unavailable)
+        }
+        return overlay
     }
 
     /// A file's directory and name: `rec/a.mp4` → (`rec`, `a.mp4`), `a.mp4` → (`.`, `a.mp4`).
