@@ -294,7 +294,8 @@ struct LiveCommand: Command {
         // Copy when nothing asks for an encoding of its own.
         // Copy when nothing asks for an encoding of its own; a looped file is encoded, so that each repetition
         // joins the last without a seam (its copied sound would repeat the encoder's priming every time);
-        // --reconnect encodes too: the stand-in pictures shown while a camera is away need an encoder.
+        // --reconnect encodes too: the stand-in pictures shown while a camera is away need an encoder; --overlay
+        // draws on decoded pictures.
         inputs.copy = !transcode && !inputs.loop && !inputs.reconnect && configuration.ladder == nil && record == nil
             && !sizeGiven && !fpsGiven && configuration.videoBitrate == nil && videoCodec == nil
             && configuration.overlay == nil
