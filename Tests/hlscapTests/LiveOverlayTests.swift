@@ -122,6 +122,30 @@ import Testing
         #expect(secondApart.allSatisfy { $0 > 5 }, "\(secondApart)")
     }
 
+    /// Drawn once on the captured picture and scaled with it: the box on the 180p rung is half as wide
+    /// as on the 360p rung (drawn on each rung, it would be 12 px text at 180p, not 7.5).
+    @Test func everyRungShowsTheTimeDrawnOnce() throws {
+        let directory = try PackagedStream.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let stream = directory.appendingPathComponent("stream")
+        let run = try ExternalTools.runHlscap(["live", "--video", "test", "--audio", "none", "--size", "640x360",
+                                               "--ladder", "360p,180p", "--no-realtime", "--duration", "2",
+                                               "--overlay", "clock", "--out", stream.path, "--quiet"])
+        try #require(run.succeeded && run.stderr.isEmpty, "\(run.stderr)")
+        try ExternalTools.validateStream(stream)
+        // The right end of the box on the test source's first white flash.
+        func boxWidth(_ rung: String, width: Int, height: Int) throws -> Int {
+            let pictures = try GrayPictures(stream: stream.appendingPathComponent(rung), width: width, height: height)
+            let flash = try #require((0..<Self.framesPerSecond).first { Self.isWhite(pictures, $0) })
+            let top = pictures.pixels(flash, rows: 0..<(height / 8), columns: 0..<width)
+            return (0..<width).last { column in stride(from: column, to: top.count, by: width).contains { top[$0] < 200 } }
+                .map { $0 + 1 } ?? 0
+        }
+        let full = try boxWidth("360p", width: 640, height: 360)
+        let half = try boxWidth("180p", width: 320, height: 180)
+        #expect(full > 150 && abs(2 * half - full) <= 8, "\(full) and \(half) pixels wide")
+    }
+
     @Test(arguments: [
         ("", "the time format is empty"),
         ("camera 1", "'camera 1' has no strftime placeholder"),
