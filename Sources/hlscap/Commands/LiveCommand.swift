@@ -40,13 +40,6 @@ struct LiveCommand: Command {
                                     it they are copied unless --size, --fps, --ladder, --record,
                                     --video-bitrate, --video-codec, --overlay, --loop or --reconnect
                                     ask for an encoding
-          --overlay FORMAT          write each frame's capture time into the picture, top left:
-                                    "clock" (%Y-%m-%d %H:%M:%S) or a strftime format such as
-                                    '%H:%M:%S'; in UTC, in DejaVu Sans Mono (fonts-dejavu-core);
-                                    every rung and the recording carry it; a URL's or file's video
-                                    is then encoded, not copied
-          --overlay-local-time      --overlay in local time (TZ, else /etc/localtime), not UTC
-          --overlay-font FILE       a TrueType or OpenType font for --overlay
           --reconnect               when the camera, microphone or URL fails, is unplugged or stalls,
                                     wait for it to come back instead of ending the stream: a dark
                                     picture (and silence) stands in meanwhile, and the stream goes
@@ -57,6 +50,13 @@ struct LiveCommand: Command {
           --audio-bitrate RATE      AAC bit rate (default 128k)
           --preset NAME             x264 or x265 preset (default veryfast)
           --video-codec CODEC       h264 (default) or hevc (libx265, hvc1)
+          --overlay FORMAT          write each frame's capture time into the picture, top left:
+                                    "clock" (%Y-%m-%d %H:%M:%S) or a strftime format such as
+                                    '%H:%M:%S'; in UTC, in DejaVu Sans Mono (fonts-dejavu-core);
+                                    every rung and the recording carry it; a URL's or file's video
+                                    is then encoded, not copied
+          --overlay-local-time      --overlay in local time (TZ, else /etc/localtime), not UTC
+          --overlay-font FILE       a TrueType or OpenType font for --overlay
           --record PATH             also record the capture, at full quality, into one fragmented
                                     MP4 file: playable at every moment, indexed (mfra) at a clean
                                     stop; with --resume a new file beside it (rec-2.mp4)
@@ -100,9 +100,10 @@ struct LiveCommand: Command {
         \(ServerOptions.help)
           --help                    show this help
 
-        Exit status: 0 stopped cleanly, 64 usage, 66 device or file missing, 69 URL unreachable,
-        73 DIR cannot be created or holds a stream, 74 write error, device or URL failure (without
-        --reconnect), or a file that did not reach the origin, 130 second interrupt.
+        Exit status: 0 stopped cleanly, 64 usage, 66 device or file missing, 69 URL unreachable or
+        --overlay's font unreadable, 73 DIR cannot be created or holds a stream, 74 write error,
+        device or URL failure (without --reconnect), or a file that did not reach the origin,
+        130 second interrupt.
         """
 
     var configuration: LiveConfiguration
