@@ -13,15 +13,16 @@ DEMO_PORT := 8000
 # Defined before DEPS_PACKAGES, whose := expands it where it is written.
 S3_PACKAGES := ceph-mon ceph-osd radosgw ceph-common uuid-runtime libssl-dev faketime python3-venv
 
-# FFmpeg headers and pkg-config for the CFFmpeg target; ffmpeg/ffprobe, Chromium and Python
-# for the end-to-end checkers; GStreamer as a second, independent HLS decoder; fonts so headless
-# Chromium renders text; GNU time for bench; nginx (its DAV module takes PUT and DELETE) as the
-# origin that publishing tests upload to, the CDN edge in front of the built-in server, and what
+# FFmpeg headers and pkg-config for the CFFmpeg target (libavfilter's drawtext for --overlay);
+# ffmpeg/ffprobe, Chromium and Python for the end-to-end checkers; GStreamer as a second,
+# independent HLS decoder; fonts so headless Chromium renders text and --overlay draws the time;
+# GNU time for bench; nginx (its DAV module takes PUT and DELETE) as the origin that publishing
+# tests upload to, the CDN edge in front of the built-in server, and what
 # bench measures the built-in server against, with wrk giving the requests.
 # libcurl's development link, because the release build links the Swift runtime and Foundation
 # statically and FoundationNetworking links libcurl. libmicrohttpd and zlib for the built-in server;
 # Prometheus's parser, curl and openssl for its tests; pip and unzip fetch hls.js from PyPI.
-DEPS_PACKAGES := libavcodec-dev libavformat-dev libavdevice-dev libavutil-dev libswscale-dev \
+DEPS_PACKAGES := libavcodec-dev libavformat-dev libavdevice-dev libavfilter-dev libavutil-dev libswscale-dev \
 	libswresample-dev pkg-config ffmpeg chromium python3 fonts-dejavu-core time nginx \
 	gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad \
 	gstreamer1.0-libav libcurl4-openssl-dev libmicrohttpd-dev zlib1g-dev python3-prometheus-client \

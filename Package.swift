@@ -12,7 +12,7 @@ let package = Package(
             name: "CFFmpeg",
             pkgConfig: "libavformat",
             providers: [.apt(["libavcodec-dev", "libavformat-dev", "libavdevice-dev",
-                              "libavutil-dev", "libswscale-dev", "libswresample-dev"])]
+                              "libavfilter-dev", "libavutil-dev", "libswscale-dev", "libswresample-dev"])]
         ),
         .systemLibrary(name: "CV4L2"),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),

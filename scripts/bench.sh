@@ -13,7 +13,7 @@ SECONDS_OF_MEDIA="${BENCH_SECONDS:-600}"
 OUT=bench-out
 CASES=(${BENCH_CASES:-case_copy_1080p30 case_validate_1080p30 case_transcode_720p30 case_live_720p30 case_live_ladder_720p30
     case_file_ladder_1080p30 case_publish_720p30 case_live_record_720p30 case_serve_requests case_serve_segment_rps
-    case_encrypt case_dvr case_rtsp_copy case_rtsp_copy_many case_rtsp_latency case_live_hour})
+    case_encrypt case_dvr case_rtsp_copy case_rtsp_copy_many case_rtsp_latency case_overlay case_live_hour})
 # Encryption methods case_encrypt compares with the clear runs.
 ENCRYPT_METHODS=(${BENCH_ENCRYPT_METHODS:-aes-128 cbcs})
 
@@ -309,6 +309,42 @@ case_live_record_720p30() {
     awk -v a="$(median "$OUT/results-record-hlscap.txt.cpu" 3)" -v b="$(median "$OUT/results-record-hlscap-alone.txt.cpu" 3)" \
         -v c="$(median "$OUT/results-record-ffmpeg.txt.cpu" 3)" -v d="$(median "$OUT/results-record-ffmpeg-alone.txt.cpu" 3)" \
         'BEGIN { printf "  the recording costs hlscap %.2f s of cpu, ffmpeg %.2f s (ratio %.2f)\n", a - b, c - d, (a - b) / (c - d) }'
+}
+
+# --overlay clock on live 720p30: the CPU of a run with it against the same run without it, and beside
+# it what the same drawtext (DejaVu Sans Mono, a 30 px clock on a half-dark box) costs ffmpeg.
+case_overlay() {
+    local seconds="${BENCH_LIVE_SECONDS:-60}"
+    local font=/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf
+    local source_video="testsrc2=size=1280x720:rate=30,drawbox=color=white:thickness=fill:enable='eq(mod(n\,30)\,0)'"
+    local source_audio="aevalsrc='if(lt(mod(t\,1)\,0.05)\,0.5*sin(2*PI*1000*t)\,0.1*sin(2*PI*440*t))':sample_rate=48000:channel_layout=stereo"
+    # %{localtime} with no format: the clock's own %Y-%m-%d %H:%M:%S.
+    local clock="drawtext=fontfile=$font:expansion=normal:text='%{localtime}'"
+    clock+=":fontsize=30:fontcolor=white:box=1:boxcolor=black@0.5:boxborderw=7:x=15:y=15"
+    local hls=(-c:v libx264 -preset veryfast -tune zerolatency -profile:v high -b:v 2700k -maxrate 2700k
+        -bufsize 2700k -g 60 -keyint_min 60 -sc_threshold 0 -force_key_frames "expr:gte(t,n_forced*2)"
+        -c:a aac -b:a 128k -ac 2 -f hls -hls_segment_type fmp4 -hls_time 2 -hls_list_size 6)
+    rm -f "$OUT"/results-overlay-*.txt
+    for run in $(seq "$RUNS"); do
+        echo "bench: live 720p30 with --overlay clock run $run/$RUNS" >&2
+        rm -rf "$OUT/ho"
+        measure overlay-hlscap "$HLSCAP" live --video test --audio test --size 1280x720 --fps 30 \
+            --video-bitrate 2700k --preset veryfast --duration "$seconds" --out "$OUT/ho" --quiet --overlay clock
+        rm -rf "$OUT/ho"
+        measure overlay-hlscap-alone "$HLSCAP" live --video test --audio test --size 1280x720 --fps 30 \
+            --video-bitrate 2700k --preset veryfast --duration "$seconds" --out "$OUT/ho" --quiet
+        rm -rf "$OUT/fo" && mkdir -p "$OUT/fo"
+        measure overlay-ffmpeg ffmpeg -v error -y -re -f lavfi -i "$source_video,$clock" -re -f lavfi -i "$source_audio" \
+            -t "$seconds" "${hls[@]}" "$OUT/fo/playlist.m3u8"
+        rm -rf "$OUT/fo" && mkdir -p "$OUT/fo"
+        measure overlay-ffmpeg-alone ffmpeg -v error -y -re -f lavfi -i "$source_video" -re -f lavfi -i "$source_audio" \
+            -t "$seconds" "${hls[@]}" "$OUT/fo/playlist.m3u8"
+    done
+    compare "live 720p30 ${seconds}s, --overlay clock against without" overlay-hlscap overlay-hlscap-alone
+    compare "ffmpeg's live 720p30 ${seconds}s, drawtext clock against without" overlay-ffmpeg overlay-ffmpeg-alone
+    awk -v a="$(median "$OUT/results-overlay-hlscap.txt.cpu" 3)" -v b="$(median "$OUT/results-overlay-hlscap-alone.txt.cpu" 3)" \
+        -v c="$(median "$OUT/results-overlay-ffmpeg.txt.cpu" 3)" -v d="$(median "$OUT/results-overlay-ffmpeg-alone.txt.cpu" 3)" \
+        'BEGIN { printf "  the overlay costs hlscap %.2f s of cpu (%.1f %%), ffmpeg %.2f s (%.1f %%)\n", a - b, 100 * (a - b) / b, c - d, 100 * (c - d) / d }'
 }
 
 # The built-in server against nginx serving the same stream directory: the server's CPU per 1,000

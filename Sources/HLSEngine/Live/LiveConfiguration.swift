@@ -16,6 +16,8 @@ public struct LiveConfiguration: Sendable {
     public var videoCodec = VideoCodec.h264
     /// Makes each rendition's video encoder; libavcodec's software encoders unless another is given.
     public var makeVideoEncoder: VideoEncoderFactory = VideoEncoder.factory
+    /// The capture time written into every encoded picture, the recording's too; copied video has none.
+    public var overlay: TimeOverlay?
     /// A full-quality recording beside the stream, written as one fragmented MP4 file.
     public var record: Recording?
 

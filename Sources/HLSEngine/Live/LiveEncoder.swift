@@ -50,6 +50,8 @@ final class LiveEncoder {
     private let clock: any EngineClock
     private let video: VideoRenditions?
     private let audio: AudioLane?
+    /// The capture time written into every picture before it is encoded.
+    private let overlay: TimeOverlayFilter?
     private var segmenter: Segmenter?
     private var lastVideoTicks: Int64?
     /// Parts cut since the last `takeParts` (LL-HLS).
@@ -112,8 +114,10 @@ final class LiveEncoder {
                     framesPerSecond: Double(framesPerSecond), iFramePeakBitrate: peak, iFrameAverageBitrate: 0))
             }
             video = renditionsEncoder
+            overlay = configuration.overlay.map(TimeOverlayFilter.init)
         } else {
             video = nil
+            overlay = nil
         }
         if delivers.contains(.audio), !copied.contains(where: { !$0.isVideo }) {
             let audioSettings = AudioEncoderSettings(bitrate: configuration.audioBitrate)
@@ -238,10 +242,12 @@ final class LiveEncoder {
             video.addCut(atTicks: ticks)
             cutSegment(atLeadTicks: ticks)
         }
-        recorder?.take(video: frame, atTicks: ticks, capturedAt: timing.originDate.map {
-            $0.addingTimeInterval(VideoEncoder.timescale.seconds(ticks))
-        } ?? clock.now())
-        return segment(try video.encode(frame, atTicks: ticks))
+        let capturedAt = timing.originDate.map { $0.addingTimeInterval(VideoEncoder.timescale.seconds(ticks)) }
+            ?? clock.now()
+        // Drawn once on the captured picture, before any rung is scaled from it or the recording takes it.
+        let picture = try overlay?.draw(on: frame, capturedAt: capturedAt) ?? frame
+        recorder?.take(video: picture, atTicks: ticks, capturedAt: capturedAt)
+        return segment(try video.encode(picture, atTicks: ticks))
     }
 
     /// A sample copied from the source, its decode time on the capture clock in its track's timescale.

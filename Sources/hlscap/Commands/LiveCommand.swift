@@ -43,8 +43,8 @@ struct LiveCommand: Command {
           --transcode               decode and encode a URL's or file's H.264/HEVC and AAC; without
                                     it they are copied unless --size, --fps, --ladder,
                                     --record-size/-codec/-bitrate, --video-bitrate, --video-codec,
-                                    --loop or --reconnect ask for an encoding (--record alone
-                                    records the copied source as it is)
+                                    --overlay, --loop or --reconnect ask for an encoding (--record
+                                    alone records the copied source as it is)
           --reconnect               when the camera, microphone or URL fails, is unplugged or stalls,
                                     wait for it to come back instead of ending the stream: a dark
                                     picture (and silence) stands in meanwhile, and the stream goes
@@ -58,6 +58,13 @@ struct LiveCommand: Command {
           --encoder NAME            x264 (default; x265 for HEVC), vaapi (/dev/dri/renderD128),
                                     v4l2m2m (a Raspberry Pi's /dev/video11), nvenc (NVIDIA), or
                                     auto: the first of those that works here, else software
+          --overlay FORMAT          write each frame's capture time into the picture, top left:
+                                    "clock" (%Y-%m-%d %H:%M:%S) or a strftime format such as
+                                    '%H:%M:%S'; in UTC, in DejaVu Sans Mono (fonts-dejavu-core);
+                                    every rung and the recording carry it; a URL's or file's video
+                                    is then encoded, not copied
+          --overlay-local-time      --overlay in local time (TZ, else /etc/localtime), not UTC
+          --overlay-font FILE       a TrueType or OpenType font for --overlay
           --record PATH             also record the capture, at full quality, into one fragmented
                                     MP4 file: playable at every moment, indexed (mfra) at a clean
                                     stop; with --resume a new file beside it (rec-2.mp4); a
@@ -102,9 +109,10 @@ struct LiveCommand: Command {
         \(ServerOptions.help)
           --help                    show this help
 
-        Exit status: 0 stopped cleanly, 64 usage, 66 device or file missing, 69 URL unreachable,
-        73 DIR cannot be created or holds a stream, 74 write error, device or URL failure (without
-        --reconnect), or a file that did not reach the origin, 130 second interrupt.
+        Exit status: 0 stopped cleanly, 64 usage, 66 device or file missing, 69 URL unreachable or
+        --overlay's font unreadable, 73 DIR cannot be created or holds a stream, 74 write error,
+        device or URL failure (without --reconnect), or a file that did not reach the origin,
+        130 second interrupt.
         """
 
     var configuration: LiveConfiguration
@@ -298,16 +306,23 @@ struct LiveCommand: Command {
             throw CommandError.usage("--encrypt cbcs and --resume exclude each other: the new run's key would replace "
                                      + "the init section the listed segments were encrypted for")
         }
+        configuration.overlay = try Self.overlay(format: arguments.value("--overlay"),
+                                                 localTime: arguments.flag("--overlay-local-time"),
+                                                 font: arguments.value("--overlay-font"))
+        if configuration.overlay != nil, inputs.video == .none {
+            throw CommandError.usage("--overlay writes the time into the picture; it cannot be used with --video none")
+        }
         let transcode = arguments.flag("--transcode")
         if transcode, inputs.video.media == nil {
             throw CommandError.usage("--transcode is for a URL or file given to --video: a camera is always encoded")
         }
-        // Copy when nothing asks for an encoding of its own.
         // Copy when nothing asks for an encoding of its own; a looped file is encoded, so that each repetition
         // joins the last without a seam (its copied sound would repeat the encoder's priming every time);
-        // --reconnect encodes too: the stand-in pictures shown while a camera is away need an encoder.
+        // --reconnect encodes too: the stand-in pictures shown while a camera is away need an encoder; --overlay
+        // draws on decoded pictures.
         inputs.copy = !transcode && !inputs.loop && !inputs.reconnect && configuration.ladder == nil && record?.encodes != true
             && !sizeGiven && !fpsGiven && configuration.videoBitrate == nil && videoCodec == nil
+            && configuration.overlay == nil
         let extra = try arguments.positionals()
         guard extra.isEmpty else { throw CommandError.usage("unexpected argument \(extra[0])") }
         guard inputs.video != .none || inputs.audio != .none else {
@@ -547,6 +562,29 @@ struct LiveCommand: Command {
             error = LiveError.device(capture)
         }
         return CommandError(error)
+    }
+
+    /// `--overlay clock` or a strftime format, `--overlay-local-time` and `--overlay-font`: a bad format is a
+    /// usage error (64), a missing font or a libavfilter without drawtext leaves the overlay unavailable (69).
+    static func overlay(format: String?, localTime: Bool, font: String?) throws -> TimeOverlay? {
+        guard let format else {
+            if localTime { throw CommandError.usage("--overlay-local-time needs --overlay") }
+            if font != nil { throw CommandError.usage("--overlay-font needs --overlay") }
+            return nil
+        }
+        let overlay: TimeOverlay
+        do {
+            overlay = try TimeOverlay(format: format == "clock" ? TimeOverlay.clockFormat : format, localTime: localTime,
+                                      fontPath: font ?? TimeOverlay.defaultFontPath)
+        } catch {
+            throw CommandError.usage("--overlay: \(error); give clock or a strftime format such as '%H:%M:%S'")
+        }
+        do {
+            try overlay.checkAvailable()
+        } catch {
+            throw CommandError("--overlay: \(error)", exitCode: .unavailable)
+        }
+        return overlay
     }
 
     /// A file's directory and name: `rec/a.mp4` → (`rec`, `a.mp4`), `a.mp4` → (`.`, `a.mp4`).
