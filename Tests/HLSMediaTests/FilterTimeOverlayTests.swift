@@ -72,7 +72,7 @@ import Testing
     }
 
     @Test func theCaptureTimeIsDrawnOnAHalfDarkBoxAtTheTopLeft() throws {
-        let filter = TimeOverlayFilter(overlay: try TimeOverlay(format: TimeOverlay.clockFormat))
+        let filter = try TimeOverlayFilter(overlay: try TimeOverlay(format: TimeOverlay.clockFormat))
         let luma = try Self.drawn(filter, at: Self.captured)
         let text = Self.region(luma)
         // White (235) under black at half opacity is about 125; the glyphs are white again.
@@ -88,7 +88,7 @@ import Testing
     /// The text is the capture time handed in, whenever the picture is drawn on: the same second draws the
     /// same pixels, the next second other ones.
     @Test func theTextChangesWithTheCaptureTimeNotTheClock() throws {
-        let filter = TimeOverlayFilter(overlay: try TimeOverlay(format: "%H:%M:%S"))
+        let filter = try TimeOverlayFilter(overlay: try TimeOverlay(format: "%H:%M:%S"))
         let first = try Self.drawn(filter, at: Self.captured)
         let nextFrame = try Self.drawn(filter, at: Self.captured.addingTimeInterval(1.0 / 30))
         Thread.sleep(forTimeInterval: 1.1)
@@ -101,8 +101,8 @@ import Testing
     }
 
     @Test func localTimeFollowsTheTimeZone() throws {
-        let utc = TimeOverlayFilter(overlay: try TimeOverlay(format: "%H"))
-        let local = TimeOverlayFilter(overlay: try TimeOverlay(format: "%H", localTime: true))
+        let utc = try TimeOverlayFilter(overlay: try TimeOverlay(format: "%H"))
+        let local = try TimeOverlayFilter(overlay: try TimeOverlay(format: "%H", localTime: true))
         // Glibc reads TZ when localtime_r is first called; this test runs with the machine's zone.
         let offset = TimeZone.current.secondsFromGMT(for: Self.captured)
         #expect((try Self.drawn(utc, at: Self.captured) == Self.drawn(local, at: Self.captured)) == (offset == 0))
@@ -110,7 +110,7 @@ import Testing
 
     /// A picture of another size makes the graph again, with text to that picture's scale.
     @Test func anotherSizeIsDrawnToItsScale() throws {
-        let filter = TimeOverlayFilter(overlay: try TimeOverlay(format: TimeOverlay.clockFormat))
+        let filter = try TimeOverlayFilter(overlay: try TimeOverlay(format: TimeOverlay.clockFormat))
         let small = try Self.drawn(filter, at: Self.captured)
         let large = try Self.drawn(filter, at: Self.captured, width: 1280, height: 720)
         func boxedRows(_ luma: [[UInt8]]) -> Int { luma.filter { $0[10] < 200 }.count }

@@ -114,7 +114,7 @@ final class LiveEncoder {
                     framesPerSecond: Double(framesPerSecond), iFramePeakBitrate: peak, iFrameAverageBitrate: 0))
             }
             video = renditionsEncoder
-            overlay = configuration.overlay.map(TimeOverlayFilter.init)
+            overlay = try configuration.overlay.map { overlay throws in try TimeOverlayFilter(overlay: overlay) }
         } else {
             video = nil
             overlay = nil

@@ -19,15 +19,18 @@ public final class TimeOverlayFilter {
     /// The graph's clock: microseconds, so a capture time since 1970 fits its pts exactly.
     private static let timeBase = AVRational(num: 1, den: 1_000_000)
 
-    public init(overlay: TimeOverlay) {
+    private let library: FilterLibrary
+
+    public init(overlay: TimeOverlay) throws(TimeOverlayError) {
         self.overlay = overlay
+        library = try FilterLibrary.load()
     }
 
-    deinit { avfilter_graph_free(&graph) }
+    deinit { library.graphFree(&graph) }
 
-    /// Throws unless this libavfilter can draw text.
+    /// Throws unless libavfilter loads and can draw text.
     static func checkDrawtext() throws(TimeOverlayError) {
-        guard avfilter_get_by_name("drawtext") != nil else {
+        guard try FilterLibrary.load().getByName("drawtext") != nil else {
             throw .filterUnavailable("this FFmpeg's libavfilter has no drawtext filter (it was built without "
                 + "libfreetype); install the distribution's libavfilter")
         }
@@ -43,18 +46,18 @@ public final class TimeOverlayFilter {
         let pts = frame.pts
         let timeBase = frame.timeBase
         frame.pts = Int64((date.timeIntervalSince1970 * 1_000_000).rounded(.down))
-        try FFmpegError.check(av_buffersrc_add_frame_flags(source, frame.pointer, 0))
+        try FFmpegError.check(library.addFrame(source, frame.pointer, 0))
         let output = try Frame(timeBase: timeBase)
         // drawtext hands on each picture as it comes: one in, one out.
-        try FFmpegError.check(av_buffersink_get_frame(sink, output.pointer))
+        try FFmpegError.check(library.getFrame(sink, output.pointer))
         output.pts = pts
         return output
     }
 
     private func makeGraph(for frame: Frame) throws {
-        avfilter_graph_free(&graph)
+        library.graphFree(&graph)
         input = nil
-        guard let graph = avfilter_graph_alloc() else { throw FFmpegError.outOfMemory }
+        guard let graph = library.graphAlloc() else { throw FFmpegError.outOfMemory }
         self.graph = graph
         // drawtext draws in the caller's thread; no slice threads for a filter that cannot use them.
         graph.pointee.nb_threads = 1
@@ -64,15 +67,15 @@ public final class TimeOverlayFilter {
             + ":time_base=\(Self.timeBase.num)/\(Self.timeBase.den)"
             + ":pixel_aspect=\(pixelAspect.num)/\(pixelAspect.den)"
         var source: UnsafeMutablePointer<AVFilterContext>?
-        try FFmpegError.check(avfilter_graph_create_filter(&source, avfilter_get_by_name("buffer"), "in",
+        try FFmpegError.check(library.graphCreateFilter(&source, library.getByName("buffer"), "in",
                                                            sourceArguments, nil, graph))
         var sink: UnsafeMutablePointer<AVFilterContext>?
-        try FFmpegError.check(avfilter_graph_create_filter(&sink, avfilter_get_by_name("buffersink"), "out",
+        try FFmpegError.check(library.graphCreateFilter(&sink, library.getByName("buffersink"), "out",
                                                            nil, nil, graph))
         let text = try makeDrawtext(in: graph, pictureHeight: frame.height)
-        try FFmpegError.check(avfilter_link(source, 0, text, 0))
-        try FFmpegError.check(avfilter_link(text, 0, sink, 0))
-        try FFmpegError.check(avfilter_graph_config(graph, nil))
+        try FFmpegError.check(library.link(source, 0, text, 0))
+        try FFmpegError.check(library.link(text, 0, sink, 0))
+        try FFmpegError.check(library.graphConfig(graph, nil))
         self.source = source
         self.sink = sink
         input = (frame.pointer.pointee.width, frame.pointer.pointee.height, frame.pointer.pointee.format)
@@ -83,7 +86,7 @@ public final class TimeOverlayFilter {
     private func makeDrawtext(in graph: UnsafeMutablePointer<AVFilterGraph>, pictureHeight: Int) throws
         -> UnsafeMutablePointer<AVFilterContext> {
         try Self.checkDrawtext()
-        guard let text = avfilter_graph_alloc_filter(graph, avfilter_get_by_name("drawtext"), "time") else {
+        guard let text = library.graphAllocFilter(graph, library.getByName("drawtext"), "time") else {
             throw FFmpegError.outOfMemory
         }
         let fontPixels = TimeOverlay.fontPixels(pictureHeight: pictureHeight)
@@ -103,7 +106,7 @@ public final class TimeOverlayFilter {
         for (name, value) in options {
             try FFmpegError.check(av_opt_set(UnsafeMutableRawPointer(text), name, value, AV_OPT_SEARCH_CHILDREN))
         }
-        try FFmpegError.check(avfilter_init_str(text, nil))
+        try FFmpegError.check(library.initString(text, nil))
         return text
     }
 }
