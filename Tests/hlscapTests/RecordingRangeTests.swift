@@ -6,16 +6,25 @@ import Testing
 /// `/recordings/playlist.m3u8?start=…&duration=…`: a time range of the recordings as a playlist of byte
 /// ranges of the files, served by `hlscap serve --recordings`.
 @Suite(.serialized) struct RecordingRangeTests {
+    /// Seconds recorded: `make recording-hour` sets an hour (in files of 10 minutes); `make test` records
+    /// 40 s in files of 10 s.
+    static let seconds = Int(ProcessInfo.processInfo.environment["HLSCAP_RECORDING_SECONDS"] ?? "") ?? 40
+
     @Test func aRangeAcrossTwoFilesAndAGapIsServedValidAndPlays() throws {
         let directory = try PackagedStream.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let stream = directory.appendingPathComponent("stream")
         let folder = directory.appendingPathComponent("rec")
+        let started = Date()
         let made = try ExternalTools.runHlscap(["live", "--video", "test", "--audio", "test", "--size", "320x180",
-                                                "--no-realtime", "--duration", "40", "--out", stream.path, "--quiet",
-                                                "--record", folder.path + "/%Y-%m-%d/%H-%M-%S.mp4", "--record-every", "10s",
-                                                "--record-codec", "h264"], timeoutSeconds: 180)
+                                                "--no-realtime", "--duration", String(Self.seconds),
+                                                "--out", stream.path, "--quiet",
+                                                "--record", folder.path + "/%Y-%m-%d/%H-%M-%S.mp4",
+                                                "--record-every", Self.seconds >= 3600 ? "10m" : "10s",
+                                                "--record-codec", "h264"], timeoutSeconds: Double(max(180, Self.seconds)))
         #expect(made.succeeded, "\(made.stderr)")
+        let madeSeconds = Date().timeIntervalSince(started)
+        print(String(format: "recorded %d s of 320x180 out of real time in %.1f s", Self.seconds, madeSeconds))
         let listed = try ExternalTools.runHlscap(["recordings", folder.path, "--json"])
         let document = try #require(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [String: Any])
         let files = try #require(document["files"] as? [[String: Any]])
