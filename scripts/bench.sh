@@ -544,8 +544,9 @@ case_rtsp_copy_many() {
         done
         wait "${pids[@]}" || true
         for index in $(seq "$streams"); do
-            ffprobe -v error -count_packets -select_streams v:0 -show_entries stream=nb_read_packets -of csv=p=0 \
-                "$dir/$tool-$index/playlist.m3u8" 2> /dev/null || echo 0
+            # The first figure: ffprobe lists the stream once per program of the playlist.
+            { ffprobe -v error -count_packets -select_streams v:0 -show_entries stream=nb_read_packets -of csv=p=0 \
+                "$dir/$tool-$index/playlist.m3u8" 2> /dev/null | grep -m 1 . ; } || echo 0
         done > "$dir/frames-$tool"
     done
     kill "$server" 2> /dev/null || true
@@ -574,7 +575,7 @@ case_rtsp_latency() {
     "$HLSCAP" live --video "$url" --serve 127.0.0.1:0 --low-latency --duration $((seconds + 30)) \
         --out "$dir/stream" --quiet > /dev/null 2> "$dir/hlscap.log" &
     local hlscap=$!
-    entry=$(wait_for_url "$dir/hlscap.log" 's/.*serving stream at \(http:[^ ]*\) .*/\1/p')
+    entry=$(wait_for_url "$dir/hlscap.log" 's/.*serving .* at \(http:[^ ]*\) .*/\1/p')
     sleep 6
     echo "bench: glass-to-glass from RTSP through LL-HLS to hls.js for ${seconds}s" >&2
     python3 Tests/Tools/latency_probe.py "$entry" --hlsjs .build/hlsjs/hls.js --seconds "$seconds" > "$dir/probe.json" || true
