@@ -275,16 +275,20 @@ case_publish_720p30() {
     grep -h "published to" "$OUT/publish.log" | sed 's/^/  /'
 }
 
+# The ffmpeg side of the live 720p30 cases that run hlscap's own settings: a lavfi picture with a white
+# flash each second and a tone with a beep at the same instants, and ffmpeg's live HLS with the same x264
+# settings, keyframes on the same 2 s grid.
+LIVE_FLASH_VIDEO="testsrc2=size=1280x720:rate=30,drawbox=color=white:thickness=fill:enable='eq(mod(n\,30)\,0)'"
+LIVE_FLASH_AUDIO="aevalsrc='if(lt(mod(t\,1)\,0.05)\,0.5*sin(2*PI*1000*t)\,0.1*sin(2*PI*440*t))':sample_rate=48000:channel_layout=stereo"
+FFMPEG_LIVE_HLS=(-c:v libx264 -preset veryfast -tune zerolatency -profile:v high -b:v 2700k -maxrate 2700k
+    -bufsize 2700k -g 60 -keyint_min 60 -sc_threshold 0 -force_key_frames "expr:gte(t,n_forced*2)"
+    -c:a aac -b:a 128k -ac 2 -f hls -hls_segment_type fmp4 -hls_time 2 -hls_list_size 6)
+
 # --record's cost: live 720p30 H.264 HLS with and without a full-quality HEVC recording of the same
 # capture (720p, 4 Mb/s, x265 veryfast), against ffmpeg writing the same two outputs from one input
 # (HLS and a fragmented MP4; ffmpeg encodes the audio once per output, hlscap once for both).
 case_live_record_720p30() {
     local seconds="${BENCH_LIVE_SECONDS:-60}"
-    local source_video="testsrc2=size=1280x720:rate=30,drawbox=color=white:thickness=fill:enable='eq(mod(n\,30)\,0)'"
-    local source_audio="aevalsrc='if(lt(mod(t\,1)\,0.05)\,0.5*sin(2*PI*1000*t)\,0.1*sin(2*PI*440*t))':sample_rate=48000:channel_layout=stereo"
-    local hls=(-c:v libx264 -preset veryfast -tune zerolatency -profile:v high -b:v 2700k -maxrate 2700k
-        -bufsize 2700k -g 60 -keyint_min 60 -sc_threshold 0 -force_key_frames "expr:gte(t,n_forced*2)"
-        -c:a aac -b:a 128k -ac 2 -f hls -hls_segment_type fmp4 -hls_time 2 -hls_list_size 6)
     rm -f "$OUT"/results-record-*.txt
     for run in $(seq "$RUNS"); do
         echo "bench: live 720p30 with --record run $run/$RUNS" >&2
@@ -296,13 +300,13 @@ case_live_record_720p30() {
         measure record-hlscap-alone "$HLSCAP" live --video test --audio test --size 1280x720 --fps 30 \
             --video-bitrate 2700k --duration "$seconds" --out "$OUT/hr" --quiet
         rm -rf "$OUT/fr" "$OUT/fr.mp4" && mkdir -p "$OUT/fr"
-        measure record-ffmpeg ffmpeg -v error -y -re -f lavfi -i "$source_video" -re -f lavfi -i "$source_audio" \
-            -t "$seconds" -map 0:v -map 1:a "${hls[@]}" "$OUT/fr/playlist.m3u8" \
+        measure record-ffmpeg ffmpeg -v error -y -re -f lavfi -i "$LIVE_FLASH_VIDEO" -re -f lavfi -i "$LIVE_FLASH_AUDIO" \
+            -t "$seconds" -map 0:v -map 1:a "${FFMPEG_LIVE_HLS[@]}" "$OUT/fr/playlist.m3u8" \
             -t "$seconds" -map 0:v -map 1:a -c:v libx265 -preset veryfast -x265-params log-level=error -b:v 4000k -tag:v hvc1 \
             -c:a aac -b:a 128k -movflags frag_keyframe+empty_moov+default_base_moof "$OUT/fr.mp4"
         rm -rf "$OUT/fr" && mkdir -p "$OUT/fr"
-        measure record-ffmpeg-alone ffmpeg -v error -y -re -f lavfi -i "$source_video" -re -f lavfi -i "$source_audio" \
-            -t "$seconds" -map 0:v -map 1:a "${hls[@]}" "$OUT/fr/playlist.m3u8"
+        measure record-ffmpeg-alone ffmpeg -v error -y -re -f lavfi -i "$LIVE_FLASH_VIDEO" -re -f lavfi -i "$LIVE_FLASH_AUDIO" \
+            -t "$seconds" -map 0:v -map 1:a "${FFMPEG_LIVE_HLS[@]}" "$OUT/fr/playlist.m3u8"
     done
     compare "live 720p30 ${seconds}s with a 720p HEVC recording" record-hlscap record-ffmpeg
     compare "  the same without the recording" record-hlscap-alone record-ffmpeg-alone
@@ -316,14 +320,9 @@ case_live_record_720p30() {
 case_overlay() {
     local seconds="${BENCH_LIVE_SECONDS:-60}"
     local font=/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf
-    local source_video="testsrc2=size=1280x720:rate=30,drawbox=color=white:thickness=fill:enable='eq(mod(n\,30)\,0)'"
-    local source_audio="aevalsrc='if(lt(mod(t\,1)\,0.05)\,0.5*sin(2*PI*1000*t)\,0.1*sin(2*PI*440*t))':sample_rate=48000:channel_layout=stereo"
     # %{localtime} with no format: the clock's own %Y-%m-%d %H:%M:%S.
     local clock="drawtext=fontfile=$font:expansion=normal:text='%{localtime}'"
     clock+=":fontsize=30:fontcolor=white:box=1:boxcolor=black@0.5:boxborderw=7:x=15:y=15"
-    local hls=(-c:v libx264 -preset veryfast -tune zerolatency -profile:v high -b:v 2700k -maxrate 2700k
-        -bufsize 2700k -g 60 -keyint_min 60 -sc_threshold 0 -force_key_frames "expr:gte(t,n_forced*2)"
-        -c:a aac -b:a 128k -ac 2 -f hls -hls_segment_type fmp4 -hls_time 2 -hls_list_size 6)
     rm -f "$OUT"/results-overlay-*.txt
     for run in $(seq "$RUNS"); do
         echo "bench: live 720p30 with --overlay clock run $run/$RUNS" >&2
@@ -334,11 +333,11 @@ case_overlay() {
         measure overlay-hlscap-alone "$HLSCAP" live --video test --audio test --size 1280x720 --fps 30 \
             --video-bitrate 2700k --preset veryfast --duration "$seconds" --out "$OUT/ho" --quiet
         rm -rf "$OUT/fo" && mkdir -p "$OUT/fo"
-        measure overlay-ffmpeg ffmpeg -v error -y -re -f lavfi -i "$source_video,$clock" -re -f lavfi -i "$source_audio" \
-            -t "$seconds" "${hls[@]}" "$OUT/fo/playlist.m3u8"
+        measure overlay-ffmpeg ffmpeg -v error -y -re -f lavfi -i "$LIVE_FLASH_VIDEO,$clock" -re -f lavfi -i "$LIVE_FLASH_AUDIO" \
+            -t "$seconds" "${FFMPEG_LIVE_HLS[@]}" "$OUT/fo/playlist.m3u8"
         rm -rf "$OUT/fo" && mkdir -p "$OUT/fo"
-        measure overlay-ffmpeg-alone ffmpeg -v error -y -re -f lavfi -i "$source_video" -re -f lavfi -i "$source_audio" \
-            -t "$seconds" "${hls[@]}" "$OUT/fo/playlist.m3u8"
+        measure overlay-ffmpeg-alone ffmpeg -v error -y -re -f lavfi -i "$LIVE_FLASH_VIDEO" -re -f lavfi -i "$LIVE_FLASH_AUDIO" \
+            -t "$seconds" "${FFMPEG_LIVE_HLS[@]}" "$OUT/fo/playlist.m3u8"
     done
     compare "live 720p30 ${seconds}s, --overlay clock against without" overlay-hlscap overlay-hlscap-alone
     compare "ffmpeg's live 720p30 ${seconds}s, drawtext clock against without" overlay-ffmpeg overlay-ffmpeg-alone
