@@ -74,6 +74,8 @@ public final class VideoEncoder {
     /// The sample entry for the init segment, from the encoder's parameter sets.
     public let trackFormat: TrackDescription.Format
     private let configuration: ParameterSets
+    /// The encoder gives its parameter sets only in-band: each sample is checked for new ones.
+    private let givesParameterSetsInBand: Bool
 
     private enum ParameterSets {
         case h264(AVCDecoderConfiguration)
@@ -114,7 +116,8 @@ public final class VideoEncoder {
         packet = try Packet()
 
         var parameterSets = context.extradata
-        if parameterSets.isEmpty {
+        givesParameterSetsInBand = parameterSets.isEmpty
+        if givesParameterSetsInBand {
             parameterSets = try Self.firstPacket(settings, level: level)
         }
         do {
@@ -282,7 +285,8 @@ public final class VideoEncoder {
                                               keepsFillerData: settings.constantBitRate)
                 (bytes, isSync) = (unit.bytes, unit.isIDR)
                 // The sample entry's sets are taken out; any left are new ones, which it does not describe.
-                let changed = try LengthPrefixed.nalUnits(in: bytes, lengthSize: 4).contains {
+                // Only an encoder that sends them in-band can send others.
+                let changed = try givesParameterSetsInBand && LengthPrefixed.nalUnits(in: bytes, lengthSize: 4).contains {
                     [H264NALUnitType.sequenceParameterSet.rawValue, H264NALUnitType.pictureParameterSet.rawValue]
                         .contains(H264NALUnit.typeField(of: $0))
                 }

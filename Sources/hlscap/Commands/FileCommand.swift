@@ -301,10 +301,10 @@ struct FileCommand: Command {
     /// A clip of the recordings in `inputs[0]`, copied into a stream or one file.
     private func runClip(from: Date, to: Date) throws {
         let folder = inputs[0]
-        guard let files = RecordingScanner.files(below: folder) else {
+        guard let scanned = try? RecordingScanner.scan(folder: folder) else {
             throw CommandError("\(folder): cannot be read; check the folder and its permissions", exitCode: .noInput)
         }
-        let summaries = files.map { (path: folder + "/" + $0.path, summary: RecordingScanner.read(folder + "/" + $0.path).0) }
+        let summaries = scanned.map { (path: folder + "/" + $0.path, summary: $0.summary) }
         let found = RecordingClip.parts(files: summaries, from: from, to: to)
         guard !found.isEmpty else {
             throw CommandError("\(folder): no recording between \(ProgramDateTime.format(from)) and "

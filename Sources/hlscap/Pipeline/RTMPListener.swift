@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import HLSKit
+import HLSOutput
 
 /// `--listen rtmp://ADDR:PORT/APP/KEY`: takes one RTMP publisher (OBS, ffmpeg, an encoder) at a time.
 ///
@@ -160,7 +161,7 @@ final class RTMPListener: @unchecked Sendable {
                                 report("refused a publisher from \(from): it connected to application “\(app)”, not “\(self.app)”")
                                 return
                             }
-                            guard Self.constantTimeEqual(streamName, key) else {
+                            guard Digest.constantTimeEqual(Array(streamName.utf8), Array(key.utf8)) else {
                                 report("refused a publisher from \(from): wrong stream key")
                                 return
                             }
@@ -208,16 +209,6 @@ final class RTMPListener: @unchecked Sendable {
             offset += written
         }
         return true
-    }
-
-    /// Compares without stopping at the first difference, so the time taken tells nothing of the key.
-    static func constantTimeEqual(_ lhs: String, _ rhs: String) -> Bool {
-        let left = Array(lhs.utf8), right = Array(rhs.utf8)
-        var difference = UInt8(truncatingIfNeeded: left.count ^ right.count)
-        for index in 0..<max(left.count, right.count) {
-            difference |= (index < left.count ? left[index] : 0) ^ (index < right.count ? right[index] : 0)
-        }
-        return difference == 0 && left.count == right.count
     }
 
     private static func describe(_ peer: sockaddr_storage) -> String {
