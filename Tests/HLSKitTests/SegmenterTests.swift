@@ -186,6 +186,29 @@ private struct StreamBuilder {
         #expect(segments.map { $0.tracks[1].samples.count } == [60, 60, 30])
     }
 
+    /// A copied source in a 15,360 Hz timescale and a rung encoded from its pictures at 90 kHz, every
+    /// rung IDR a rounding tick before the source's keyframe: the rung is still cut at that IDR, not a
+    /// whole keyframe interval later.
+    @Test func aRungWhoseIDRRoundsATickEarlyIsCutThere() {
+        let source = Segmenter.Track(timescale: 15_360, isVideo: true)
+        let top = StreamBuilder.videoFrames(count: 150, frameTicks: 512, gop: 30, track: 0)
+        let lower = top.map { sample in
+            var rung = sample
+            rung.track = 1
+            rung.decodeTime = sample.decodeTime * 90_000 / 15_360 - (sample.isSync && sample.decodeTime > 0 ? 1 : 0)
+            rung.durationHint = 3000
+            return rung
+        }
+        let samples = StreamBuilder.interleave([top, lower], timescales: [15_360, 90_000])
+        let segments = StreamBuilder.run(samples, tracks: [source, StreamBuilder.video])
+        let rung: [[TimedSample]] = segments.map { segment in
+            segment.tracks.first(where: { $0.trackID == 2 }).map(\.samples) ?? []
+        }
+        #expect(segments.map { $0.tracks[0].samples.count } == [60, 60, 30])
+        #expect(rung.map(\.count) == [60, 60, 30])
+        #expect(rung.allSatisfy { $0.first?.isSync == true })
+    }
+
     /// A rung that never makes an IDR on the grid is cut by decode time a segment later rather than
     /// held forever.
     @Test func aVideoTrackWithoutSyncSamplesIsNotHeldForever() {

@@ -100,6 +100,24 @@ enum Ladder {
     }
 }
 
+@Suite(.serialized) struct SourceRungTests {
+    /// `source` on a camera that is encoded anyway (the test source): the top rung is encoded at the
+    /// capture size, said in one line, and the ladder is whole.
+    @Test func aSourceRungThatCannotBeCopiedIsEncodedAtTheCaptureSize() throws {
+        let directory = try PackagedStream.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let stream = directory.appendingPathComponent("stream")
+        let result = try ExternalTools.runHlscap(["live", "--video", "test", "--audio", "test", "--size", "640x360",
+                                                  "--ladder", "source,180p", "--duration", "5", "--out", stream.path,
+                                                  "--quiet"], timeoutSeconds: 60)
+        #expect(result.succeeded && result.stderr.contains("source rung is encoded at 640x360"), "\(result.stderr)")
+        try ExternalTools.validateStream(stream)
+        let ladder = LadderStream(directory: stream, rungs: ["360p", "180p"])
+        let problems = try ladder.problems(checkingEveryIFrame: true)
+        #expect(problems.isEmpty, "\(problems)")
+    }
+}
+
 @Suite(.serialized) struct FileLadderTests {
     static let seconds = 20
 
@@ -156,7 +174,8 @@ enum Ladder {
             let result = try ExternalTools.runHlscap(["file", input.path, "--ladder", "720p", "--out", "/tmp/unused"] + extra)
             #expect(result.exitStatus == 64, "\(extra): \(result.stderr)")
         }
-        for ladder in ["720", "720p,720p@1M", "p", "720p@fast", "20000p"] {
+        // `source` copies a live input's own video; a file's rungs are all encoded.
+        for ladder in ["720", "720p,720p@1M", "p", "720p@fast", "20000p", "source,360p", "source@1M,360p", "source,source"] {
             let result = try ExternalTools.runHlscap(["file", input.path, "--ladder", ladder, "--out", "/tmp/unused"])
             #expect(result.exitStatus == 64 && result.stderr.contains("--ladder"), "\(ladder): \(result.stderr)")
         }

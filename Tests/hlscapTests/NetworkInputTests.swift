@@ -85,6 +85,64 @@ import Testing
         #expect(!streamed.isEmpty && recorded == streamed, "\(recorded.count) packets recorded, \(streamed.count) streamed")
     }
 
+    /// `--ladder source,480p,360p` on a 720p camera: the top rung is the camera's own stream (its packets
+    /// are those a plain copy of the same camera gets at the same time), the rungs below are encoded from
+    /// its decoded pictures with IDRs at its keyframes, so segment N of every rung starts at the same
+    /// time; the ladder validates, every rung decodes, and Chromium plays the master playlist.
+    @Test func aLadderOnACopiedCameraCopiesTheTopRungAndEncodesTheRest() throws {
+        let camera = try RTSPCamera.start(["--size", "1280x720"])
+        defer { camera.stop() }
+        let directory = try PackagedStream.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let stream = directory.appendingPathComponent("stream")
+        let plain = directory.appendingPathComponent("plain")
+        let copying = try ExternalTools.startHlscap(["live", "--video", camera.url("h264-aac"), "--duration", "12",
+                                                     "--window", "0", "--out", plain.path, "--quiet"])
+        let run = try ExternalTools.runHlscap(["live", "--video", camera.url("h264-aac"), "--ladder", "source,480p,360p",
+                                               "--duration", "12", "--window", "0", "--out", stream.path, "--quiet"],
+                                              timeoutSeconds: 90)
+        let copied = copying.finish(timeoutSeconds: 60)
+        #expect(run.succeeded && run.stderr.isEmpty && run.stdout.contains("video copied"), "\(run.stdout)\(run.stderr)")
+        #expect(copied.exitStatus == 0, "\(copied.stderr)")
+        let names = try FileManager.default.contentsOfDirectory(atPath: stream.path).sorted()
+        #expect(names == ["360p", "480p", "720p", "audio", "master.m3u8"], "\(names)")
+        try ExternalTools.validateStream(stream)
+        let ladder = LadderStream(directory: stream, rungs: ["720p", "480p", "360p"])
+        let problems = try ladder.problems(checkingEveryIFrame: true)
+        #expect(problems.isEmpty, "\(problems)")
+        // The camera's keyframes every 2 s cut every rung.
+        let playlist = try ladder.rendition("360p").playlist()
+        #expect(playlist.segments.count >= 4 && playlist.segments.dropLast().allSatisfy { abs($0.durationSeconds - 2) < 0.05 },
+                "\(playlist.render())")
+        let top = try ExternalTools.videoPacketDigests(path: stream.appendingPathComponent("720p/playlist.m3u8").path)
+        let reference = try ExternalTools.videoPacketDigests(path: plain.appendingPathComponent("playlist.m3u8").path)
+        let overlap = Self.commonRun(top, reference)
+        #expect(overlap >= 240, "\(overlap) of \(top.count) top-rung packets follow the plain copy's \(reference.count) in order")
+        for rung in ["480p", "360p"] {
+            let path = stream.appendingPathComponent(rung + "/playlist.m3u8").path
+            #expect(try ExternalTools.ffprobeFrameCount(path: path) == top.count, "\(rung) holds every picture of the source")
+            let size = try ExternalTools.ffprobeVideoSize(path: path)
+            #expect(size.height == Int(rung.dropLast()), "\(rung): \(size)")
+        }
+        let decodeProblems = try Ladder.decodeEveryRendition(ladder)
+        #expect(decodeProblems.isEmpty, "\(decodeProblems)")
+        let playback = try ExternalTools.chromiumPlays(directory: stream, playlist: "master.m3u8")
+        #expect(playback.ok, "\(playback.report)")
+        // A rung as tall as the camera would be a worse copy of it.
+        let refused = directory.appendingPathComponent("refused")
+        let tall = try ExternalTools.runHlscap(["live", "--video", camera.url("h264-aac"), "--ladder", "source,720p",
+                                                "--duration", "4", "--out", refused.path, "--quiet"], timeoutSeconds: 60)
+        #expect(tall.exitStatus == 64 && tall.stderr.contains("720p rung is not below the 720-line source"), "\(tall.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: refused.appendingPathComponent("master.m3u8").path))
+    }
+
+    /// How many packets of `first`, from its first, follow one another in `second` from where that first
+    /// packet is; 0 when it is not there.
+    static func commonRun(_ first: [String], _ second: [String]) -> Int {
+        guard let start = first.first.flatMap({ second.firstIndex(of: $0) }) else { return 0 }
+        return zip(first, second[start...]).prefix { $0 == $1 }.count
+    }
+
     /// A camera whose keyframes come every 3 s: copied segments are 3 s, the target duration says so, and
     /// one line says how to fix it at the camera. `--transcode` encodes instead, on the 2 s grid.
     @Test func aCameraWithALongKeyframeIntervalIsSaidAndCanBeEncoded() throws {

@@ -52,6 +52,13 @@ final class LiveEncoder {
     private let audio: AudioLane?
     /// The capture time written into every picture before it is encoded.
     private let overlay: TimeOverlayFilter?
+    /// A ladder on copied video (`--ladder source,480p,360p`): the source's pictures, decoded for the rungs
+    /// below it, which `video` encodes.
+    private let sourceDecoder: SampleDecoder?
+    /// Presentation times (the copied track's ticks, stream time) of the source keyframes that start
+    /// segments, oldest first: the rungs below get their IDRs there, so segment N of every rung starts at
+    /// the same picture.
+    private var rungKeyframeTicks: [Int64] = []
     private var segmenter: Segmenter?
     private var lastVideoTicks: Int64?
     /// Parts cut since the last `takeParts` (LL-HLS).
@@ -85,20 +92,27 @@ final class LiveEncoder {
                 ? VideoRenditionSettings.defaultBitrate(size: configuration.size, frameRate: Rational(Int32(framesPerSecond), 1)) * 2
                 : configuration.audioBitrate
             let measured = Self.withContainerOverhead(bitrate, framesPerSecond: track.isVideo ? framesPerSecond : 47)
-            trackMeasures.append(RenditionMeasure(tracks: [track], peakBitrate: measured + measured / 2,
-                                                  averageBitrate: measured,
-                                                  framesPerSecond: track.isVideo ? Double(framesPerSecond) : nil,
-                                                  iFramePeakBitrate: track.isVideo ? measured : 0, iFrameAverageBitrate: 0))
+            var measure = RenditionMeasure(tracks: [track], peakBitrate: measured + measured / 2, averageBitrate: measured,
+                                           framesPerSecond: track.isVideo ? Double(framesPerSecond) : nil,
+                                           iFramePeakBitrate: track.isVideo ? measured : 0, iFrameAverageBitrate: 0)
+            measure.isEstimate = true
+            trackMeasures.append(measure)
         }
         copiesVideo = copied.contains(where: \.isVideo)
-        if delivers.contains(.video), !copiesVideo {
-            let settings = Self.videoRenditions(configuration)
+        let copiedVideo = copied.first(where: \.isVideo)
+        // With copied video, the ladder's rungs below the source are encoded from its decoded pictures.
+        let encodedRungs = copiesVideo ? (configuration.ladder ?? []).filter { !$0.isSource } : nil
+        if delivers.contains(.video), encodedRungs?.isEmpty != true {
+            let settings = Self.videoRenditions(configuration, rungs: encodedRungs)
             let renditionsEncoder = try VideoRenditions(
                 renditions: settings, frameRate: Rational(Int32(framesPerSecond), 1),
                 preset: configuration.preset, zeroLatency: true,
                 // A ladder's master playlist declares every rung's rate before anything is measured.
-                constantBitRate: configuration.ladder != nil, segmentMilliseconds: segmentMilliseconds,
-                threadCount: configuration.encoderThreads(for: settings[0].size), firstTrackIndex: 0,
+                constantBitRate: configuration.ladder != nil,
+                // Rungs that follow a camera's keyframes get no IDR of their own between two of them.
+                segmentMilliseconds: copiesVideo
+                    ? max(segmentMilliseconds, Int64(configuration.targetDurationSeconds ?? 0) * 1000) : segmentMilliseconds,
+                threadCount: configuration.encoderThreads(for: settings[0].size), firstTrackIndex: tracks.count,
                 makeEncoder: configuration.makeVideoEncoder)
             tracks += renditionsEncoder.tracks
             for (index, rendition) in settings.enumerated() {
@@ -115,9 +129,11 @@ final class LiveEncoder {
             }
             video = renditionsEncoder
             overlay = try configuration.overlay.map { overlay throws in try TimeOverlayFilter(overlay: overlay) }
+            sourceDecoder = try copiedVideo.map { try SampleDecoder(track: $0) }
         } else {
             video = nil
             overlay = nil
+            sourceDecoder = nil
         }
         if delivers.contains(.audio), !copied.contains(where: { !$0.isVideo }) {
             let audioSettings = AudioEncoderSettings(bitrate: configuration.audioBitrate)
@@ -169,8 +185,10 @@ final class LiveEncoder {
         }
     }
 
-    private static func videoRenditions(_ configuration: LiveConfiguration) -> [VideoRenditionSettings] {
-        guard let ladder = configuration.ladder else {
+    /// The encoded renditions: `rungs` when given (those below a copied source), else the ladder's, else one.
+    private static func videoRenditions(_ configuration: LiveConfiguration,
+                                        rungs: [LadderRung]? = nil) -> [VideoRenditionSettings] {
+        guard let ladder = rungs ?? configuration.ladder else {
             let bitrate = configuration.videoBitrate
                 ?? VideoRenditionSettings.defaultBitrate(size: configuration.size,
                                                          frameRate: Rational(Int32(configuration.framesPerSecond), 1))
@@ -267,6 +285,9 @@ final class LiveEncoder {
             }
             statistics.countFrame(captureMicroseconds: capture)
             if startsSegmentAtNextFrame { cutSegment(atLeadTicks: sample.decodeTime + Int64(sample.compositionOffset)) }
+            if sample.isSync, sourceDecoder != nil, startsSegment(atSourceTicks: sample.presentationTime) {
+                rungKeyframeTicks.append(sample.presentationTime)
+            }
         } else if isBeforeCopiedVideo(capture) {
             return []
         }
@@ -274,10 +295,41 @@ final class LiveEncoder {
             recorder?.take(copied: sample, capturedAt: timing.originDate.map {
                 $0.addingTimeInterval(timescale.seconds(sample.decodeTime))
             } ?? clock.now())
+            if let sourceDecoder {
+                return segment([sample] + (try encodeRungs(sourceDecoder.decode(sample), timescale: timescale)))
+            }
         } else {
             recorder?.take(audio: [sample])
         }
         return segment([sample])
+    }
+
+    /// Whether the copied keyframe presented at `ticks` (its track's, stream time) starts a segment: the
+    /// segmenter's own rule, asked before the sample reaches it; the first keyframe starts the stream.
+    private func startsSegment(atSourceTicks ticks: Int64) -> Bool {
+        guard let segmenter, let delta = segmenter.leadDelta else { return true }
+        return segmenter.startsSegment(atPresentationTime: ticks + delta)
+    }
+
+    /// Encodes the source's decoded pictures in the rungs below it, each at its presentation time, with
+    /// IDRs at the source keyframes that start segments.
+    private func encodeRungs(_ pictures: [Frame], timescale: Timescale) throws -> [EncodedSample] {
+        guard let video else { return [] }
+        var samples: [EncodedSample] = []
+        for picture in pictures {
+            guard let presented = picture.pts else { continue }
+            let ticks = timescale.convert(presented, to: VideoEncoder.timescale)
+            if let last = lastVideoTicks, ticks <= last { continue }
+            lastVideoTicks = ticks
+            var keyframe = false
+            // A keyframe picture the decoder could not give makes the next picture the IDR, still in its segment.
+            while let first = rungKeyframeTicks.first, first <= presented {
+                keyframe = true
+                rungKeyframeTicks.removeFirst()
+            }
+            samples += try video.encode(picture, atTicks: ticks, forceKeyframe: keyframe)
+        }
+        return samples
     }
 
     /// Sound from before the copied video's first keyframe, where the stream starts: left out, so that
@@ -317,6 +369,9 @@ final class LiveEncoder {
     /// short, segment.
     func finish() throws -> [Segment] {
         var samples: [EncodedSample] = []
+        if let sourceDecoder, let copied = tracks.first(where: \.isVideo) {
+            samples += try encodeRungs(sourceDecoder.flush(), timescale: copied.timescale)
+        }
         if let video { samples += try video.flush() }
         if let audio {
             let tail = try audio.flush()

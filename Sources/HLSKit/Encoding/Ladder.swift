@@ -5,18 +5,30 @@ public struct LadderRung: Sendable, Equatable, CustomStringConvertible {
     public var bitrate: Int?
     /// nil takes the stream's video codec.
     public var codec: VideoCodec?
+    /// The source's own video (`source` in `--ladder source,480p,360p`): copied when the source can be,
+    /// else encoded at the source's size. Its height is the source's, 0 until `resolvingSource` knows it.
+    public var isSource: Bool
 
     public init(height: Int, bitrate: Int? = nil, codec: VideoCodec? = nil) {
         self.height = height
         self.bitrate = bitrate
         self.codec = codec
+        isSource = false
     }
 
-    /// The rung's directory and name: `720p`.
+    /// The source's own video as the top rung.
+    public static var source: LadderRung {
+        var rung = LadderRung(height: 0)
+        rung.isSource = true
+        return rung
+    }
+
+    /// The rung's directory and name: `720p` (the source rung too, once its height is known).
     public var name: String { "\(height)p" }
 
     public var description: String {
-        name + (codec.map { ":\($0.rawValue)" } ?? "") + (bitrate.map { "@\($0 / 1000)k" } ?? "")
+        if isSource, height == 0 { return "source" }
+        return name + (codec.map { ":\($0.rawValue)" } ?? "") + (bitrate.map { "@\($0 / 1000)k" } ?? "")
     }
 
     /// H.264 rates of Apple's HLS authoring specification (bit-rate ladder for 30 fps, 16:9):
@@ -78,7 +90,9 @@ public enum Ladder {
     /// The rungs sorted tallest first; two rungs of one height (one directory) or a rung taller
     /// than the source (upscaling adds bits, not detail) are refused.
     public static func normalized(_ rungs: [LadderRung], sourceHeight: Int?) throws(Invalid) -> [LadderRung] {
-        let sorted = rungs.sorted { $0.height > $1.height }
+        if rungs.filter({ $0.isSource }).count > 1 { throw Invalid(description: "source is given twice; give it once") }
+        // The source's own video is the top rung, whatever its height.
+        let sorted = rungs.sorted { $0.isSource != $1.isSource ? $0.isSource : $0.height > $1.height }
         for (first, second) in zip(sorted, sorted.dropFirst()) where first.height == second.height {
             throw Invalid(description: "two rungs are \(first.name); give each height once")
         }
@@ -87,5 +101,22 @@ public enum Ladder {
                 + "keep rungs at or below the source")
         }
         return sorted
+    }
+
+    /// The rungs with the source rung's height set to the source's; every other rung must be below it
+    /// (a rung as tall as the source would be a second copy of it, worse).
+    public static func resolvingSource(_ rungs: [LadderRung], sourceHeight: Int) throws(Invalid) -> [LadderRung] {
+        guard rungs.contains(where: { $0.isSource }) else { return rungs }
+        var resolved: [LadderRung] = []
+        for var rung in rungs {
+            if rung.isSource {
+                rung.height = sourceHeight
+            } else if rung.height >= sourceHeight {
+                throw Invalid(description: "the \(rung.name) rung is not below the \(sourceHeight)-line source; "
+                    + "give rungs below it beside source")
+            }
+            resolved.append(rung)
+        }
+        return resolved
     }
 }

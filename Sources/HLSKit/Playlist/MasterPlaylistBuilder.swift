@@ -9,6 +9,9 @@ public struct RenditionMeasure: Sendable, Equatable {
     /// Tracks of earlier sections (joined recordings, a resumed stream) whose formats CODECS must
     /// also list (RFC 8216bis 4.4.6.2: every format in the variant).
     public var earlierTracks: [TrackDescription] = []
+    /// The rates are a guess (a copied camera's, unknown before it is measured): a live master playlist
+    /// declares the first segment's measure instead, and is written again when a segment goes past it.
+    public var isEstimate = false
 
     public init(tracks: [TrackDescription], peakBitrate: Int, averageBitrate: Int, framesPerSecond: Double?,
                 iFramePeakBitrate: Int, iFrameAverageBitrate: Int) {

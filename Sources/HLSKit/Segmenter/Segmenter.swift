@@ -310,12 +310,14 @@ public struct Segmenter: Sendable {
 
     /// Another video track (a rung of a ladder, encoded with IDRs on the same grid) is cut at its own
     /// first sync sample presented at or after the cut, so that every rung's segment starts with an IDR;
-    /// nil while that sample has not arrived.
+    /// nil while that sample has not arrived. "At" is within the grid's tolerance: a rung encoded from a
+    /// copied source in another timescale can have its IDR a rounding tick before the source's keyframe.
     private func ownCutIndex(track: Int, cut: Cut) -> Int? {
         guard configuration.tracks[track].isVideo else { return nil }
         let scale = configuration.tracks[track].timescale.perSecond
+        let cutTime = (cut.leadPresentationTime - grid.toleranceTicks) * scale
         let startsAtOrAfterCut = { (decodeTime: Int64, compositionOffset: Int32, isSync: Bool) in
-            isSync && (decodeTime + Int64(compositionOffset)) * self.leadTimescale.perSecond >= cut.leadPresentationTime * scale
+            isSync && (decodeTime + Int64(compositionOffset)) * self.leadTimescale.perSecond >= cutTime
         }
         if let index = finished[track].firstIndex(where: {
             startsAtOrAfterCut($0.decodeTime, $0.compositionOffset, $0.isSync)

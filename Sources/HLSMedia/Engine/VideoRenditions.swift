@@ -60,7 +60,12 @@ public final class VideoRenditions {
             for cut in pendingCutTicks { schedule.addCut(atTicks: cut - first) }
             pendingCutTicks = []
         }
-        let forceKeyframe = schedule.isKeyframe(ticksSinceStart: ticks - first)
+        return try encode(picture, atTicks: ticks, forceKeyframe: schedule.isKeyframe(ticksSinceStart: ticks - first))
+    }
+
+    /// Encodes `picture` at `ticks` with an IDR in every rendition exactly when `forceKeyframe`, whatever the
+    /// grid says: for rungs that follow a copied source's keyframes rather than the grid.
+    public func encode(_ picture: Frame, atTicks ticks: Int64, forceKeyframe: Bool) throws -> [EncodedSample] {
         picture.pts = ticks
         picture.timeBase = Rational(1, Int32(VideoEncoder.timescale.ticksPerSecond))
         guard encoders.count > 1 else {

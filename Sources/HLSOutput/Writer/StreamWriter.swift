@@ -75,6 +75,8 @@ public struct StreamWriter {
     /// The rates the master playlist declares before anything is measured (live); nil measures them.
     let declared: [RenditionMeasure]?
     var wroteMaster = false
+    /// What the live master playlist declares, once written.
+    var masterMeasures: [RenditionMeasure]?
     /// A resumed stream whose tracks changed lists the earlier formats too: CODECS of the master
     /// playlist's variants and I-frame streams before the resume, by URI (RFC 8216bis 4.4.6.2).
     var earlierCodecs: [String: [String]] = [:]
@@ -215,12 +217,28 @@ public struct StreamWriter {
             earlierCodecs = [:]
             wroteMaster = false
         }
+        // A guessed rate went past what the master playlist declares: it is declared again, measured.
+        if wroteMaster, let masterMeasures, masterMeasures.indices.contains(where: { index in
+            masterMeasures[index].isEstimate && (renditions[index].peakBitrate > masterMeasures[index].peakBitrate
+                || renditions[index].iFrames.peakBitrate > masterMeasures[index].iFramePeakBitrate)
+        }) {
+            wroteMaster = false
+        }
         if !wroteMaster, var measures = declared, !stored.isEmpty {
             for index in measures.indices {
+                guard !measures[index].isEstimate else {
+                    // What was measured so far, with room for a camera's rate to vary.
+                    let measured = renditions[index].measure
+                    measures[index].averageBitrate = measured.averageBitrate
+                    measures[index].peakBitrate = measured.peakBitrate + measured.peakBitrate / 4
+                    measures[index].iFramePeakBitrate = measured.iFramePeakBitrate + measured.iFramePeakBitrate / 4
+                    continue
+                }
                 measures[index].peakBitrate = max(measures[index].peakBitrate, renditions[index].peakBitrate)
                 measures[index].iFramePeakBitrate = max(measures[index].iFramePeakBitrate,
                                                         renditions[index].iFrames.peakBitrate)
             }
+            masterMeasures = measures
             try put(Array(masterPlaylist(measured: measures).render().utf8), at: StreamLayout.masterPlaylistName,
                     rendition: nil)
             wroteMaster = true

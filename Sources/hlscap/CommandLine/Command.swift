@@ -139,13 +139,21 @@ extension Parse {
         return codec
     }
 
-    /// A ladder: "720p,480p,360p" (Apple's rates), "1080p@5000k,720p@2500k", and a codec per rung,
-    /// "1080p:hevc@4000k,720p"; tallest first.
+    /// A ladder: "720p,480p,360p" (Apple's rates), "1080p@5000k,720p@2500k", a codec per rung,
+    /// "1080p:hevc@4000k,720p", and the input's own video as the top rung, "source,480p,360p"; tallest first.
     static func ladder(_ text: String, option: String) throws -> [LadderRung] {
         let usage = "\(option) takes heights with an optional codec and rate, such as 720p,480p,360p or "
             + "1080p:hevc@4000k,720p@2500k"
         var rungs: [LadderRung] = []
         for word in text.split(separator: ",", omittingEmptySubsequences: false) {
+            if word.lowercased() == "source" {
+                rungs.append(.source)
+                continue
+            }
+            if word.lowercased().hasPrefix("source") {
+                throw CommandError.usage("\(option): source is the input's own video, copied as it comes: it takes no "
+                    + "codec or rate (got \"\(word)\")")
+            }
             let parts = word.split(separator: "@", omittingEmptySubsequences: false)
             let heightAndCodec = parts[0].split(separator: ":", omittingEmptySubsequences: false)
             guard (1...2).contains(parts.count), (1...2).contains(heightAndCodec.count),

@@ -112,6 +112,10 @@ struct FileCommand: Command {
         }
         if let ladder = try arguments.value("--ladder") {
             transcodeSettings.ladder = try Parse.ladder(ladder, option: "--ladder")
+            if transcodeSettings.ladder?.contains(where: \.isSource) == true {
+                throw CommandError.usage("--ladder source is for hlscap live, where it copies the input's own video as the "
+                    + "top rung; here every rung is encoded: give heights such as 720p,480p,360p")
+            }
             encodingOptions.append("--ladder")
         }
         if let rate = try arguments.value("--video-bitrate") {

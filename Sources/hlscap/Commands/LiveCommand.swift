@@ -82,7 +82,9 @@ struct LiveCommand: Command {
           --ladder RUNGS            several renditions from one capture: heights such as
                                     720p,480p,360p (Apple's rates), 1080p@5000k,720p@2500k, or
                                     with a codec per rung, 1080p:hevc@4000k,720p;
-                                    DIR/master.m3u8, DIR/720p/…, DIR/audio/…
+                                    DIR/master.m3u8, DIR/720p/…, DIR/audio/…; source as the
+                                    top rung (source,480p,360p) copies a URL's or file's own
+                                    video there and encodes the rungs below from it
 
         Stream:
           --out DIR                 directory for the stream (created if missing)
@@ -320,7 +322,8 @@ struct LiveCommand: Command {
         // joins the last without a seam (its copied sound would repeat the encoder's priming every time);
         // --reconnect encodes too: the stand-in pictures shown while a camera is away need an encoder; --overlay
         // draws on decoded pictures.
-        inputs.copy = !transcode && !inputs.loop && !inputs.reconnect && configuration.ladder == nil && record?.encodes != true
+        let ladderEncodesAll = configuration.ladder.map { !$0.contains(where: \.isSource) } ?? false
+        inputs.copy = !transcode && !inputs.loop && !inputs.reconnect && !ladderEncodesAll && record?.encodes != true
             && !sizeGiven && !fpsGiven && configuration.videoBitrate == nil && videoCodec == nil
             && configuration.overlay == nil
         let extra = try arguments.positionals()
@@ -373,6 +376,18 @@ struct LiveCommand: Command {
                 }
                 if !fpsGiven, let rate = video.averageFrameRate, rate.numerator > 0, rate.denominator > 0 {
                     configuration.framesPerSecond = min(240, max(1, Int((Double(rate.numerator) / Double(rate.denominator)).rounded())))
+                }
+            }
+            if let ladder = configuration.ladder, ladder.contains(where: \.isSource) {
+                do {
+                    configuration.ladder = try Ladder.resolvingSource(ladder, sourceHeight: configuration.size.height)
+                } catch {
+                    throw CommandError.usage("--ladder: \(error)")
+                }
+                if !sources.contains(where: { $0.copiedTracks.contains(where: \.isVideo) }) {
+                    Self.warn("--ladder source: the input's video is not copied (a camera, --transcode, --reconnect, --loop, "
+                        + "--overlay, --size or --fps, or a codec HLS cannot carry), so the source rung is encoded at "
+                        + "\(configuration.size.width)x\(configuration.size.height)")
                 }
             }
             if let record {

@@ -221,6 +221,9 @@ final class RTMPListener: @unchecked Sendable {
                             &service, socklen_t(service.count), NI_NUMERICHOST | NI_NUMERICSERV)
             }
         }
-        return status == 0 ? "\(String(cString: host)):\(String(cString: service))" : "a client"
+        let text = { (bytes: [CChar]) in
+            String(decoding: bytes.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        }
+        return status == 0 ? "\(text(host)):\(text(service))" : "a client"
     }
 }
