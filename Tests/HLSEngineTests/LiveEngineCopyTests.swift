@@ -2,6 +2,7 @@ import Foundation
 import HLSKit
 import HLSMedia
 import HLSOutput
+import HLSTestSupport
 import Testing
 @testable import HLSEngine
 
@@ -34,6 +35,47 @@ import Testing
         let playlist = try run.playlist()
         #expect(playlist.segments.dropLast().allSatisfy { abs($0.durationSeconds - 1.5) < 0.04 }, "\(playlist.segments)")
         #expect(try run.validationErrors() == [])
+    }
+}
+
+/// A ladder whose top rung is the copied video (`--ladder source,…`).
+@Suite(.serialized) struct LiveEngineSourceLadderTests {
+    /// Keyframes 1.5 s apart for 1 s segments: the copied rung is cut at them, the rung below is encoded
+    /// from the decoded pictures with an IDR at exactly those pictures, so both list the same segments,
+    /// each starting with a sync sample at the same time, and the rung below holds every picture.
+    @Test func theRungsBelowACopiedSourceTakeItsKeyframes() throws {
+        var run = EngineRun(seconds: 6)
+        run.configuration.targetDurationSeconds = 2
+        run.configuration.ladder = [LadderRung.source, LadderRung(height: 48, bitrate: 60_000)]
+        run.configuration.ladder = try Ladder.resolvingSource(run.configuration.ladder!, sourceHeight: 96)
+        let source = try EncodedSource(run.test, keyframeIntervalFrames: 45)
+        let outcome = try run.makeEngine(sources: [source]).run()
+        #expect(outcome.failure == nil && outcome.summary.contains("video copied"), "\(outcome.summary)")
+        let top = try run.playlist("96p/" + StreamLayout.playlistName)
+        let lower = try run.playlist("48p/" + StreamLayout.playlistName)
+        #expect(top.segments.count == 4 && top.segments.map(\.uri) == lower.segments.map(\.uri), "\(top.segments)")
+        #expect(top.segments.dropLast().allSatisfy { abs($0.durationSeconds - 1.5) < 0.04 }, "\(top.segments)")
+        #expect(zip(top.segments, lower.segments).allSatisfy { abs($0.durationSeconds - $1.durationSeconds) < 0.001 })
+        var topFrames = 0, lowerFrames = 0
+        for segment in top.segments.map(\.uri) {
+            let starts = try ["96p", "48p"].map { rung in try Self.videoStart(try run.store.read(rung + "/" + segment)) }
+            #expect(starts[0].0 == starts[1].0 && starts[0].1 && starts[1].1, "\(segment): \(starts)")
+            topFrames += starts[0].2
+            lowerFrames += starts[1].2
+        }
+        #expect(topFrames == 180 && lowerFrames == topFrames, "\(topFrames) copied, \(lowerFrames) encoded")
+        #expect(try run.validationErrors(StreamLayout.masterPlaylistName) == [])
+    }
+
+    /// A video segment's start (its `tfdt`, both tracks at 90 kHz here), whether its first sample is an
+    /// IDR picture, and how many samples it holds.
+    static func videoStart(_ segment: [UInt8]) throws -> (Int64, Bool, Int) {
+        let traf = try #require(try MP4Box.parse(segment).first("moof")?.first("traf"))
+        let start = Int64(try #require(traf.first("tfdt")).baseDecodeTime())
+        let trackID = try #require(traf.first("tfhd")).trackFragmentTrackID()
+        let samples = try FragmentSamples.samples(in: segment, trackID: trackID)
+        let first = try samples.first.map(FragmentSamples.nalUnitTypes(inSample:)) ?? []
+        return (start, first.contains(5), samples.count)
     }
 }
 
