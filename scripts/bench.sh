@@ -13,7 +13,7 @@ SECONDS_OF_MEDIA="${BENCH_SECONDS:-600}"
 OUT=bench-out
 CASES=(${BENCH_CASES:-case_copy_1080p30 case_validate_1080p30 case_transcode_720p30 case_live_720p30 case_live_ladder_720p30
     case_file_ladder_1080p30 case_publish_720p30 case_live_record_720p30 case_serve_requests case_serve_segment_rps
-    case_encrypt case_dvr case_rtsp_copy case_rtsp_copy_many case_rtsp_latency case_overlay case_live_hour})
+    case_encrypt case_dvr case_rtsp_copy case_rtsp_ladder case_rtsp_copy_many case_rtsp_latency case_overlay case_live_hour})
 # Encryption methods case_encrypt compares with the clear runs.
 ENCRYPT_METHODS=(${BENCH_ENCRYPT_METHODS:-aes-128 cbcs})
 
@@ -512,6 +512,42 @@ case_rtsp_copy() {
     kill "$server" 2> /dev/null || true
     wait "$server" 2> /dev/null || true
     compare "RTSP 1080p30 H.264+AAC copied to live HLS, ${seconds}s" rtsp-hlscap rtsp-ffmpeg
+}
+
+# `--ladder source,480p,360p` on an RTSP 1080p30 camera: the camera's own stream copied as the top
+# rung, the two below decoded once and encoded. ffmpeg does the same: rung 0 copied, the decoded
+# picture split and scaled to the two heights, libx264 with hlscap's settings for those rungs (veryfast,
+# zerolatency, High profile, constant rate at Apple's 480p and 360p rates, a buffer of one second, no
+# scene-cut keyframes, one thread each, an IDR every 2 s where the camera has its keyframes).
+case_rtsp_ladder() {
+    local input seconds="${BENCH_RTSP_SECONDS:-30}" dir="$OUT/rtsp-ladder" url
+    input=$(input_1080p30)
+    rm -f "$OUT"/results-rtsp-ladder-*.txt
+    mkdir -p "$dir"
+    /usr/bin/python3 Tests/Tools/rtsp_server.py --file "$input" > "$dir/server.log" 2>&1 &
+    local server=$!
+    url=$(wait_for_url "$dir/server.log" 's/^serving \(rtsp:[^ ]*\)/\1/p')/file
+    local x264=() stream
+    for stream in 1 2; do
+        x264+=(-c:v:$stream libx264 -preset:v:$stream veryfast -tune:v:$stream zerolatency -profile:v:$stream high
+               -sc_threshold:v:$stream 0 -g:v:$stream 60 -keyint_min:v:$stream 60 -threads:v:$stream 1
+               -force_key_frames:v:$stream 'expr:gte(t,n_forced*2)' -x264-params:v:$stream nal-hrd=cbr)
+    done
+    for run in $(seq "$RUNS"); do
+        echo "bench: RTSP 1080p30 ladder source,480p,360p for ${seconds}s, run $run/$RUNS" >&2
+        rm -rf "$dir/h" "$dir/f" && mkdir -p "$dir/f"
+        measure rtsp-ladder-hlscap "$HLSCAP" live --video "$url" --ladder source,480p,360p --duration "$seconds" \
+            --out "$dir/h" --quiet
+        measure rtsp-ladder-ffmpeg ffmpeg -v error -y -rtsp_transport tcp -i "$url" -t "$seconds" \
+            -filter_complex '[0:v]split=2[a][b];[a]scale=-2:480[v480];[b]scale=-2:360[v360]' \
+            -map 0:v -map '[v480]' -map '[v360]' -map 0:a -c:v:0 copy "${x264[@]}" \
+            -b:v:1 1475k -maxrate:v:1 1475k -bufsize:v:1 1475k -b:v:2 365k -maxrate:v:2 365k -bufsize:v:2 365k -c:a copy \
+            -f hls -hls_segment_type fmp4 -hls_time 2 -hls_list_size 6 -master_pl_name master.m3u8 \
+            -var_stream_map 'v:0,agroup:a v:1,agroup:a v:2,agroup:a a:0,agroup:a' "$dir/f/%v/playlist.m3u8"
+    done
+    kill "$server" 2> /dev/null || true
+    wait "$server" 2> /dev/null || true
+    compare "RTSP 1080p30 H.264+AAC, ladder source,480p,360p to live HLS, ${seconds}s" rtsp-ladder-hlscap rtsp-ladder-ffmpeg
 }
 
 # BENCH_STREAMS (16) RTSP 1080p30 cameras copied at once, each by its own process, for
