@@ -41,8 +41,9 @@ struct LiveCommand: Command {
           --stall-timeout S         a URL that delivers nothing for S seconds ends the stream
                                     (default 10), and one that does not answer is refused
           --transcode               decode and encode a URL's or file's H.264/HEVC and AAC; without
-                                    it they are copied unless --size, --fps, --ladder,
-                                    --record-size/-codec/-bitrate, --video-bitrate, --video-codec,
+                                    it they are copied unless --size, --fps, --ladder (not
+                                    source,…), --record-size/-codec/-bitrate, --video-bitrate,
+                                    --video-codec,
                                     --overlay, --loop or --reconnect ask for an encoding (--record
                                     alone records the copied source as it is)
           --reconnect               when the camera, microphone or URL fails, is unplugged or stalls,
