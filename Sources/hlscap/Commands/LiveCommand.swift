@@ -43,9 +43,8 @@ struct LiveCommand: Command {
           --transcode               decode and encode a URL's or file's H.264/HEVC and AAC; without
                                     it they are copied unless --size, --fps, --ladder (not
                                     source,…), --record-size/-codec/-bitrate, --video-bitrate,
-                                    --video-codec,
-                                    --overlay, --loop or --reconnect ask for an encoding (--record
-                                    alone records the copied source as it is)
+                                    --video-codec, --overlay, --loop or --reconnect ask for an
+                                    encoding (--record alone records the copied source as it is)
           --reconnect               when the camera, microphone or URL fails, is unplugged or stalls,
                                     wait for it to come back instead of ending the stream: a dark
                                     picture (and silence) stands in meanwhile, and the stream goes
