@@ -75,6 +75,7 @@ public final class MediaSource: CaptureSource {
     static let longestWaitMicroseconds: Int64 = 5_000_000
     /// How early a paced frame may be handed on.
     static let paceLeadMicroseconds: Int64 = 50_000
+    static let networkPaceLeadMicroseconds: Int64 = 200_000
     /// With `reconnect`, the longest wait between tries to open a lost input again: the waits start at a
     /// device's half second and double.
     static let longestRetryMicroseconds: Int64 = 8_000_000
@@ -166,17 +167,20 @@ public final class MediaSource: CaptureSource {
         /// By position in the demuxer's streams; nil for a copied stream.
         let decoders: [Decoder?]
         var pending: [CopySource.Item]
+        /// When the first sample of `pending` was live, on the monotonic clock.
+        let pendingLiveMicroseconds: Int64?
         /// From the first video keyframe to the next, when video is copied and the input showed two.
         let keyframeIntervalMicroseconds: Int64?
         /// Why the video is decoded although copying was asked for.
         let copyRefusal: String?
 
-        init(demuxer: FileDemuxer, copier: CopySource?, decoders: [Decoder?], pending: [CopySource.Item],
-             keyframeIntervalMicroseconds: Int64?, copyRefusal: String?) {
+        init(demuxer: FileDemuxer, copier: CopySource?, decoders: [Decoder?], pending: [CopySource.Item] = [],
+             pendingLiveMicroseconds: Int64? = nil, keyframeIntervalMicroseconds: Int64?, copyRefusal: String?) {
             self.demuxer = demuxer
             self.copier = copier
             self.decoders = decoders
             self.pending = pending
+            self.pendingLiveMicroseconds = pendingLiveMicroseconds
             self.keyframeIntervalMicroseconds = keyframeIntervalMicroseconds
             self.copyRefusal = copyRefusal
         }
@@ -200,6 +204,7 @@ public final class MediaSource: CaptureSource {
         }
         var copier: CopySource?
         var pending: [CopySource.Item] = []
+        var pendingLive: Int64?
         var interval: Int64?
         var refusal: String?
         // The streams copied come first: the video when it is H.264 or HEVC, then AAC sound beside it.
@@ -221,7 +226,7 @@ public final class MediaSource: CaptureSource {
                 let source = try CopySource(demuxer: demuxer, copying: copying)
                 source.isLive = true
                 if source.tracks.first?.isVideo == true {
-                    (pending, interval) = try measureKeyframeInterval(source, watchdog: watchdog)
+                    (pending, interval, pendingLive) = try measureKeyframeInterval(source, watchdog: watchdog)
                 }
                 copier = source
             } catch let error as CopyError {
@@ -230,7 +235,7 @@ public final class MediaSource: CaptureSource {
                 var decoding = configuration
                 decoding.copy = false
                 let opened = try open(decoding, name: name, watchdog: watchdog)
-                return Opened(demuxer: opened.demuxer, copier: nil, decoders: opened.decoders, pending: [],
+                return Opened(demuxer: opened.demuxer, copier: nil, decoders: opened.decoders,
                               keyframeIntervalMicroseconds: nil, copyRefusal: refusal)
             } catch {
                 throw CaptureError(device: name, message: watchdog.hasStalled
@@ -251,7 +256,7 @@ public final class MediaSource: CaptureSource {
             }
         }
         return Opened(demuxer: demuxer, copier: copier, decoders: decoders, pending: pending,
-                      keyframeIntervalMicroseconds: interval, copyRefusal: refusal)
+                      pendingLiveMicroseconds: pendingLive, keyframeIntervalMicroseconds: interval, copyRefusal: refusal)
     }
 
     private static func openDemuxer(_ configuration: Configuration, name: String,
@@ -292,24 +297,32 @@ public final class MediaSource: CaptureSource {
     }
 
     /// Reads ahead to the second video keyframe (the items read are kept, to be handed on first): the
-    /// camera's keyframe interval, which bounds how short a copied segment can be.
-    private static func measureKeyframeInterval(_ source: CopySource,
-                                                watchdog: Watchdog) throws -> ([CopySource.Item], Int64?) {
+    /// camera's keyframe interval, which bounds how short a copied segment can be. And when, on the
+    /// monotonic clock, the first sample's time was live: the earliest any sample read came, less its
+    /// time after the first (a server sends its first packets late, after its start-up, and the rest at
+    /// their pace; its sound often ahead of its picture).
+    private static func measureKeyframeInterval(_ source: CopySource, watchdog: Watchdog) throws
+        -> ([CopySource.Item], Int64?, Int64?) {
         var items: [CopySource.Item] = []
+        var firstTime: Int64?
+        var firstLive: Int64?
         var keyframes: [Int64] = []
-        let timescale = source.tracks[0].timescale
         while items.count < keyframeSearchItems {
             // Each read has the stall timeout: the search itself may take a whole keyframe interval.
             watchdog.arm()
             guard let item = try source.next() else { break }
             items.append(item)
-            guard case .sample(let sample) = item, sample.track == 0 else { continue }
-            let time = timescale.convert(sample.decodeTime, to: .microseconds)
+            guard case .sample(let sample) = item else { continue }
+            let time = source.tracks[sample.track].timescale.convert(sample.decodeTime, to: .microseconds)
+            let live = MonotonicClock.nowMicroseconds() - (time - (firstTime ?? time))
+            firstTime = firstTime ?? time
+            firstLive = min(firstLive ?? live, live)
+            guard sample.track == 0 else { continue }
             if sample.isSync { keyframes.append(time) }
-            if keyframes.count == 2 { return (items, keyframes[1] - keyframes[0]) }
+            if keyframes.count == 2 { return (items, keyframes[1] - keyframes[0], firstLive) }
             if let first = keyframes.first, time - first > keyframeSearchMicroseconds { break }
         }
-        return (items, nil)
+        return (items, nil, firstLive)
     }
 
     /// Demuxer and protocol options by scheme: each is one the scheme's demuxer takes, since an
@@ -394,6 +407,10 @@ extension MediaSource {
                                               jumpBackMicroseconds: MediaSource.jumpBackMicroseconds)
         /// The monotonic time of timeline 0.
         private var anchorMicroseconds: Int64?
+        /// When a network input's first sample was live, measured while reading ahead (a copied camera's
+        /// read-ahead to its second keyframe): timeline 0 is set from it, so that the stream does not run
+        /// the read-ahead's length behind the camera, each frame waiting that long to be handed on.
+        private var firstLiveMicroseconds: Int64?
         /// Streams past `durationMicroseconds`, by position.
         private var streamsAtEnd: Set<Int> = []
         private let wantedStreamCount: Int
@@ -403,6 +420,7 @@ extension MediaSource {
             self.configuration = configuration
             self.name = name
             self.watchdog = watchdog
+            firstLiveMicroseconds = configuration.isURL ? opened.pendingLiveMicroseconds : nil
             wantedStreamCount = opened.demuxer.streams.filter { $0.kind == .video ? configuration.video : configuration.audio }.count
         }
 
@@ -601,13 +619,17 @@ extension MediaSource {
         /// reconnection), so that copied samples keep the source's own spacing; paced sources wait for it.
         private func clockTime(of placed: Int64, on thread: CaptureThread) -> Int64 {
             let now = MonotonicClock.nowMicroseconds()
-            let anchor = anchorMicroseconds ?? (now - placed)
+            let anchor = anchorMicroseconds ?? ((firstLiveMicroseconds ?? now) - placed)
             anchorMicroseconds = anchor
             let time = anchor + placed
             if configuration.isURL, time - now > MediaSource.longestWaitMicroseconds { return time }
-            if configuration.realtime || configuration.isURL {
-                // Up to a frame or two early is on time: a network input that arrives at its pace, and a
-                // file's pictures and sound, go on without a sleep for each.
+            if configuration.isURL {
+                // A network input arrives at its pace, its sound often some tens of milliseconds ahead of its
+                // picture: only a burst (a whole segment of an HLS input, a stall caught up) waits.
+                _ = thread.wait(until: time - MediaSource.networkPaceLeadMicroseconds)
+            } else if configuration.realtime {
+                // Up to a frame or two early is on time: a file's pictures and sound go on without a sleep
+                // for each.
                 _ = thread.wait(until: time - MediaSource.paceLeadMicroseconds)
             }
             return time
