@@ -224,26 +224,30 @@ case_file_ladder_1080p30() {
     compare "file ladder 1080p30 60s (720p, 480p, 360p + audio)" hlscap ffmpeg
 }
 
-# sample_threads PIDFILE OUT: until the process whose pid PIDFILE will hold exits, keeps in OUT its
-# threads' CPU time as the last sample saw it: "seconds name" a line, one per thread, summed by name
-# (the comm, as prctl or pthread_setname_np set it).
+# sample_threads PIDFILE OUT: samples every half second, until it exits, the CPU time of each thread
+# of the process whose pid PIDFILE will hold, and writes to OUT each thread's last sample summed by
+# name (its comm, as pthread_setname_np set it): "seconds threads name" a line. A thread that ended
+# keeps what it had used when last seen.
 sample_threads() {
     local pidfile="$1" out="$2" pid ticks
     ticks=$(getconf CLK_TCK)
     while [ ! -s "$pidfile" ]; do sleep 0.05; done
     pid=$(cat "$pidfile")
+    : > "$out.raw"
     while kill -0 "$pid" 2>/dev/null; do
         # The name is between the first "(" and the last ")"; utime and stime are the 12th and 13th
         # fields after it.
-        cat /proc/"$pid"/task/*/stat 2>/dev/null | awk -v ticks="$ticks" '{
+        for stat in /proc/"$pid"/task/*/stat; do cat "$stat" 2>/dev/null; echo; done | awk -v ticks="$ticks" 'NF {
                 start = index($0, "("); end = 0
                 for (i = length($0); i > 0; i--) if (substr($0, i, 1) == ")") { end = i; break }
-                name = substr($0, start + 1, end - start - 1); split(substr($0, end + 2), f, " ")
-                cpu[name] += (f[12] + f[13]) / ticks; threads[name]++ }
-            END { for (name in cpu) printf "%8.2f s  %2d thread(s)  %s\n", cpu[name], threads[name], name }' \
-            | sort -rn > "$out.partial" && mv "$out.partial" "$out"
+                split(substr($0, end + 2), f, " ")
+                printf "%s\t%s\t%.2f\n", $1, substr($0, start + 1, end - start - 1), (f[12] + f[13]) / ticks }' \
+            >> "$out.raw"
         sleep 0.5
     done
+    awk -F '\t' '{ name[$1] = $2; cpu[$1] = $3 }
+        END { for (tid in cpu) { sum[name[tid]] += cpu[tid]; count[name[tid]]++ }
+              for (n in sum) printf "%8.2f s  %2d thread(s)  %s\n", sum[n], count[n], n }' "$out.raw" | sort -rn > "$out"
 }
 
 # The live 3-rung ladder from a 720p30 H.264+AAC file played at its pace (hlscap's --video FILE, ffmpeg's
@@ -254,13 +258,14 @@ sample_threads() {
 case_ladder_file() {
     local seconds="${BENCH_LIVE_SECONDS:-60}" input
     input=$(input_720p30)
+    # No window: nothing waits at the end for deleted segments' viewers, as ffmpeg deletes none.
     rm -f "$OUT/results-hlscap.txt" "$OUT/results-ffmpeg.txt"
     for run in $(seq "$RUNS"); do
         echo "bench: ladder from a 720p30 file at its pace, run $run/$RUNS" >&2
         rm -rf "$OUT/hlf" "$OUT/hlf.pid"
         sample_threads "$OUT/hlf.pid" "$OUT/ladder-threads-$run.txt" &
         measure hlscap sh -c "echo \$\$ > $OUT/hlf.pid; exec \"$HLSCAP\" live --video $input --ladder 720p,480p,360p \
-            --preset veryfast --audio-bitrate 128k --duration $seconds --out $OUT/hlf --quiet"
+            --preset veryfast --audio-bitrate 128k --duration $seconds --window 0 --out $OUT/hlf --quiet"
         wait
         rm -rf "$OUT/flf" && mkdir -p "$OUT/flf"
         measure ffmpeg ffmpeg -v error -y -re -i "$input" -t "$seconds" \
@@ -276,13 +281,14 @@ case_ladder_file() {
             -var_stream_map "v:0,agroup:aud v:1,agroup:aud v:2,agroup:aud a:0,agroup:aud" "$OUT/flf/%v/playlist.m3u8"
     done
     compare "ladder from a 720p30 file at its pace, ${seconds}s (720p, 480p, 360p + audio)" hlscap ffmpeg
-    echo "  hlscap's threads just before it exited (run $RUNS; libdispatch's workers are unnamed: they take"
-    echo "  the process's name, and run the rungs' scaling and encoding, the muxing and the writing):"
+    echo "  hlscap's threads (run $RUNS): those named hlscap are the main thread, the input thread (demuxing,"
+    echo "  decoding) and the H.264 decoder's own; libdispatch's workers (\"…qos…\") scale and encode the"
+    echo "  rungs (any worker, any rung), encode the sound, mux and write:"
     sed 's/^/    /' "$OUT/ladder-threads-$RUNS.txt"
     rm -rf "$OUT/hlf"
     perf record -q -e cpu-clock -F 499 -o "$OUT/ladder.perf" -- "$HLSCAP" live --video "$input" \
-        --ladder 720p,480p,360p --preset veryfast --audio-bitrate 128k --duration "$seconds" --out "$OUT/hlf" \
-        --quiet 2> "$OUT/perf.err"
+        --ladder 720p,480p,360p --preset veryfast --audio-bitrate 128k --duration "$seconds" --window 0 \
+        --out "$OUT/hlf" --quiet 2> "$OUT/perf.err"
     echo "  hlscap's CPU by library (perf, one more run; libx264: the three encoders, libswscale: scaling,"
     echo "  libavcodec: decoding H.264 and AAC, encoding AAC; hlscap: its own code, muxing included):"
     perf report -i "$OUT/ladder.perf" --sort dso --stdio -q 2>/dev/null | awk 'NF && $1 + 0 >= 0.5 { print "    " $0 }'
