@@ -16,7 +16,7 @@ S3_PACKAGES := ceph-mon ceph-osd radosgw ceph-common uuid-runtime libssl-dev fak
 # FFmpeg headers and pkg-config for the CFFmpeg target (libavfilter's drawtext for --overlay);
 # ffmpeg/ffprobe, Chromium and Python for the end-to-end checkers; GStreamer as a second,
 # independent HLS decoder; fonts so headless Chromium renders text and --overlay draws the time;
-# GNU time for bench; nginx (its DAV module takes PUT and DELETE) as the origin that publishing
+# GNU time and perf for bench; nginx (its DAV module takes PUT and DELETE) as the origin that publishing
 # tests upload to, the CDN edge in front of the built-in server, and what
 # bench measures the built-in server against, with wrk giving the requests.
 # libcurl's development link, because the release build links the Swift runtime and Foundation
@@ -27,7 +27,7 @@ DEPS_PACKAGES := libavcodec-dev libavformat-dev libavdevice-dev libavfilter-dev 
 	gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad \
 	gstreamer1.0-libav libcurl4-openssl-dev libmicrohttpd-dev zlib1g-dev python3-prometheus-client \
 	gstreamer1.0-plugins-ugly gir1.2-gst-rtsp-server-1.0 python3-gi \
-	python3-pip unzip curl openssl systemd wrk $(S3_PACKAGES)
+	python3-pip unzip curl openssl systemd wrk linux-perf $(S3_PACKAGES)
 
 # Debian's kernel, qemu and a static busybox for the capture-driver VM (scripts/vm/run-in-vm.sh);
 # v4l-utils and alsa-utils for the tools that probe the drivers inside it.

@@ -12,8 +12,9 @@ RUNS="${BENCH_RUNS:-3}"
 SECONDS_OF_MEDIA="${BENCH_SECONDS:-600}"
 OUT=bench-out
 CASES=(${BENCH_CASES:-case_copy_1080p30 case_validate_1080p30 case_transcode_720p30 case_live_720p30 case_live_ladder_720p30
-    case_file_ladder_1080p30 case_publish_720p30 case_live_record_720p30 case_serve_requests case_serve_segment_rps
-    case_encrypt case_dvr case_rtsp_copy case_rtsp_ladder case_rtsp_copy_many case_rtsp_latency case_overlay case_live_hour})
+    case_file_ladder_1080p30 case_ladder_file case_publish_720p30 case_live_record_720p30 case_serve_requests
+    case_serve_segment_rps case_encrypt case_dvr case_rtsp_copy case_rtsp_ladder case_rtsp_copy_many case_rtsp_latency
+    case_overlay case_live_hour})
 # Encryption methods case_encrypt compares with the clear runs.
 ENCRYPT_METHODS=(${BENCH_ENCRYPT_METHODS:-aes-128 cbcs})
 
@@ -221,6 +222,76 @@ case_file_ladder_1080p30() {
             -var_stream_map "v:0,agroup:aud v:1,agroup:aud v:2,agroup:aud a:0,agroup:aud" "$OUT/ffl/%v/playlist.m3u8"
     done
     compare "file ladder 1080p30 60s (720p, 480p, 360p + audio)" hlscap ffmpeg
+}
+
+# sample_threads PIDFILE OUT: samples every half second, until it exits, the CPU time of each thread
+# of the process whose pid PIDFILE will hold, and writes to OUT each thread's last sample summed by
+# name (its comm, as pthread_setname_np set it): "seconds threads name" a line. A thread that ended
+# keeps what it had used when last seen.
+sample_threads() {
+    local pidfile="$1" out="$2" pid ticks
+    ticks=$(getconf CLK_TCK)
+    while [ ! -s "$pidfile" ]; do sleep 0.05; done
+    pid=$(cat "$pidfile")
+    : > "$out.raw"
+    while kill -0 "$pid" 2>/dev/null; do
+        # The name is between the first "(" and the last ")"; utime and stime are the 12th and 13th
+        # fields after it.
+        for stat in /proc/"$pid"/task/*/stat; do cat "$stat" 2>/dev/null; echo; done | awk -v ticks="$ticks" 'NF {
+                start = index($0, "("); end = 0
+                for (i = length($0); i > 0; i--) if (substr($0, i, 1) == ")") { end = i; break }
+                split(substr($0, end + 2), f, " ")
+                printf "%s\t%s\t%.2f\n", $1, substr($0, start + 1, end - start - 1), (f[12] + f[13]) / ticks }' \
+            >> "$out.raw"
+        sleep 0.5
+    done
+    awk -F '\t' '{ name[$1] = $2; cpu[$1] = $3 }
+        END { for (tid in cpu) { sum[name[tid]] += cpu[tid]; count[name[tid]]++ }
+              for (n in sum) printf "%8.2f s  %2d thread(s)  %s\n", sum[n], count[n], n }' "$out.raw" | sort -rn > "$out"
+}
+
+# The live 3-rung ladder from a 720p30 H.264+AAC file played at its pace (hlscap's --video FILE, ffmpeg's
+# -re), so that both tools decode, scale and encode the same pictures; the same x264 settings as
+# hlscap's ladder (veryfast, zero latency, one thread per rung, CBR with nal-hrd and a one-second
+# buffer, an IDR every 2 s) and AAC at 128 kb/s, 48 kHz. Then where hlscap's CPU goes: its threads' CPU
+# time just before it exits, and (with perf, one more run) its samples by library.
+case_ladder_file() {
+    local seconds="${BENCH_LIVE_SECONDS:-60}" input
+    input=$(input_720p30)
+    # No window: nothing waits at the end for deleted segments' viewers, as ffmpeg deletes none.
+    rm -f "$OUT/results-hlscap.txt" "$OUT/results-ffmpeg.txt"
+    for run in $(seq "$RUNS"); do
+        echo "bench: ladder from a 720p30 file at its pace, run $run/$RUNS" >&2
+        rm -rf "$OUT/hlf" "$OUT/hlf.pid"
+        sample_threads "$OUT/hlf.pid" "$OUT/ladder-threads-$run.txt" &
+        measure hlscap sh -c "echo \$\$ > $OUT/hlf.pid; exec \"$HLSCAP\" live --video $input --ladder 720p,480p,360p \
+            --preset veryfast --audio-bitrate 128k --duration $seconds --window 0 --out $OUT/hlf --quiet"
+        wait
+        rm -rf "$OUT/flf" && mkdir -p "$OUT/flf"
+        measure ffmpeg ffmpeg -v error -y -re -i "$input" -t "$seconds" \
+            -filter_complex "[0:v]split=3[a][b][c];[b]scale=854:480[b480];[c]scale=640:360[c360]" \
+            -map "[a]" -map "[b480]" -map "[c360]" -map 0:a \
+            -c:v libx264 -threads:v 1 -preset veryfast -tune zerolatency -profile:v high -nal-hrd cbr \
+            -g 60 -keyint_min 60 -sc_threshold 0 -force_key_frames "expr:gte(t,n_forced*2)" \
+            -b:v:0 "${LADDER_RATES[0]}" -maxrate:v:0 "${LADDER_RATES[0]}" -bufsize:v:0 "${LADDER_RATES[0]}" \
+            -b:v:1 "${LADDER_RATES[1]}" -maxrate:v:1 "${LADDER_RATES[1]}" -bufsize:v:1 "${LADDER_RATES[1]}" \
+            -b:v:2 "${LADDER_RATES[2]}" -maxrate:v:2 "${LADDER_RATES[2]}" -bufsize:v:2 "${LADDER_RATES[2]}" \
+            -c:a aac -b:a 128k -ar 48000 -ac 2 \
+            -f hls -hls_segment_type fmp4 -hls_time 2 -hls_list_size 6 -master_pl_name master.m3u8 \
+            -var_stream_map "v:0,agroup:aud v:1,agroup:aud v:2,agroup:aud a:0,agroup:aud" "$OUT/flf/%v/playlist.m3u8"
+    done
+    compare "ladder from a 720p30 file at its pace, ${seconds}s (720p, 480p, 360p + audio)" hlscap ffmpeg
+    echo "  hlscap's threads (run $RUNS): those named hlscap are the main thread, the input thread (demuxing,"
+    echo "  decoding) and the H.264 decoder's own; libdispatch's workers (\"…qos…\") scale and encode the"
+    echo "  rungs (any worker, any rung), encode the sound, mux and write:"
+    sed 's/^/    /' "$OUT/ladder-threads-$RUNS.txt"
+    rm -rf "$OUT/hlf"
+    perf record -q -e cpu-clock -F 499 -o "$OUT/ladder.perf" -- "$HLSCAP" live --video "$input" \
+        --ladder 720p,480p,360p --preset veryfast --audio-bitrate 128k --duration "$seconds" --window 0 \
+        --out "$OUT/hlf" --quiet 2> "$OUT/perf.err"
+    echo "  hlscap's CPU by library (perf, one more run; libx264: the three encoders, libswscale: scaling,"
+    echo "  libavcodec: decoding H.264 and AAC, encoding AAC; hlscap: its own code, muxing included):"
+    perf report -i "$OUT/ladder.perf" --sort dso --stdio -q 2>/dev/null | awk 'NF && $1 + 0 >= 0.5 { print "    " $0 }'
 }
 
 # An hour of live media as fast as it encodes (--no-realtime), at 640x360 to keep it to minutes:

@@ -1,4 +1,5 @@
 import CFFmpeg
+import Glibc
 import HLSKit
 import HLSOutput
 
@@ -70,6 +71,32 @@ public enum FFmpegLog {
         var firstError: String?
     }
 
+    /// While `body` runs, errors that TLS logs on this thread count as `context`'s too: a refused
+    /// certificate is only logged (about the TLS protocol's own context), its code a plain I/O error.
+    static func attributingErrors<Result>(to context: UnsafeMutableRawPointer, _ body: () -> Result) -> Result {
+        let previous = pthread_getspecific(attributionKey)
+        pthread_setspecific(attributionKey, context)
+        defer { pthread_setspecific(attributionKey, previous) }
+        return body()
+    }
+
+    /// The format context whose open is under way on this thread, if any.
+    fileprivate static let attributionKey: pthread_key_t = {
+        var key = pthread_key_t()
+        precondition(pthread_key_create(&key, nil) == 0, "no thread-specific key left")
+        return key
+    }()
+
+    fileprivate static var attributedContext: UnsafeMutableRawPointer? { pthread_getspecific(attributionKey) }
+
+    /// The name FFmpeg gives a logging context in its `[name @ 0x…]` prefix (a protocol's context: the
+    /// protocol's name); every context FFmpeg logs about starts with its `AVClass`.
+    fileprivate static func itemName(of context: UnsafeMutableRawPointer) -> String? {
+        guard let logClass = context.load(as: UnsafePointer<AVClass>?.self),
+              let name = logClass.pointee.item_name?(context) else { return nil }
+        return String(cString: name)
+    }
+
     /// Keyed by the address of the context the messages are about: an integer, so the table is Sendable.
     private static let recordings = Locked<[UInt: Recording]>([:])
 
@@ -100,8 +127,11 @@ private func routeMessage(
 ) {
     // av_vlog always passes its va_list; the optional only reflects the imported type.
     guard let arguments else { return }
-    if level <= AV_LOG_ERROR, let context, let format {
-        FFmpegLog.recordError(about: context, format, arguments)
+    if level <= AV_LOG_ERROR, let format {
+        if let context { FFmpegLog.recordError(about: context, format, arguments) }
+        if let attributed = FFmpegLog.attributedContext, let context, FFmpegLog.itemName(of: context) == "tls" {
+            FFmpegLog.recordError(about: attributed, format, arguments)
+        }
     }
     av_log_default_callback(context, level, format, arguments)
 }

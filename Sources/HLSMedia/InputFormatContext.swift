@@ -8,6 +8,8 @@ import Glibc
 /// file, so a caller that must not mistake a damaged file for a complete one checks it.
 public struct InputFormatContext: ~Copyable {
     let pointer: UnsafeMutablePointer<AVFormatContext>
+    /// With a `CertificateTrust`: what opens the context's URLs, released when it closes.
+    private let opener: Unmanaged<CertificateTrust.Opener>?
 
     public enum ReadResult: Equatable {
         case packet
@@ -19,9 +21,11 @@ public struct InputFormatContext: ~Copyable {
     /// Opens `url` with the demuxer named `formatName` (probed when `nil`) and demuxer or
     /// protocol `options`; an option that nothing accepts is an error, not silently ignored.
     /// `interrupt` lets another thread abort a blocking call; `nonBlocking` makes reads of
-    /// devices return `.tryAgain` instead of waiting.
+    /// devices return `.tryAgain` instead of waiting. With `trust`, the certificate of every https
+    /// server it opens is verified.
     public init(url: String, formatName: String? = nil, options: [String: String] = [:],
-                interrupt: AVIOInterruptCB? = nil, nonBlocking: Bool = false) throws(FFmpegError) {
+                interrupt: AVIOInterruptCB? = nil, nonBlocking: Bool = false,
+                trust: CertificateTrust? = nil) throws(FFmpegError) {
         FFmpegLog.installIfNeeded()
         var format: UnsafePointer<AVInputFormat>?
         if let formatName {
@@ -39,6 +43,7 @@ public struct InputFormatContext: ~Copyable {
         guard let allocated = avformat_alloc_context() else { throw .outOfMemory }
         if let interrupt { allocated.pointee.interrupt_callback = interrupt }
         if nonBlocking { allocated.pointee.flags |= AVFMT_FLAG_NONBLOCK }
+        let opener = trust.map { CertificateTrust.Opener($0).install(on: allocated) }
         // Record from the first call on, so that a failed open can say why.
         let address = UnsafeMutableRawPointer(allocated)
         FFmpegLog.startRecordingErrors(of: address)
@@ -48,21 +53,25 @@ public struct InputFormatContext: ~Copyable {
             // avformat_open_input has already freed the context.
             let logged = FFmpegLog.recordedError(of: address)
             FFmpegLog.stopRecordingErrors(of: address)
+            opener?.release()
             throw FFmpegError(code: result, loggedMessage: logged)
         }
         if let unused = av_dict_get(dictionary, "", nil, AV_DICT_IGNORE_SUFFIX) {
             let key = String(cString: unused.pointee.key)
             FFmpegLog.stopRecordingErrors(of: address)
             avformat_close_input(&context)
+            opener?.release()
             throw FFmpegError(code: hlscap_averror(EINVAL), loggedMessage: "option '\(key)' is not recognised")
         }
         self.pointer = opened
+        self.opener = opener
     }
 
     deinit {
         FFmpegLog.stopRecordingErrors(of: UnsafeMutableRawPointer(pointer))
         var context: UnsafeMutablePointer<AVFormatContext>? = pointer
         avformat_close_input(&context)
+        opener?.release()
     }
 
     /// Reads the first packets to fill in codec parameters the headers lack.

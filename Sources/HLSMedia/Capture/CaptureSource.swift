@@ -75,12 +75,16 @@ public struct CaptureError: Error, Equatable, CustomStringConvertible {
     public var isMissing: Bool
     /// A network input that refused, did not answer or is not up: a service, not a device, is missing.
     public var isUnreachable: Bool
+    /// An https server whose certificate is not trusted: another authority may be.
+    public var isUntrusted: Bool
 
-    public init(device: String, message: String, isMissing: Bool = false, isUnreachable: Bool = false) {
+    public init(device: String, message: String, isMissing: Bool = false, isUnreachable: Bool = false,
+                isUntrusted: Bool = false) {
         self.device = device
         self.message = message
         self.isMissing = isMissing
         self.isUnreachable = isUnreachable
+        self.isUntrusted = isUntrusted
     }
 
     public var description: String { "\(device): \(message)" }

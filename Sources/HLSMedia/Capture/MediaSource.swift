@@ -22,6 +22,9 @@ public final class MediaSource: CaptureSource {
         public var loop = false
         /// RTSP over `tcp` (the default: no losses through NAT and firewalls) or `udp`.
         public var rtspTransport = "tcp"
+        /// What https servers must present: a certificate signed for their name by an authority in the
+        /// system's store, or in the trust's file (for the first URL and every playlist and segment after).
+        public var trust = CertificateTrust()
         /// An input that delivers nothing for this long has stalled: opening it, or the stream, fails.
         public var stallTimeoutSeconds = 10.0
         /// Stream time after which the source ends (`--duration` out of real time); nil: the input's end.
@@ -278,8 +281,8 @@ public final class MediaSource: CaptureSource {
             if configuration.isURL {
                 watchdog.arm()
                 defer { watchdog.disarm() }
-                return try FileDemuxer(url: configuration.location, name: name,
-                                       options: options(for: configuration), interrupt: watchdog.callback)
+                return try FileDemuxer(url: configuration.location, name: name, options: options(for: configuration),
+                                       interrupt: watchdog.callback, trust: configuration.trust)
             }
             return try FileDemuxer(path: configuration.location)
         } catch {
@@ -292,7 +295,8 @@ public final class MediaSource: CaptureSource {
             var message = error.description
             if message.hasPrefix(name + ": ") { message.removeFirst(name.count + 2) }
             throw CaptureError(device: name, message: message, isMissing: error.kind == .notFound,
-                               isUnreachable: error.kind == .unreachable)
+                               isUnreachable: error.kind == .unreachable || error.kind == .untrusted,
+                               isUntrusted: error.kind == .untrusted)
         }
     }
 

@@ -63,15 +63,19 @@ public final class FileDemuxer {
 
     /// Opens any input libavformat reads by URL (`rtsp://…`, `srt://…`, `udp://…`, `http://…`) with
     /// demuxer or protocol `options`; `interrupt` lets another thread abort a blocking call (a stall, a
-    /// stop). `name` is the input as messages show it, without credentials.
+    /// stop). `name` is the input as messages show it, without credentials. With `trust`, every https
+    /// server it opens must present a certificate that `trust` accepts.
     public init(url: String, name: String, options: [String: String], interrupt: AVIOInterruptCB,
-                audio audioSelection: AudioSelection = .best) throws(MediaInputError) {
+                trust: CertificateTrust? = nil, audio audioSelection: AudioSelection = .best) throws(MediaInputError) {
         path = name
         do {
-            input = try InputFormatContext(url: url, options: options, interrupt: interrupt)
+            input = try InputFormatContext(url: url, options: options, interrupt: interrupt, trust: trust)
             try input.findStreamInfo()
             packet = try Packet()
         } catch {
+            if CertificateTrust.isCertificateFailure(error.loggedMessage), let logged = error.loggedMessage {
+                throw MediaInputError(kind: .untrusted, path: name, detail: logged)
+            }
             throw MediaInputError(kind: .unreachable, path: name, detail: error.description)
         }
         (positionsByStreamIndex, streams) = try Self.select(in: input, audio: audioSelection, path: name)

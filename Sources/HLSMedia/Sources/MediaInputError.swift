@@ -13,6 +13,8 @@ public struct MediaInputError: Error, CustomStringConvertible {
         case noMediaStreams
         /// A network input that could not be opened: refused, unreachable, silent or not media.
         case unreachable
+        /// An https server whose certificate no trusted authority signed for its name.
+        case untrusted
     }
 
     public var kind: Kind
@@ -29,7 +31,7 @@ public struct MediaInputError: Error, CustomStringConvertible {
     /// Whether the file could not be read at all, as opposed to read with unusable contents.
     public var isUnreadable: Bool {
         switch kind {
-        case .notFound, .unreadable, .unreachable: true
+        case .notFound, .unreadable, .unreachable, .untrusted: true
         case .notMedia, .corrupt, .noMediaStreams: false
         }
     }
@@ -47,6 +49,7 @@ public struct MediaInputError: Error, CustomStringConvertible {
         case .corrupt: "the media data is damaged or truncated"
         case .noMediaStreams: "no video or audio stream"
         case .unreachable: "cannot be opened"
+        case .untrusted: "its server's certificate is not trusted"
         }
     }
 
@@ -58,6 +61,7 @@ public struct MediaInputError: Error, CustomStringConvertible {
         case .corrupt: "copy the file again from its source, or salvage the readable part with ffmpeg -c copy"
         case .noMediaStreams: "give a file with a video or an audio track"
         case .unreachable: "check the URL and that the camera or server is up"
+        case .untrusted: "check the URL, or trust the authority that signed the certificate"
         }
     }
 }

@@ -40,6 +40,9 @@ struct LiveCommand: Command {
                                     publisher leaves (with --reconnect, the next one continues it)
           --stall-timeout S         a URL that delivers nothing for S seconds ends the stream
                                     (default 10), and one that does not answer is refused
+          --ca-file FILE            trust the authorities (or a server's own certificate) in this
+                                    PEM file for https:// inputs instead of the system's store;
+                                    an https server's certificate is always verified
           --transcode               decode and encode a URL's or file's H.264/HEVC and AAC; without
                                     it they are copied unless --size, --fps, --ladder (not
                                     source,…), --record-size/-codec/-bitrate, --video-bitrate,
@@ -176,6 +179,16 @@ struct LiveCommand: Command {
                 throw CommandError.usage("--rtsp-transport takes tcp or udp")
             }
             inputs.rtspTransport = transport
+        }
+        if let authorityFile = try arguments.value("--ca-file") {
+            guard FileManager.default.isReadableFile(atPath: authorityFile) else {
+                throw CommandError("--ca-file \(authorityFile): cannot be read; give a PEM file of certificates",
+                                   exitCode: .noInput)
+            }
+            guard mediaInputs.contains(where: { $0.lowercased().hasPrefix("https:") }) else {
+                throw CommandError.usage("--ca-file is for an https:// input given to --video or --audio")
+            }
+            inputs.trust.authorityFile = authorityFile
         }
         if let stall = try arguments.value("--stall-timeout") {
             guard let seconds = Double(stall), seconds >= 0.5, seconds <= 3600 else {
@@ -574,6 +587,10 @@ struct LiveCommand: Command {
         if let capture = error as? CaptureError { error = LiveError.device(capture) }
         if case LiveError.device(var capture) = error, capture.isMissing, inputs.video == .firstCamera {
             capture.message += ", or give --video test for the built-in test source"
+            error = LiveError.device(capture)
+        }
+        if case LiveError.device(var capture) = error, capture.isUntrusted {
+            capture.message += " with --ca-file"
             error = LiveError.device(capture)
         }
         return CommandError(error)

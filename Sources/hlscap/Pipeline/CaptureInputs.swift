@@ -62,6 +62,8 @@ struct CaptureInputs {
     var loop = false
     /// `--rtsp-transport`.
     var rtspTransport = "tcp"
+    /// `--ca-file`: whom an https input's certificate must be signed by.
+    var trust = CertificateTrust()
     /// `--stall-timeout`: how long a URL may deliver nothing.
     var stallTimeoutSeconds = 10.0
     /// A URL's or file's H.264/HEVC and AAC handed on as they are (not `--transcode`, nothing to encode).
@@ -136,6 +138,7 @@ struct CaptureInputs {
         configuration.loop = loop
         configuration.rtspTransport = rtspTransport
         configuration.stallTimeoutSeconds = stallTimeoutSeconds
+        configuration.trust = trust
         configuration.copy = copy && !reconnect
         configuration.reconnect = reconnect && configuration.isURL
         configuration.listen = listen
