@@ -17,7 +17,7 @@ public struct FFmpegError: Error, Equatable, CustomStringConvertible {
     public var text: String {
         var buffer = [CChar](repeating: 0, count: Int(AV_ERROR_MAX_STRING_SIZE))
         av_strerror(code, &buffer, buffer.count)
-        return String(cString: buffer)
+        return String(nulTerminated: buffer)
     }
 
     public var description: String {
@@ -39,5 +39,12 @@ public struct FFmpegError: Error, Equatable, CustomStringConvertible {
     static func check(_ result: Int32) throws(FFmpegError) -> Int32 {
         guard result >= 0 else { throw FFmpegError(code: result) }
         return result
+    }
+}
+
+extension String {
+    /// The text of a C character buffer up to its first NUL (or its end), as UTF-8.
+    public init(nulTerminated buffer: [CChar]) {
+        self.init(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }

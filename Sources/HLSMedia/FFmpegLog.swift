@@ -114,7 +114,7 @@ public enum FFmpegLog {
         guard recordings.withLock({ $0[key] != nil && $0[key]?.firstError == nil }) else { return }
         var buffer = [CChar](repeating: 0, count: messageCapacity)
         hlscap_format_log_message(&buffer, buffer.count, format, arguments)
-        let message = String(cString: buffer).trimmingTrailingNewlines()
+        let message = String(nulTerminated: buffer).trimmingTrailingNewlines()
         recordings.withLock { recordings in
             if recordings[key] != nil, recordings[key]?.firstError == nil { recordings[key]?.firstError = message }
         }

@@ -108,6 +108,12 @@ public final class MediaSource: CaptureSource {
         self.opened = opened
     }
 
+    /// A source never started closes its input here, before the watchdog that the input's interrupt
+    /// callback points at goes (closing an RTSP input still sends its TEARDOWN through that callback).
+    deinit {
+        opened = nil
+    }
+
     /// The input's data and subtitle streams ("klv data"), which the stream leaves out.
     public let otherStreams: [String]
 

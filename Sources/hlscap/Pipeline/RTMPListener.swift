@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import HLSKit
+import HLSMedia
 import HLSOutput
 
 /// `--listen rtmp://ADDR:PORT/APP/KEY`: takes one RTMP publisher (OBS, ffmpeg, an encoder) at a time.
@@ -221,9 +222,6 @@ final class RTMPListener: @unchecked Sendable {
                             &service, socklen_t(service.count), NI_NUMERICHOST | NI_NUMERICSERV)
             }
         }
-        let text = { (bytes: [CChar]) in
-            String(decoding: bytes.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        }
-        return status == 0 ? "\(text(host)):\(text(service))" : "a client"
+        return status == 0 ? "\(String(nulTerminated: host)):\(String(nulTerminated: service))" : "a client"
     }
 }
