@@ -85,6 +85,26 @@ import Testing
         #expect(!streamed.isEmpty && recorded == streamed, "\(recorded.count) packets recorded, \(streamed.count) streamed")
     }
 
+    /// A copied camera's stream runs where the camera is, not its read-ahead behind it: hlscap reads
+    /// ahead to the camera's second keyframe before it starts, and the pictures read meanwhile are dated
+    /// when they came, not when the read-ahead ended. With a keyframe every 4 s, the first segment's
+    /// PROGRAM-DATE-TIME is within about one interval of hlscap's start (its first usable keyframe, and
+    /// the set-up), where a stream held back by its read-ahead is dated two intervals and more after it.
+    @Test func aCopiedCameraIsNotHeldBackByTheReadAhead() throws {
+        let camera = try RTSPCamera.start(["--key-seconds", "4"])
+        defer { camera.stop() }
+        let directory = try PackagedStream.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let stream = directory.appendingPathComponent("stream")
+        let started = Date()
+        let run = try ExternalTools.runHlscap(["live", "--video", camera.url("h264-aac"), "--duration", "9", "--window", "0",
+                                               "--out", stream.path, "--quiet"], timeoutSeconds: 60)
+        #expect(run.succeeded && run.stdout.contains("video copied"), "\(run.stdout)\(run.stderr)")
+        let first = try #require(try LiveStream.playlist(in: stream).segments.first?.programDateTime)
+        let lag = first.timeIntervalSince(started)
+        #expect(lag > 0 && lag < 7, "the first picture is dated \(lag) s after hlscap started")
+    }
+
     /// `--ladder source,480p,360p` on a 720p camera: the top rung is the camera's own stream (its packets
     /// are those a plain copy of the same camera gets at the same time), the rungs below are encoded from
     /// its decoded pictures with IDRs at its keyframes, so segment N of every rung starts at the same
