@@ -71,14 +71,73 @@ import Testing
         #expect(CameraPixelFormat(fourCC: 0x4750_4A4D, name: "", isCompressed: true).code == "MJPG")
         #expect(Self.yuyv.ffmpegInputFormat == "yuyv422")
         #expect(Self.mjpeg.ffmpegInputFormat == "mjpeg")
-        #expect(Self.h264.ffmpegInputFormat == nil)
+        #expect(Self.h264.ffmpegInputFormat == "h264")
+        #expect(Self.h264.inputFormat == .h264)
+        #expect(Self.mjpeg.inputFormat == .mjpeg)
+        #expect(Self.nv12.inputFormat == .raw)
+        #expect(CameraPixelFormat("HEVC", isCompressed: true).inputFormat == nil)
     }
 
-    @Test func cameraTimestampsOnAnotherClockFallBackToReadTime() {
-        let now: Int64 = 5_000_000_000
-        #expect(CameraSource.monotonicTime(ofDeviceTime: now - 40_000, now: now) == now - 40_000)
-        #expect(CameraSource.monotonicTime(ofDeviceTime: 1_700_000_000_000_000, now: now) == now)
-        #expect(CameraSource.monotonicTime(ofDeviceTime: nil, now: now) == now)
+    /// A camera offering raw, MJPEG and H.264, as UVC H.264 webcams do.
+    static let h264Webcam = webcam + [offer(h264, 1280, 720, [30, 15]), offer(h264, 1920, 1080, [30])]
+
+    @Test func h264IsChosenOnlyWhenAskedFor() {
+        let byDefault = CameraFormatChoice.choose(offers: Self.h264Webcam, width: 1920, height: 1080, frameRate: Rational(30, 1))
+        #expect(byDefault?.pixelFormat == Self.mjpeg)
+        let h264 = CameraFormatChoice.choose(offers: Self.h264Webcam, width: 1920, height: 1080, frameRate: Rational(30, 1),
+                                             inputFormats: [.h264])
+        #expect(h264 == CameraFormatChoice(pixelFormat: Self.h264, width: 1920, height: 1080, frameRate: Rational(30, 1)))
+        let raw = CameraFormatChoice.choose(offers: Self.h264Webcam, width: 1280, height: 720, frameRate: Rational(30, 1),
+                                            inputFormats: [.raw])
+        #expect(raw == CameraFormatChoice(pixelFormat: Self.yuyv, width: 1280, height: 720, frameRate: Rational(10, 1)))
+        #expect(CameraFormatChoice.choose(offers: Self.webcam, width: 1280, height: 720, frameRate: Rational(30, 1),
+                                          inputFormats: [.h264]) == nil)
+    }
+
+    @Test func nativeH264FitsOnlyAtTheSizeAndRateAskedFor() {
+        #expect(CameraFormatChoice.nativeH264(offers: Self.h264Webcam, width: 1280, height: 720, frameRate: Rational(15, 1))
+            == CameraFormatChoice(pixelFormat: Self.h264, width: 1280, height: 720, frameRate: Rational(15, 1)))
+        // Another size, a rate the camera does not reach, or a camera without H.264: not copied.
+        #expect(CameraFormatChoice.nativeH264(offers: Self.h264Webcam, width: 640, height: 480, frameRate: Rational(30, 1)) == nil)
+        #expect(CameraFormatChoice.nativeH264(offers: Self.h264Webcam, width: 1920, height: 1080, frameRate: Rational(60, 1)) == nil)
+        #expect(CameraFormatChoice.nativeH264(offers: Self.h264Webcam, width: 1920, height: 1080, frameRate: Rational(25, 1)) == nil)
+        #expect(CameraFormatChoice.nativeH264(offers: Self.webcam, width: 1280, height: 720, frameRate: Rational(30, 1)) == nil)
+    }
+
+    @Test func driverTimestampsOnTheMonotonicClockAreKept() {
+        var timestamps = CameraTimestamps()
+        let dequeued: Int64 = 5_000_000_000
+        #expect(timestamps.captureTime(driverMicroseconds: dequeued - 40_000, dequeuedMicroseconds: dequeued) == dequeued - 40_000)
+        #expect(timestamps.captureTime(driverMicroseconds: dequeued - 6_667, dequeuedMicroseconds: dequeued + 33_333)
+            == dequeued - 6_667)
+        #expect(timestamps.usesDriverTime)
+    }
+
+    /// A driver that stamps nothing (zero, as a Raspberry Pi's encoder does), stamps on another clock,
+    /// stamps that stand still or go back: from then on the time each frame was dequeued, always increasing.
+    @Test(arguments: [
+        ("zero", [Int64(0), 0, 0], 0),
+        ("missing", [nil, nil, nil], 0),
+        ("wall clock", [1_700_000_000_000_000, 1_700_000_000_033_333, 1_700_000_000_066_667], 0),
+        ("standing still", [4_999_990_000, 4_999_990_000, 4_999_990_000], 1),
+        ("going back", [4_999_990_000, 4_999_900_000, 5_000_060_000], 1),
+    ] as [(String, [Int64?], Int)])
+    func unusableDriverTimestampsFallBackToTheCaptureClock(_ name: String, _ stamps: [Int64?], _ kept: Int) {
+        var timestamps = CameraTimestamps()
+        let dequeued: [Int64] = [5_000_000_000, 5_000_033_000, 5_000_066_000]
+        let times = zip(stamps, dequeued).map { timestamps.captureTime(driverMicroseconds: $0, dequeuedMicroseconds: $1) }
+        // The usable stamps before the first unusable one are kept; from there on, the capture clock.
+        #expect(times == stamps.prefix(kept).map { $0! } + dequeued.dropFirst(kept))
+        #expect(!timestamps.usesDriverTime)
+        // Once on the capture clock, a good stamp does not bring the driver's clock back.
+        #expect(timestamps.captureTime(driverMicroseconds: 5_000_090_000, dequeuedMicroseconds: 5_000_100_000) == 5_000_100_000)
+    }
+
+    @Test func captureClockTimesAlwaysIncrease() {
+        var timestamps = CameraTimestamps()
+        #expect(timestamps.captureTime(driverMicroseconds: 0, dequeuedMicroseconds: 7_000) == 7_000)
+        #expect(timestamps.captureTime(driverMicroseconds: 0, dequeuedMicroseconds: 7_000) == 7_001)
+        #expect(timestamps.captureTime(driverMicroseconds: 0, dequeuedMicroseconds: 6_990) == 7_002)
     }
 
     @Test func alsaCapturePCMsFromProcAsoundPcm() {

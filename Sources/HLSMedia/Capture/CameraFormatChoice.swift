@@ -1,5 +1,20 @@
 import HLSKit
 
+/// What a camera is asked to deliver: its uncompressed pictures, Motion-JPEG (decoded), or H.264 (copied
+/// into the stream as it is, or decoded when the stream is encoded).
+public enum CameraInputFormat: String, Sendable, CaseIterable, CustomStringConvertible {
+    case raw, mjpeg, h264
+
+    /// What a message calls it: "raw", "MJPEG", "H.264".
+    public var description: String {
+        switch self {
+        case .raw: "raw"
+        case .mjpeg: "MJPEG"
+        case .h264: "H.264"
+        }
+    }
+}
+
 /// A pixel format a V4L2 device offers, by its FourCC.
 public struct CameraPixelFormat: Hashable, Sendable, CustomStringConvertible {
     public var fourCC: UInt32
@@ -27,9 +42,19 @@ public struct CameraPixelFormat: Hashable, Sendable, CustomStringConvertible {
     /// The name FFmpeg's video4linux2 device takes as `input_format`; nil for formats hlscap cannot read.
     public var ffmpegInputFormat: String? { Self.ffmpegInputFormats[code] }
 
+    /// Which kind of input it is; nil for formats hlscap cannot read.
+    public var inputFormat: CameraInputFormat? {
+        switch ffmpegInputFormat {
+        case nil: nil
+        case "mjpeg": .mjpeg
+        case "h264": .h264
+        default: .raw
+        }
+    }
+
     private static let ffmpegInputFormats: [String: String] = [
         "YUYV": "yuyv422", "UYVY": "uyvy422", "YU12": "yuv420p", "NV12": "nv12", "422P": "yuv422p",
-        "RGB3": "rgb24", "BGR3": "bgr24", "GREY": "gray", "MJPG": "mjpeg", "JPEG": "mjpeg",
+        "RGB3": "rgb24", "BGR3": "bgr24", "GREY": "gray", "MJPG": "mjpeg", "JPEG": "mjpeg", "H264": "h264",
     ]
 
     public var description: String { code }
@@ -73,10 +98,13 @@ public struct CameraFormatChoice: Hashable, Sendable {
     ///    without decoding) before a compressed one, then the device's order. So MJPEG is chosen
     ///    only when no raw format reaches the size and rate.
     ///
-    /// Offers in formats hlscap cannot read are ignored; nil when nothing usable is left.
-    public static func choose(offers: [CameraFormatOffer], width: Int, height: Int,
-                              frameRate: Rational) -> CameraFormatChoice? {
-        let usable = offers.filter { $0.pixelFormat.ffmpegInputFormat != nil && !$0.frameRates.isEmpty }
+    /// Only offers of the `inputFormats` asked for count: by default raw and MJPEG, so that H.264 is read
+    /// only when asked for (`nativeH264`). Nil when nothing usable is left.
+    public static func choose(offers: [CameraFormatOffer], width: Int, height: Int, frameRate: Rational,
+                              inputFormats: Set<CameraInputFormat> = [.raw, .mjpeg]) -> CameraFormatChoice? {
+        let usable = offers.filter { offer in
+            offer.pixelFormat.inputFormat.map(inputFormats.contains) == true && !offer.frameRates.isEmpty
+        }
         let sizes = Set(usable.map { Size(width: $0.width, height: $0.height) })
         guard let size = chooseSize(sizes, width: width, height: height) else { return nil }
         let candidates = usable.enumerated()
@@ -89,6 +117,15 @@ public struct CameraFormatChoice: Hashable, Sendable {
         }) else { return nil }
         return CameraFormatChoice(pixelFormat: best.offer.pixelFormat, width: size.width, height: size.height,
                                   frameRate: best.rate)
+    }
+
+    /// The camera's H.264 at exactly the size and rate asked for: what a stream that asks for no encoding
+    /// of its own copies. Nil when the camera offers no H.264 there.
+    public static func nativeH264(offers: [CameraFormatOffer], width: Int, height: Int,
+                                  frameRate: Rational) -> CameraFormatChoice? {
+        guard let choice = choose(offers: offers, width: width, height: height, frameRate: frameRate, inputFormats: [.h264]),
+              choice.width == width, choice.height == height, compare(choice.frameRate, frameRate) == 0 else { return nil }
+        return choice
     }
 
     private struct Size: Hashable {

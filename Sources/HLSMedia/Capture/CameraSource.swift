@@ -4,7 +4,7 @@ import HLSKit
 /// A V4L2 camera read through libavdevice (`--video /dev/video0`), delivering yuv420p frames.
 ///
 /// `start` lists what the device offers, picks a format with `CameraFormatChoice`, and opens
-/// it with that format, size and rate; MJPEG is decoded and other formats converted.
+/// it with that format, size and rate; MJPEG and H.264 are decoded and other formats converted.
 public final class CameraSource: CaptureSource {
     public struct Configuration: Sendable {
         /// A device node; nil picks the first capture device.
@@ -15,12 +15,12 @@ public final class CameraSource: CaptureSource {
         /// When the device fails or disappears, wait for it to come back (`.lost`, then `.restored`)
         /// instead of failing.
         public var reconnect = false
+        /// What to ask the camera for; nil: raw or MJPEG, as `CameraFormatChoice.choose` prefers. H.264 asked
+        /// for here is decoded (`CameraCopySource` copies it).
+        public var inputFormat: CameraInputFormat?
 
         public init() {}
     }
-
-    /// Packet times further than this from the monotonic clock's present are not on it.
-    static let clockToleranceMicroseconds: Int64 = 10_000_000
 
     public let configuration: Configuration
     /// The device opened and the format chosen, once `start` has returned.
@@ -79,11 +79,14 @@ public final class CameraSource: CaptureSource {
 
     private static func open(_ configuration: Configuration, on thread: CaptureThread) throws(CaptureError) -> Opened {
         let device = try openDevice(configuration)
+        let asked = configuration.inputFormat.map { [$0] } ?? [.raw, .mjpeg]
         guard let choice = CameraFormatChoice.choose(offers: device.offers, width: configuration.width,
-                                                     height: configuration.height, frameRate: configuration.frameRate),
+                                                     height: configuration.height, frameRate: configuration.frameRate,
+                                                     inputFormats: Set(asked)),
               let inputFormat = choice.pixelFormat.ffmpegInputFormat else {
             let formats = device.formats.map(\.code).joined(separator: ", ")
-            throw CaptureError(device: device.path, message: "offers no format hlscap can read (it has: \(formats))")
+            let wanted = configuration.inputFormat.map { "no \($0) format" } ?? "no format hlscap can read"
+            throw CaptureError(device: device.path, message: "offers \(wanted) (it has: \(formats))")
         }
         let input = try CaptureInput(
             device: device.path, formatName: "video4linux2", url: device.path,
@@ -100,7 +103,8 @@ public final class CameraSource: CaptureSource {
         return Opened(device: device, choice: choice, input: input, decoder: decoder)
     }
 
-    private static func openDevice(_ configuration: Configuration) throws(CaptureError) -> V4L2Device {
+    /// The device configured, or the first capture device; fails naming it when there is none.
+    public static func openDevice(_ configuration: Configuration) throws(CaptureError) -> V4L2Device {
         if let path = configuration.device { return try V4L2Device(path: path) }
         guard let first = V4L2Device.captureDevices().first else {
             throw CaptureError(device: "/dev/video*", message: "no V4L2 capture device found; connect a camera",
@@ -141,6 +145,8 @@ public final class CameraSource: CaptureSource {
     }
 
     private static func read(_ input: CaptureInput, _ decoder: PictureDecoder, on thread: CaptureThread) -> ReadOutcome {
+        // Each opening of the device starts its own run of stamps.
+        var timestamps = CameraTimestamps()
         do throws(CaptureError) {
             while true {
                 switch try input.read(stoppingOn: thread) {
@@ -149,6 +155,12 @@ public final class CameraSource: CaptureSource {
                 case .ended:
                     return .ended
                 case .packet:
+                    let dequeued = MonotonicClock.nowMicroseconds()
+                    // A camera's H.264 decodes from its first keyframe, which carries the parameter sets.
+                    if decoder.waitsForKeyframe {
+                        guard input.packet.isKeyframe else { continue }
+                        decoder.waitsForKeyframe = false
+                    }
                     let frame: Frame?
                     do {
                         frame = try decoder.decode(input.packet)
@@ -156,21 +168,13 @@ public final class CameraSource: CaptureSource {
                         throw CaptureError(device: input.device, message: "cannot decode a picture: \(error)")
                     }
                     guard let frame else { continue }
-                    frame.pts = monotonicTime(ofDeviceTime: frame.pts, now: MonotonicClock.nowMicroseconds())
+                    frame.pts = timestamps.captureTime(driverMicroseconds: frame.pts,
+                                                       dequeuedMicroseconds: dequeued)
                     guard thread.emit(.video(frame)) else { return .stopped }
                 }
             }
         } catch {
             return .failed(error)
         }
-    }
-
-    /// The capture time of a frame on the monotonic clock. FFmpeg's video4linux2 device passes
-    /// the driver's buffer timestamps through, in microseconds; nearly every driver takes them
-    /// from CLOCK_MONOTONIC. A driver whose stamps are on another clock (or missing) gets the
-    /// time the frame was read instead.
-    static func monotonicTime(ofDeviceTime deviceMicroseconds: Int64?, now: Int64) -> Int64 {
-        guard let deviceMicroseconds, abs(deviceMicroseconds - now) <= clockToleranceMicroseconds else { return now }
-        return deviceMicroseconds
     }
 }

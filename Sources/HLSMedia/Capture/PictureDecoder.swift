@@ -1,6 +1,6 @@
 import CFFmpeg
 
-/// Turns a camera's packets (raw YUYV, NV12 … or MJPEG) into yuv420p frames of our own.
+/// Turns a camera's packets (raw YUYV, NV12 …, MJPEG or H.264) into yuv420p frames of our own.
 ///
 /// FFmpeg's rawvideo and mjpeg decoders give a picture in the device's format; swscale then
 /// copies it into a freshly allocated yuv420p frame, converting when needed. The copy also
@@ -10,6 +10,8 @@ final class PictureDecoder {
     private let context: UnsafeMutablePointer<AVCodecContext>
     private let decoded: Frame
     private var scaler: Scaler?
+    /// An H.264 camera's packets before its first keyframe cannot be decoded: its reader skips them.
+    var waitsForKeyframe: Bool
 
     init(parameters: UnsafePointer<AVCodecParameters>) throws {
         guard let codec = avcodec_find_decoder(parameters.pointee.codec_id) else {
@@ -17,6 +19,7 @@ final class PictureDecoder {
         }
         guard let context = avcodec_alloc_context3(codec) else { throw FFmpegError.outOfMemory }
         self.context = context
+        waitsForKeyframe = parameters.pointee.codec_id == AV_CODEC_ID_H264
         do {
             decoded = try Frame(timeBase: MonotonicClock.timeBase)
             try FFmpegError.check(avcodec_parameters_to_context(context, parameters))
