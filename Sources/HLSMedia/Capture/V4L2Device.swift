@@ -31,6 +31,17 @@ public struct V4L2Device: Sendable {
         .compactMap { try? V4L2Device(path: $0.1) }
     }
 
+    /// A device as described elsewhere (a listing to show).
+    public init(path: String, driver: String, card: String, busInfo: String, formats: [CameraPixelFormat],
+                offers: [CameraFormatOffer]) {
+        self.path = path
+        self.driver = driver
+        self.card = card
+        self.busInfo = busInfo
+        self.formats = formats
+        self.offers = offers
+    }
+
     /// Reads what the device at `path` offers; fails if it is not a video capture device.
     public init(path: String) throws(CaptureError) {
         let descriptor = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC)

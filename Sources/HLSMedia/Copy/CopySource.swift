@@ -319,7 +319,8 @@ public final class CopySource {
         return nil
     }
 
-    private static func h264Format(_ stream: InputStreamInfo, configuration: AVCDecoderConfiguration,
+    /// The sample entry of copied H.264 (a camera's own as well).
+    static func h264Format(_ stream: InputStreamInfo, configuration: AVCDecoderConfiguration,
                                    path: String) throws -> H264Format {
         let sps: H264SequenceParameterSet
         do {
