@@ -9,7 +9,8 @@ struct DevicesCommand: Command {
     static let help = """
         Usage: hlscap devices
 
-        Lists the V4L2 video capture devices (/dev/video*) with their driver, name, pixel formats,
+        Lists the V4L2 video capture devices (/dev/video*) with their driver, name, pixel formats
+        (each marked raw, MJPEG or H.264 with the --input-format of hlscap live that asks for it),
         frame sizes and frame rates, and the ALSA capture PCMs of the sound cards
         (/proc/asound/pcm) with the names to give --audio. Any PCM defined in an ALSA
         configuration (~/.asoundrc, ALSA_CONFIG_PATH) can be given to --audio by name as well.
@@ -38,8 +39,7 @@ struct DevicesCommand: Command {
             for camera in cameras {
                 lines.append("  \(camera.path)  \(camera.card) (driver \(camera.driver), \(camera.busInfo))")
                 for format in camera.formats {
-                    let support = format.ffmpegInputFormat == nil ? ", not supported" : ""
-                    lines.append("    \(format.code) (\(format.name)\(support))")
+                    lines.append("    \(format.code) (\(format.name)): \(Self.use(of: format))")
                     for offer in camera.offers where offer.pixelFormat == format {
                         let rates = offer.frameRates.map(Self.rate).joined(separator: ", ")
                         lines.append("      \(offer.width)x\(offer.height)  \(rates) fps")
@@ -57,6 +57,16 @@ struct DevicesCommand: Command {
             }
         }
         return lines.map { $0 + "\n" }.joined()
+    }
+
+    /// What `hlscap live` does with a pixel format, and the `--input-format` that asks for it.
+    private static func use(of format: CameraPixelFormat) -> String {
+        switch format.inputFormat {
+        case .h264: "H.264, copied into the stream (--input-format h264)"
+        case .mjpeg: "MJPEG, decoded (--input-format mjpeg)"
+        case .raw: "raw (--input-format raw)"
+        case nil: "not supported"
+        }
     }
 
     /// "30", or "29.97" for 30000/1001.

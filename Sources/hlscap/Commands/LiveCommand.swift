@@ -43,9 +43,15 @@ struct LiveCommand: Command {
           --ca-file FILE            trust the authorities (or a server's own certificate) in this
                                     PEM file for https:// inputs instead of the system's store;
                                     an https server's certificate is always verified
-          --transcode               decode and encode a URL's or file's H.264/HEVC and AAC; without
-                                    it they are copied unless --size, --fps, --ladder (not
-                                    source,…), --record-size/-codec/-bitrate, --video-bitrate,
+          --input-format F          what to ask a V4L2 camera for: h264 (its own H.264, copied into
+                                    the stream as it is), mjpeg (decoded) or raw (uncompressed
+                                    pictures); hlscap devices lists what each camera offers.
+                                    Default: the camera's H.264 when it offers it at --size and
+                                    --fps and nothing asks for an encoding, else raw or MJPEG
+          --transcode               decode and encode a URL's, file's or camera's H.264/HEVC and
+                                    AAC; without it they are copied unless --size, --fps (not for a
+                                    camera: they choose its mode), --ladder (not source,… for a
+                                    URL or file), --record-size/-codec/-bitrate, --video-bitrate,
                                     --video-codec, --overlay, --loop or --reconnect ask for an
                                     encoding (--record alone records the copied source as it is)
           --reconnect               when the camera, microphone or URL fails, is unplugged or stalls,
@@ -114,7 +120,8 @@ struct LiveCommand: Command {
         \(ServerOptions.help)
           --help                    show this help
 
-        Exit status: 0 stopped cleanly, 64 usage, 66 device or file missing, 69 URL unreachable or
+        Exit status: 0 stopped cleanly, 64 usage, 66 device or file missing or without the
+        --input-format asked for, 69 URL unreachable or
         --overlay's font unreadable, 73 DIR cannot be created or holds a stream, 74 write error,
         device or URL failure (without --reconnect), or a file that did not reach the origin,
         130 second interrupt.
@@ -328,17 +335,29 @@ struct LiveCommand: Command {
             throw CommandError.usage("--overlay writes the time into the picture; it cannot be used with --video none")
         }
         let transcode = arguments.flag("--transcode")
-        if transcode, inputs.video.media == nil {
-            throw CommandError.usage("--transcode is for a URL or file given to --video: a camera is always encoded")
+        let isCamera = inputs.video == .firstCamera || { if case .device = inputs.video { true } else { false } }()
+        if transcode, inputs.video.media == nil, !isCamera {
+            throw CommandError.usage("--transcode is for a URL, a file or a camera given to --video")
+        }
+        if let format = try arguments.value("--input-format") {
+            guard let inputFormat = CameraInputFormat(rawValue: format) else {
+                throw CommandError.usage("--input-format takes h264, mjpeg or raw")
+            }
+            guard isCamera else {
+                throw CommandError.usage("--input-format chooses what a V4L2 camera delivers; --video is not a camera")
+            }
+            inputs.inputFormat = inputFormat
         }
         // Copy when nothing asks for an encoding of its own; a looped file is encoded, so that each repetition
         // joins the last without a seam (its copied sound would repeat the encoder's priming every time);
         // --reconnect encodes too: the stand-in pictures shown while a camera is away need an encoder; --overlay
-        // draws on decoded pictures.
+        // draws on decoded pictures. A camera's --size and --fps choose its mode, so they do not stop its copy; a
+        // camera's copy is not a ladder's source rung.
         let ladderEncodesAll = configuration.ladder.map { !$0.contains(where: \.isSource) } ?? false
-        inputs.copy = !transcode && !inputs.loop && !inputs.reconnect && !ladderEncodesAll && record?.encodes != true
-            && !sizeGiven && !fpsGiven && configuration.videoBitrate == nil && videoCodec == nil
-            && configuration.overlay == nil
+        let encodes = transcode || inputs.loop || inputs.reconnect || record?.encodes == true
+            || configuration.videoBitrate != nil || videoCodec != nil || configuration.overlay != nil
+        inputs.cameraCopy = !encodes && configuration.ladder == nil
+        inputs.copy = !encodes && !ladderEncodesAll && !sizeGiven && !fpsGiven
         let extra = try arguments.positionals()
         guard extra.isEmpty else { throw CommandError.usage("unexpected argument \(extra[0])") }
         guard inputs.video != .none || inputs.audio != .none else {
@@ -382,6 +401,14 @@ struct LiveCommand: Command {
                 configuration.targetDurationSeconds = Self.copiedTargetDuration(
                     segmentSeconds: Double(configuration.segmentMilliseconds) / 1000,
                     keyframeIntervalSeconds: media.keyframeIntervalSeconds, input: media.name)
+            }
+            if let camera = sources.lazy.compactMap({ $0 as? CameraCopySource }).first {
+                configuration.targetDurationSeconds = Self.copiedTargetDuration(
+                    segmentSeconds: Double(configuration.segmentMilliseconds) / 1000,
+                    keyframeIntervalSeconds: camera.keyframeIntervalSeconds, input: camera.name)
+                let rate = camera.choice.frameRate
+                configuration.size = OutputSize(width: camera.choice.width & ~1, height: camera.choice.height & ~1)
+                configuration.framesPerSecond = min(240, max(1, Int((Double(rate.numerator) / Double(rate.denominator)).rounded())))
             }
             if let video = sources.lazy.compactMap({ ($0 as? MediaSource)?.video }).first {
                 if !sizeGiven, video.width >= 2, video.height >= 2 {

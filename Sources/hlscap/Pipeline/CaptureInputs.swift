@@ -68,6 +68,11 @@ struct CaptureInputs {
     var stallTimeoutSeconds = 10.0
     /// A URL's or file's H.264/HEVC and AAC handed on as they are (not `--transcode`, nothing to encode).
     var copy = false
+    /// A camera's own H.264 may be handed on as it is: nothing asks for an encoding (`--size` and `--fps`
+    /// choose the camera's mode instead).
+    var cameraCopy = false
+    /// `--input-format`: what to ask the camera for; nil: H.264 when it fits, else raw or MJPEG.
+    var inputFormat: CameraInputFormat?
     var size = OutputSize(width: 1280, height: 720)
     var framesPerSecond = 30
     /// With the test source: as fast as it encodes instead of in real time.
@@ -117,7 +122,8 @@ struct CaptureInputs {
             camera.height = size.height
             camera.frameRate = Rational(Int32(framesPerSecond), 1)
             camera.reconnect = reconnect
-            sources.append(CameraSource(camera))
+            camera.inputFormat = inputFormat
+            sources.append(try cameraSource(camera))
         case .test, .none:
             break
         }
@@ -128,6 +134,33 @@ struct CaptureInputs {
             sources.append(MicrophoneSource(microphone))
         }
         return sources
+    }
+
+    /// The camera's own H.264 copied when it fits: asked for with `--input-format h264`, or offered at the
+    /// size and rate asked for without `--input-format`, and nothing asks for an encoding. Otherwise its
+    /// pictures are read (decoded) for the encoder. A camera that lacks the format asked for is refused.
+    private func cameraSource(_ configuration: CameraSource.Configuration) throws(CaptureError) -> any CaptureSource {
+        guard inputFormat != nil || cameraCopy else { return CameraSource(configuration) }
+        // Without a device at all, the camera source says so when it starts, as it always has.
+        guard configuration.device != nil || !V4L2Device.captureDevices().isEmpty else { return CameraSource(configuration) }
+        let device = try CameraSource.openDevice(configuration)
+        var configuration = configuration
+        configuration.device = device.path
+        if let inputFormat, !device.formats.contains(where: { $0.inputFormat == inputFormat }) {
+            let offered = CameraInputFormat.allCases.filter { format in device.formats.contains { $0.inputFormat == format } }
+            let advice = offered.isEmpty ? "it offers no format hlscap reads"
+                : "give --input-format " + offered.map(\.rawValue).joined(separator: " or ")
+            throw CaptureError(device: device.path, message: "offers no \(inputFormat) format (it has: "
+                + device.formats.map(\.code).joined(separator: ", ") + "); \(advice)")
+        }
+        let copies = switch inputFormat {
+        case .h264: cameraCopy
+        case nil: cameraCopy && CameraFormatChoice.nativeH264(
+            offers: device.offers, width: configuration.width, height: configuration.height,
+            frameRate: configuration.frameRate) != nil
+        case .raw, .mjpeg: false
+        }
+        return copies ? try CameraCopySource(configuration) : CameraSource(configuration)
     }
 
     private func media(_ location: String, video: Bool, audio: Bool) -> MediaSource.Configuration {
