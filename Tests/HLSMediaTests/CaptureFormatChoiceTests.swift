@@ -69,6 +69,8 @@ import Testing
     @Test func fourCCRoundTripsAndNamesFFmpegFormats() {
         #expect(Self.yuyv.fourCC == 0x5659_5559)
         #expect(CameraPixelFormat(fourCC: 0x4750_4A4D, name: "", isCompressed: true).code == "MJPG")
+        // V4L2_PIX_FMT_Y16_BE: 'Y16 ' with the big-endian bit.
+        #expect(CameraPixelFormat(fourCC: 0x2036_3159 | 1 << 31, name: "", isCompressed: false).code == "Y16 -BE")
         #expect(Self.yuyv.ffmpegInputFormat == "yuyv422")
         #expect(Self.mjpeg.ffmpegInputFormat == "mjpeg")
         #expect(Self.h264.ffmpegInputFormat == "h264")

@@ -1,5 +1,6 @@
 import CFFmpeg
 import Glibc
+import Foundation
 import HLSKit
 
 /// A V4L2 camera's own H.264 (`V4L2_PIX_FMT_H264`), handed on without decoding: each access unit the
@@ -8,8 +9,9 @@ import HLSKit
 ///
 /// The device is opened, and read up to its second keyframe, when the source is made: the track (from the
 /// camera's first parameter sets) and its keyframe interval are known before the stream is configured,
-/// and a camera that sends no H.264 is said before anything is written. The access units read meanwhile
-/// are handed on first.
+/// and a camera that sends no H.264 is said before anything is written. Reading goes on from there, the
+/// samples held until `start` gives them a handler: a driver whose buffers are not dequeued drops frames,
+/// and a copy cannot do without one.
 public final class CameraCopySource: CaptureSource {
     /// How long opening waits for the first keyframe with its parameter sets.
     static let firstKeyframeMicroseconds: Int64 = 10_000_000
@@ -21,11 +23,13 @@ public final class CameraCopySource: CaptureSource {
     /// From the first keyframe to the next, which copied segments cannot be shorter than; nil when no
     /// second one came within `MediaSource.keyframeSearchMicroseconds`.
     public let keyframeIntervalSeconds: Double?
-    private let thread = CaptureThread()
-    private var reader: Reader?
+    private let relay = Relay()
+    private let thread: CaptureThread
+    private var started = false
 
     public init(_ configuration: CameraSource.Configuration) throws(CaptureError) {
         self.configuration = configuration
+        thread = CaptureThread { [relay] event in relay.deliver(event) }
         let device = try CameraSource.openDevice(configuration)
         guard let choice = CameraFormatChoice.choose(offers: device.offers, width: configuration.width,
                                                      height: configuration.height, frameRate: configuration.frameRate,
@@ -44,21 +48,48 @@ public final class CameraCopySource: CaptureSource {
         self.choice = choice
         copiedTracks = [reader.track]
         keyframeIntervalSeconds = try reader.measureKeyframeInterval().map { Double($0) / 1_000_000 }
-        self.reader = reader
+        thread.start(name: "hlscap v4l2 \(device.path)") { [thread] in reader.run(on: thread) }
     }
+
+    /// A source made and never started (the stream failed to begin) stops reading when it goes.
+    deinit { thread.stop() }
 
     public var name: String { device.path }
 
     public var delivers: CaptureKinds { .video }
 
     public func start(handler: @escaping (CaptureEvent) -> Void) throws {
-        guard let reader else { preconditionFailure("a capture source starts once") }
-        self.reader = nil
-        thread.handle(with: handler)
-        thread.start(name: "hlscap v4l2 \(device.path)") { [thread] in reader.run(on: thread) }
+        precondition(!started, "a capture source starts once")
+        started = true
+        relay.handle(with: handler)
     }
 
     public func stop() { thread.stop() }
+
+    /// Holds the reading thread's events until the source starts, then hands them, and every later one, to
+    /// the handler in order, on the reading thread. Unchecked sendable: both fields are touched under the lock.
+    private final class Relay: @unchecked Sendable {
+        private let lock = NSLock()
+        private var handler: ((CaptureEvent) -> Void)?
+        private var held: [CaptureEvent] = []
+
+        func handle(with handler: @escaping (CaptureEvent) -> Void) {
+            lock.lock()
+            self.handler = handler
+            lock.unlock()
+        }
+
+        func deliver(_ event: CaptureEvent) {
+            lock.lock()
+            held.append(event)
+            let current = handler
+            let due = current == nil ? [] : held
+            if current != nil { held = [] }
+            lock.unlock()
+            guard let current else { return }
+            for event in due { current(event) }
+        }
+    }
 
     /// The open device and what turns its packets into samples; used by the opening thread, then by the
     /// reading thread only.

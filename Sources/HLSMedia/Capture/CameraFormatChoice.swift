@@ -34,10 +34,15 @@ public struct CameraPixelFormat: Hashable, Sendable, CustomStringConvertible {
         self.init(fourCC: fourCC, name: name.isEmpty ? code : name, isCompressed: isCompressed)
     }
 
-    /// The four characters, such as "YUYV".
+    /// The four characters, such as "YUYV"; "-BE" follows for a big-endian variant (V4L2 sets the top bit).
     public var code: String {
-        String(decoding: (0..<4).map { UInt8(truncatingIfNeeded: fourCC >> (8 * $0)) }, as: UTF8.self)
+        let characters = String(decoding: (0..<4).map { UInt8(truncatingIfNeeded: (fourCC & ~Self.bigEndianFlag) >> (8 * $0)) },
+                                as: UTF8.self)
+        return fourCC & Self.bigEndianFlag == 0 ? characters : characters + "-BE"
     }
+
+    /// The bit `v4l2_fourcc_be` adds to a FourCC.
+    static let bigEndianFlag: UInt32 = 1 << 31
 
     /// The name FFmpeg's video4linux2 device takes as `input_format`; nil for formats hlscap cannot read.
     public var ffmpegInputFormat: String? { Self.ffmpegInputFormats[code] }

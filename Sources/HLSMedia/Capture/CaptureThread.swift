@@ -21,15 +21,6 @@ final class CaptureThread: @unchecked Sendable {
         self.handler = handler
     }
 
-    /// A thread whose handler comes later (`handle(with:)`): a source that reads its device while it opens
-    /// needs the interrupt callback before it has a handler.
-    init() {}
-
-    /// Before `start`: where events go.
-    func handle(with handler: @escaping (CaptureEvent) -> Void) {
-        self.handler = handler
-    }
-
     var isStopRequested: Bool { stopRequested.load(ordering: .acquiring) }
 
     /// Runs `body` on a new thread named `name`; the thread ends when `body` returns, and what

@@ -405,7 +405,7 @@ struct LiveCommand: Command {
             if let camera = sources.lazy.compactMap({ $0 as? CameraCopySource }).first {
                 configuration.targetDurationSeconds = Self.copiedTargetDuration(
                     segmentSeconds: Double(configuration.segmentMilliseconds) / 1000,
-                    keyframeIntervalSeconds: camera.keyframeIntervalSeconds, input: camera.name)
+                    keyframeIntervalSeconds: camera.keyframeIntervalSeconds, input: camera.name, stampedOnCapture: true)
                 let rate = camera.choice.frameRate
                 configuration.size = OutputSize(width: camera.choice.width & ~1, height: camera.choice.height & ~1)
                 configuration.framesPerSecond = min(240, max(1, Int((Double(rate.numerator) / Double(rate.denominator)).rounded())))
@@ -557,7 +557,12 @@ struct LiveCommand: Command {
     /// A camera's keyframes cut copied video: segments as long as the segment duration asks when its
     /// keyframe interval divides it, longer otherwise (said once, with the fix); the target duration
     /// every segment keeps to.
-    static func copiedTargetDuration(segmentSeconds: Double, keyframeIntervalSeconds: Double?, input: String) -> Int {
+    ///
+    /// `stampedOnCapture`: a V4L2 camera's frames carry the times they were captured or dequeued, which
+    /// jitter by milliseconds: a keyframe due on a boundary that comes a little early misses it, and that
+    /// segment runs one keyframe interval longer.
+    static func copiedTargetDuration(segmentSeconds: Double, keyframeIntervalSeconds: Double?, input: String,
+                                     stampedOnCapture: Bool = false) -> Int {
         let asked = Int(segmentSeconds.rounded(.up))
         guard let interval = keyframeIntervalSeconds, interval > 0 else {
             warn("\(input): no second keyframe came within 12 s, so copied segments may be that long; set the camera's "
@@ -566,6 +571,16 @@ struct LiveCommand: Command {
         }
         // The first keyframe at or after each boundary starts a segment: a whole number of intervals.
         let longest = interval >= segmentSeconds ? interval : (segmentSeconds / interval - 0.01).rounded(.up) * interval
+        // A keyframe this close after a boundary may be stamped before it. A frame's worth of jitter at 30 fps.
+        let jitterSeconds = 0.034
+        if stampedOnCapture, interval < segmentSeconds, longest - segmentSeconds < jitterSeconds {
+            let jittered = longest + interval
+            warn(String(format: "%@: the camera sends a keyframe every %.2f s and its frames are stamped as they are "
+                            + "captured, so a keyframe stamped a little early can make a copied segment last up to "
+                            + "%.2f s instead of %@ s; give --transcode for segments that keep to it",
+                        input, interval, jittered, String(format: "%g", segmentSeconds)))
+            return max(asked, Int((jittered + 0.25).rounded()))
+        }
         guard longest > segmentSeconds + 0.05 else { return asked }
         warn(String(format: "%@: the camera sends a keyframe every %.2f s, so copied segments last up to %.2f s instead "
                         + "of %@ s; set its keyframe (I-frame) interval to %@ s or a divisor of it, or give --transcode",

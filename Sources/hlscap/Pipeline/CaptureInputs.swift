@@ -147,11 +147,15 @@ struct CaptureInputs {
         var configuration = configuration
         configuration.device = device.path
         if let inputFormat, !device.formats.contains(where: { $0.inputFormat == inputFormat }) {
-            let offered = CameraInputFormat.allCases.filter { format in device.formats.contains { $0.inputFormat == format } }
-            let advice = offered.isEmpty ? "it offers no format hlscap reads"
+            // What it offers that hlscap reads, by kind; the formats it cannot read only counted (vivid has 80).
+            let readable = device.formats.filter { $0.inputFormat != nil }
+            let offered = CameraInputFormat.allCases.filter { format in readable.contains { $0.inputFormat == format } }
+            let unread = device.formats.count - readable.count
+            var has = readable.map(\.code).joined(separator: ", ")
+            if unread > 0 { has += (has.isEmpty ? "" : ", and ") + "\(unread) format\(unread == 1 ? "" : "s") hlscap does not read" }
+            let advice = offered.isEmpty ? "use another camera"
                 : "give --input-format " + offered.map(\.rawValue).joined(separator: " or ")
-            throw CaptureError(device: device.path, message: "offers no \(inputFormat) format (it has: "
-                + device.formats.map(\.code).joined(separator: ", ") + "); \(advice)")
+            throw CaptureError(device: device.path, message: "offers no \(inputFormat) format (it has \(has)); \(advice)")
         }
         let copies = switch inputFormat {
         case .h264: cameraCopy
