@@ -32,6 +32,9 @@ DEPS_PACKAGES := libavcodec-dev libavformat-dev libavdevice-dev libavfilter-dev 
 # Debian's kernel, qemu and a static busybox for the capture-driver VM (scripts/vm/run-in-vm.sh);
 # v4l-utils and alsa-utils for the tools that probe the drivers inside it.
 VM_PACKAGES := qemu-system-x86 linux-image-amd64 busybox-static cpio kmod v4l-utils alsa-utils
+# v4l2loopback, a camera that offers H.264 in the VM, built by DKMS against the headers of the VM's kernel
+# (named once that kernel is installed, so the module is built for it and not for a newer headers package).
+VM_MODULE_PACKAGES = linux-headers-$$(scripts/vm/kernel-version.sh) v4l2loopback-dkms
 
 .PHONY: deps build release check test test-tools test-fuzz-parsers test-devices soak soak-publish soak-s3 bench-s3-fleet recording-hour latency crash-campaign clock-drift fuzz fuzz-parsers test-sanitizers golden demo bench fixtures clean
 
@@ -79,6 +82,7 @@ test-tools: deps
 # takes about a minute on top of the build. See docs/test-devices.md.
 test-devices: build
 	scripts/install-deps.sh $(VM_PACKAGES)
+	scripts/install-deps.sh $(VM_MODULE_PACKAGES)
 	scripts/vm/test-devices.sh
 
 # An hour of live 720p30 published through a proxy that fails 20 % of requests (503, stalls past the

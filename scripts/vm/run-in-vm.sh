@@ -43,15 +43,7 @@ while [ $# -gt 0 ]; do
 done
 [ $# -gt 0 ] || usage
 
-# The kernel that linux-image-amd64 installed, not the one this machine runs: they differ.
-kernel_version=""
-for modules in /lib/modules/*/; do
-    version="$(basename "$modules")"
-    if [ -r "/boot/vmlinuz-$version" ]; then
-        kernel_version="$(printf '%s\n%s\n' "$kernel_version" "$version" | sort -V | tail -n 1)"
-    fi
-done
-if [ -z "$kernel_version" ]; then
+if ! kernel_version="$("$here/kernel-version.sh")"; then
     echo "run-in-vm: no kernel with modules in /boot and /lib/modules; install linux-image-amd64" >&2
     exit "$EXIT_VM_FAILED"
 fi

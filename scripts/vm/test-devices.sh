@@ -2,7 +2,7 @@
 # make test-devices: captures from real kernel drivers inside the test VM (scripts/vm/run-in-vm.sh)
 # and checks the results on the host. vivid stands in for a webcam at /dev/video0 and snd-aloop
 # for a sound card: a tone played into one end of the loopback is recorded from the other.
-# Usage: scripts/vm/test-devices.sh [STEP...]   (tools, hlscap, faults; all by default;
+# Usage: scripts/vm/test-devices.sh [STEP...]   (tools, hlscap, faults, formats; all by default;
 #        results and logs go to .build/vm/test-devices/)
 # Inside the VM the same script runs one guest_* step: test-devices.sh --guest STEP.
 set -uo pipefail
@@ -70,6 +70,19 @@ readonly PLAYER_RESTART_SILENCE_SECONDS=0.2
 readonly TONE_BACK_SILENCE_SECONDS=2
 # The longest pause between two video frames of a stream that came through an outage.
 readonly MAX_FRAME_GAP_SECONDS=1
+# The formats step: a v4l2loopback node (after vivid's /dev/video0) fed H.264 by ffmpeg stands in for a
+# camera that offers H.264 (V4L2_PIX_FMT_H264); the feed is made on the host, 320x180 at 30 fps (the rate
+# the loopback reports), a keyframe each second, its parameter sets in front of every keyframe as a UVC
+# camera sends them. The loopback keeps FEED_BUFFERS frames, so a reader held up a moment loses none.
+readonly LOOPBACK_DEVICE=/dev/video1
+readonly FEED_SIZE=320x180
+readonly FEED_FPS=30
+readonly FEED_SECONDS=90
+readonly FEED_BUFFERS=32
+readonly FEED_READY_LIMIT_SECONDS=20
+readonly COPY_SECONDS=8
+# The copied stream holds at least this many of the fed pictures (a start at a keyframe, and the stop).
+readonly MIN_COPIED_FRAMES=$((FEED_FPS * (COPY_SECONDS - 2)))
 readonly VIVID=/sys/bus/platform/drivers/vivid
 readonly ALOOP=/sys/bus/platform/drivers/snd_aloop
 
@@ -253,6 +266,41 @@ guest_faults() {
     # Unsupported: a node that is no camera.
     "$HLSCAP" live --video /dev/null --audio none --duration 5 --out "$OUT/not-a-camera" > "$OUT/not-a-camera.log" 2>&1
     echo $? > "$OUT/not-a-camera.status"
+}
+
+# --input-format on vivid (raw only), then on a v4l2loopback camera fed H.264.
+guest_formats() {
+    set +e
+    "$HLSCAP" devices > "$OUT/devices-vivid.txt" 2>&1
+    "$HLSCAP" live --video /dev/video0 --input-format raw --audio none --size "$VIDEO_SIZE" --fps "$VIDEO_FPS" \
+        --preset "$LIVE_PRESET" --duration "$LIVE_SECONDS" --window 0 --out "$OUT/raw" --quiet > "$OUT/raw.log" 2>&1
+    echo $? > "$OUT/raw.status"
+    "$HLSCAP" live --video /dev/video0 --input-format h264 --audio none --size "$VIDEO_SIZE" --fps "$VIDEO_FPS" \
+        --duration "$LIVE_SECONDS" --out "$OUT/no-h264" --quiet > "$OUT/no-h264.log" 2>&1
+    echo $? > "$OUT/no-h264.status"
+
+    modprobe v4l2loopback video_nr=1 card_label="H.264 loopback" max_buffers="$FEED_BUFFERS" exclusive_caps=0 \
+        > "$OUT/loopback.log" 2>&1 || { echo "cannot load v4l2loopback" >> "$OUT/loopback.log"; return; }
+    # The loopback offers the format its writer gives; the camera must be writing before it is read.
+    ffmpeg -hide_banner -nostats -v warning -re -i "$OUT/feed.h264" -c:v copy -f v4l2 "$LOOPBACK_DEVICE" \
+        > "$OUT/feeder.log" 2>&1 &
+    local feeder=$! waited=0
+    until v4l2-ctl --device "$LOOPBACK_DEVICE" --list-formats 2>/dev/null | grep -q "'H264'"; do
+        [ "$waited" -lt "$((FEED_READY_LIMIT_SECONDS * 10))" ] || { echo "$LOOPBACK_DEVICE never offered H264" >> "$OUT/loopback.log"; break; }
+        sleep 0.1
+        waited=$((waited + 1))
+    done
+    "$HLSCAP" devices > "$OUT/devices-loopback.txt" 2>&1
+    "$HLSCAP" live --video "$LOOPBACK_DEVICE" --input-format h264 --audio none --size "$FEED_SIZE" --fps "$FEED_FPS" \
+        --duration "$COPY_SECONDS" --window 0 --out "$OUT/copied" --verbose --quiet > "$OUT/copied.log" 2>&1
+    echo $? > "$OUT/copied.status"
+    # Without --input-format: the camera offers H.264 at the size and rate asked for, so it is copied too.
+    "$HLSCAP" live --video "$LOOPBACK_DEVICE" --audio none --size "$FEED_SIZE" --fps "$FEED_FPS" \
+        --duration "$COPY_SECONDS" --window 0 --out "$OUT/fits" --quiet > "$OUT/fits.log" 2>&1
+    echo $? > "$OUT/fits.status"
+    # ffmpeg stopped by SIGTERM exits 255.
+    kill "$feeder"
+    wait "$feeder" || true
 }
 
 if [ "${1:-}" = --guest ]; then
@@ -584,9 +632,97 @@ check_faults() {
     done
 }
 
+# expect_copied_packets STREAM FEED MIN: the stream's pictures are the fed ones, byte for byte, in an
+# unbroken run of at least MIN. Compared as framemd5 of the slice NAL units of each access unit: the
+# stream carries them length-prefixed with the parameter sets in its init section, the feed with start
+# codes and the parameter sets in front of each keyframe.
+expect_copied_packets() {
+    local stream="$1" feed="$2" min="$3"
+    local joined="$stream.mp4" elementary="$stream.h264"
+    concatenate "$stream" "$joined" || return 1
+    ffmpeg -v error -y -i "$joined" -map 0:v:0 -c copy -f h264 "$elementary" || return 1
+    local copied fed
+    copied="$(slice_hashes "$elementary")" || return 1
+    fed="$(slice_hashes "$feed")" || return 1
+    local count
+    count="$(wc -l <<< "$copied")"
+    echo "$stream: $count pictures copied; the feed has $(wc -l <<< "$fed")"
+    [ "$count" -ge "$min" ] || return 1
+    [[ " $(tr '\n' ' ' <<< "$fed")" == *" $(tr '\n' ' ' <<< "$copied")"* ]] \
+        || { echo "the copied pictures are not an unbroken run of the fed ones"; return 1; }
+}
+
+slice_hashes() {
+    ffmpeg -v error -i "$1" -map 0:v:0 -c copy -bsf:v 'filter_units=pass_types=1|5' -f framemd5 - \
+        | grep -v '^#' | awk -F, '{ gsub(/ /, "", $6); print $6 }'
+}
+
+# expect_copied_keyframes STREAM: every segment starts with a keyframe of the camera's (copy cuts only
+# there), the first at or after each 2 s boundary: with a keyframe each second, segments but the last
+# last from 1 to 3 s (the driver stamps each frame as the feeder writes it, a little early or late).
+expect_copied_keyframes() {
+    local playlist="$1/playlist.m3u8" uri durations
+    durations="$(sed -n 's/^#EXTINF:\([0-9.]*\),.*/\1/p' "$playlist" | tr '\n' ' ')"
+    echo "$playlist: segments of $durations s"
+    for uri in $(grep '^seg/' "$playlist"); do
+        local first
+        first="$(cat "$1/init.mp4" "$1/$uri" | ffprobe -v error -select_streams v:0 -show_entries packet=flags \
+            -read_intervals '%+#1' -of csv=p=0 - | head -n 1)"
+        [[ "$first" == K* ]] || { echo "$uri starts without a keyframe ($first)"; return 1; }
+    done
+    awk -v list="$durations" 'BEGIN { n = split(list, d, " "); for (i = 1; i < n; i++) if (d[i] < 0.9 || d[i] > 3.1) exit 1 }'
+}
+
+# expect_listed LISTING LINE SIZE_PATTERN: LISTING has the format LINE, and a size line matching
+# SIZE_PATTERN (an extended regular expression) follows it before the next format.
+expect_listed() {
+    local sizes
+    sizes="$(awk -v line="$2" 'index($0, line) { inside = 1; print; next } /^    [^ ]/ { inside = 0 } inside' "$1")"
+    [ -n "$sizes" ] || { echo "$1 does not list '$2'"; return 1; }
+    grep -E -- "$3" <<< "$sizes" | head -n 1 | grep . || { echo "no size line matches '$3' under '$2'"; return 1; }
+}
+
+# --input-format and hlscap devices against vivid and against a v4l2loopback camera fed H.264.
+check_formats() {
+    local out="$RESULTS/formats"
+    mkdir -p "$out"
+    ffmpeg -hide_banner -v error -y -f lavfi -i "testsrc2=size=$FEED_SIZE:rate=$FEED_FPS" -t "$FEED_SECONDS" \
+        -c:v libx264 -preset ultrafast -g "$FEED_FPS" -bf 0 -x264-params repeat-headers=1 -f h264 "$out/feed.h264"
+    check "the VM runs hlscap with --input-format on vivid and on a v4l2loopback H.264 camera" \
+        run_in_vm formats scripts/vm/test-devices.sh --guest formats
+    check "hlscap devices marks vivid's YUYV raw, with $VIDEO_SIZE at $VIDEO_FPS fps among its sizes and rates" \
+        expect_listed "$out/devices-vivid.txt" "YUYV (YUYV 4:2:2): raw (--input-format raw)" \
+        "^ +$VIDEO_SIZE +([0-9.]+, )*$VIDEO_FPS(, [0-9.]+)* fps$"
+    check "raw: --input-format raw on vivid exits 0" expect_exit "$out/raw" 0
+    check_finished_stream raw "$out/raw"
+    check "raw: the stream's video is encoded, not copied" bash -c "! grep -q 'video copied' '$out/raw.log'"
+    check "no-h264: --input-format h264 on vivid, which offers none, exits 66" expect_exit "$out/no-h264" 66
+    check "no-h264: one line names /dev/video0, says it offers no H.264 and what to give" \
+        expect_error_naming "$out/no-h264.log" /dev/video0 "offers no H.264" YUYV "--input-format raw"
+    check "no-h264: one line only" test "$(wc -l < "$out/no-h264.log")" = 1
+    check "no-h264: no stream is left behind" test ! -e "$out/no-h264/playlist.m3u8"
+    check "v4l2loopback loads and offers the fed H.264" bash -c "! grep -q . '$out/loopback.log'"
+    check "hlscap devices marks the loopback's H264 as copied, at $FEED_SIZE and $FEED_FPS fps" \
+        expect_listed "$out/devices-loopback.txt" "H264 (H.264): H.264, copied into the stream (--input-format h264)" \
+        "^ +$FEED_SIZE +$FEED_FPS fps$"
+    local name
+    for name in copied fits; do
+        check "$name: hlscap live from the loopback camera exits 0" expect_exit "$out/$name" 0
+        check "$name: the summary says the video was copied" contains "$out/$name.log" 'video copied'
+        check_finished_stream "$name" "$out/$name"
+        check "$name: the stream's pictures are the fed ones, unchanged" \
+            expect_copied_packets "$out/$name" "$out/feed.h264" "$MIN_COPIED_FRAMES"
+        check "$name: segments start at the camera's keyframes" expect_copied_keyframes "$out/$name"
+    done
+    for name in raw no-h264 copied fits feeder loopback; do
+        echo "     == $out/$name.log"
+        sed 's/^/     /' "$out/$name.log"
+    done
+}
+
 rm -rf "$RESULTS"
 mkdir -p "$RESULTS"
-for step in "${@:-tools hlscap faults}"; do
+for step in "${@:-tools hlscap faults formats}"; do
     for name in $step; do "check_$name"; done
 done
 echo "devices: $passed passed, $failed failed"
