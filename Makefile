@@ -78,8 +78,8 @@ test: build test-tools test-fuzz-parsers
 test-tools: deps
 	PYTHONDONTWRITEBYTECODE=1 python3 -m unittest discover -s Tests/Tools -p 'test_*.py'
 
-# Real capture drivers (vivid, snd-aloop) in a VM that boots Debian's kernel under emulation;
-# takes about a minute on top of the build. See docs/test-devices.md.
+# Real capture drivers (vivid, snd-aloop, and v4l2loopback as an H.264 camera) in a VM that boots
+# Debian's kernel under emulation. See docs/test-devices.md.
 test-devices: build
 	scripts/install-deps.sh $(VM_PACKAGES)
 	scripts/install-deps.sh $(VM_MODULE_PACKAGES)

@@ -298,6 +298,11 @@ guest_formats() {
     "$HLSCAP" live --video "$LOOPBACK_DEVICE" --audio none --size "$FEED_SIZE" --fps "$FEED_FPS" \
         --duration "$COPY_SECONDS" --window 0 --out "$OUT/fits" --quiet > "$OUT/fits.log" 2>&1
     echo $? > "$OUT/fits.status"
+    # The camera's H.264 decoded and encoded again, as an encoding of the stream's own asks.
+    "$HLSCAP" live --video "$LOOPBACK_DEVICE" --input-format h264 --transcode --audio none --size "$FEED_SIZE" \
+        --fps "$FEED_FPS" --preset "$LIVE_PRESET" --duration "$COPY_SECONDS" --window 0 --out "$OUT/decoded" --quiet \
+        > "$OUT/decoded.log" 2>&1
+    echo $? > "$OUT/decoded.status"
     # ffmpeg stopped by SIGTERM exits 255.
     kill "$feeder"
     wait "$feeder" || true
@@ -714,7 +719,13 @@ check_formats() {
             expect_copied_packets "$out/$name" "$out/feed.h264" "$MIN_COPIED_FRAMES"
         check "$name: segments start at the camera's keyframes" expect_copied_keyframes "$out/$name"
     done
-    for name in raw no-h264 copied fits feeder loopback; do
+    check "decoded: --input-format h264 --transcode from the loopback camera exits 0" expect_exit "$out/decoded" 0
+    check "decoded: the stream's video is encoded, not copied" bash -c "! grep -q 'video copied' '$out/decoded.log'"
+    check_finished_stream decoded "$out/decoded"
+    check "decoded: the listed segments join into one fMP4" concatenate "$out/decoded" "$out/decoded.mp4"
+    check "decoded: the stream holds the camera's pictures at $FEED_SIZE" \
+        expect_video "$out/decoded.mp4" "$FEED_SIZE" "$MIN_COPIED_FRAMES" "$((FEED_FPS * (COPY_SECONDS + 1)))"
+    for name in raw no-h264 copied fits decoded feeder loopback; do
         echo "     == $out/$name.log"
         sed 's/^/     /' "$out/$name.log"
     done
