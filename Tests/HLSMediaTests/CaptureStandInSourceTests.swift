@@ -8,7 +8,7 @@ import Testing
         let source = try StandInSource(content)
         let events = EventLog()
         let start = MonotonicClock.nowMicroseconds()
-        try source.start { events.append($0) }
+        source.start { events.append($0) }
         Thread.sleep(forTimeInterval: Double(milliseconds) / 1000)
         source.stop()
         let count = events.withLock { $0.count }
