@@ -135,11 +135,20 @@ import Testing
         #expect(timestamps.captureTime(driverMicroseconds: 5_000_090_000, dequeuedMicroseconds: 5_000_100_000) == 5_000_100_000)
     }
 
-    @Test func captureClockTimesAlwaysIncrease() {
-        var timestamps = CameraTimestamps()
+    /// Frames that waited in the driver's buffers are dequeued one right after another: on the capture
+    /// clock each still comes a frame after the one before, never at the same instant.
+    @Test func captureClockTimesAlwaysIncreaseByAFrame() {
+        var timestamps = CameraTimestamps(frameMicroseconds: 33_333)
         #expect(timestamps.captureTime(driverMicroseconds: 0, dequeuedMicroseconds: 7_000) == 7_000)
-        #expect(timestamps.captureTime(driverMicroseconds: 0, dequeuedMicroseconds: 7_000) == 7_001)
-        #expect(timestamps.captureTime(driverMicroseconds: 0, dequeuedMicroseconds: 6_990) == 7_002)
+        #expect(timestamps.captureTime(driverMicroseconds: 0, dequeuedMicroseconds: 7_000) == 40_333)
+        #expect(timestamps.captureTime(driverMicroseconds: 0, dequeuedMicroseconds: 6_990) == 73_666)
+        // Once the burst is drained, frames take their own dequeue times again.
+        #expect(timestamps.captureTime(driverMicroseconds: 0, dequeuedMicroseconds: 200_000) == 200_000)
+        // A stamp that goes back, in a burst read after it: a frame after the last good stamp.
+        var burst = CameraTimestamps(frameMicroseconds: 33_333)
+        #expect(burst.captureTime(driverMicroseconds: 5_000_000, dequeuedMicroseconds: 5_010_000) == 5_000_000)
+        #expect(burst.captureTime(driverMicroseconds: 4_900_000, dequeuedMicroseconds: 5_010_010) == 5_033_333)
+        #expect(burst.captureTime(driverMicroseconds: 0, dequeuedMicroseconds: 5_010_020) == 5_066_666)
     }
 
     @Test func alsaCapturePCMsFromProcAsoundPcm() {

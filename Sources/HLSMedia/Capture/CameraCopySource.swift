@@ -98,7 +98,7 @@ public final class CameraCopySource: CaptureSource {
         let track: TrackDescription
         private let decoderConfiguration: AVCDecoderConfiguration
         private var parameterSets: InBandParameterSets
-        private var timestamps = CameraTimestamps()
+        private var timestamps: CameraTimestamps
         private let frameTicks: Int64
         /// Samples read while opening, handed on first.
         private var pending: [EncodedSample] = []
@@ -109,6 +109,7 @@ public final class CameraCopySource: CaptureSource {
             self.input = input
             frameTicks = Timescale.video.perSecond * Int64(choice.frameRate.denominator)
                 / Int64(max(1, choice.frameRate.numerator))
+            timestamps = CameraTimestamps(frameMicroseconds: choice.frameMicroseconds)
             let deadline = MonotonicClock.nowMicroseconds() + CameraCopySource.firstKeyframeMicroseconds
             var found: AVCDecoderConfiguration?
             while found == nil {

@@ -83,6 +83,11 @@ public struct CameraFormatOffer: Hashable, Sendable {
 
 /// The format, size and rate to open a camera with.
 public struct CameraFormatChoice: Hashable, Sendable {
+    /// One frame at the chosen rate, in microseconds.
+    public var frameMicroseconds: Int64 {
+        1_000_000 * Int64(frameRate.denominator) / Int64(max(1, frameRate.numerator))
+    }
+
     public var pixelFormat: CameraPixelFormat
     public var width: Int
     public var height: Int

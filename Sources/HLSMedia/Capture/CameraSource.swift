@@ -120,7 +120,8 @@ public final class CameraSource: CaptureSource {
         while true {
             // Read through `map`, so nothing but `current` holds the device once it failed: closed, it can
             // go away and come back under the same name.
-            guard let outcome = current.map({ read($0.input, $0.decoder, on: thread) }) else { return }
+            guard let outcome = current.map({ read($0.input, $0.decoder, frameMicroseconds: $0.choice.frameMicroseconds,
+                                                    on: thread) }) else { return }
             let failure: CaptureError
             switch outcome {
             case .stopped:
@@ -144,9 +145,10 @@ public final class CameraSource: CaptureSource {
         case failed(CaptureError)
     }
 
-    private static func read(_ input: CaptureInput, _ decoder: PictureDecoder, on thread: CaptureThread) -> ReadOutcome {
+    private static func read(_ input: CaptureInput, _ decoder: PictureDecoder, frameMicroseconds: Int64,
+                             on thread: CaptureThread) -> ReadOutcome {
         // Each opening of the device starts its own run of stamps.
-        var timestamps = CameraTimestamps()
+        var timestamps = CameraTimestamps(frameMicroseconds: frameMicroseconds)
         do throws(CaptureError) {
             while true {
                 switch try input.read(stoppingOn: thread) {

@@ -4,8 +4,17 @@
 /// nearly every driver takes them from CLOCK_MONOTONIC at the moment the frame was captured. Some give
 /// none (zero, as a Raspberry Pi's encoder nodes do), stamps on another clock, or stamps that do not
 /// advance: from the first such frame on, every frame gets the time it was dequeued instead, so one
-/// run's times never mix the two clocks. Times handed out always increase.
+/// run's times never mix the two clocks. Times handed out always increase, by at least one frame: frames
+/// that waited in the driver's buffers are dequeued one right after another, and would otherwise all get
+/// the same instant.
 struct CameraTimestamps {
+    /// The camera's frame duration: the least a frame on the capture clock comes after the one before.
+    let frameMicroseconds: Int64
+
+    init(frameMicroseconds: Int64 = 1) {
+        self.frameMicroseconds = max(1, frameMicroseconds)
+    }
+
     /// Stamps further than this from the monotonic clock's present are not on it.
     static let toleranceMicroseconds: Int64 = 10_000_000
 
@@ -24,8 +33,8 @@ struct CameraTimestamps {
             }
             usesDriverTime = false
         }
-        // A frame dequeued in the same microsecond as the last (or before its driver stamp) still comes after it.
-        let time = max(now, (lastMicroseconds ?? now - 1) + 1)
+        // A frame dequeued right after the last (or before its driver stamp) still comes a frame after it.
+        let time = max(now, (lastMicroseconds ?? now - frameMicroseconds) + frameMicroseconds)
         lastMicroseconds = time
         return time
     }
