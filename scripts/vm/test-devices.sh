@@ -637,10 +637,13 @@ check_faults() {
     done
 }
 
-# expect_copied_packets STREAM FEED MIN: the stream's pictures are the fed ones, byte for byte, in an
-# unbroken run of at least MIN. Compared as framemd5 of the slice NAL units of each access unit: the
+# expect_copied_packets STREAM FEED MIN: the stream's pictures are the fed ones, byte for byte and in the
+# fed order, at least MIN of them. Compared as framemd5 of the slice NAL units of each access unit: the
 # stream carries them length-prefixed with the parameter sets in its init section, the feed with start
-# codes and the parameter sets in front of each keyframe.
+# codes and the parameter sets in front of each keyframe. Pictures may be missing where the loopback
+# lost them: it keeps 32 buffers, about a second, and a reader held up longer under emulation (seen
+# once in a CI run: 43 frames, with a 1.46 s gap in the driver's own stamps) finds them overwritten;
+# the count lost is printed.
 expect_copied_packets() {
     local stream="$1" feed="$2" min="$3"
     local joined="$stream.mp4" elementary="$stream.h264"
@@ -653,8 +656,14 @@ expect_copied_packets() {
     count="$(wc -l <<< "$copied")"
     echo "$stream: $count pictures copied; the feed has $(wc -l <<< "$fed")"
     [ "$count" -ge "$min" ] || return 1
-    [[ " $(tr '\n' ' ' <<< "$fed")" == *" $(tr '\n' ' ' <<< "$copied")"* ]] \
-        || { echo "the copied pictures are not an unbroken run of the fed ones"; return 1; }
+    # Each copied picture must be found in the feed after the one before it.
+    local lost
+    lost="$(awk 'NR == FNR { copied[++n] = $0; next }
+                 matched < n && $0 == copied[matched + 1] { matched++; if (matched > 1) lost += skipped; skipped = 0; next }
+                 matched > 0 && matched < n { skipped++ }
+                 END { if (matched < n) exit 1; print lost + 0 }' <(echo "$copied") <(echo "$fed"))" \
+        || { echo "the copied pictures are not the fed ones in the fed order"; return 1; }
+    echo "$stream: $lost fed pictures lost between the first copied and the last"
 }
 
 slice_hashes() {
