@@ -223,8 +223,19 @@ import Testing
                                                  timeoutSeconds: 120)
         #expect(page.ok, "\(page.text)")
         let thumbnails = try #require(page.report["thumbnails"] as? [[String: Any]])
-        // One a file here (each shorter than a minute), at its start, carrying the token.
-        #expect(thumbnails.map { $0["at"] as? String } == files.map { $0["start"] as? String }, "\(thumbnails)")
+        // One at each file's start and one at every whole minute inside a file (a 12 s recording may cross one),
+        // each carrying the token.
+        var expected: [String] = []
+        for file in files {
+            let start = try Self.date(file["start"]), end = try Self.date(file["end"])
+            expected.append(file["start"] as? String ?? "")
+            var minute = (start.timeIntervalSince1970 / 60).rounded(.down) * 60 + 60
+            while minute < end.timeIntervalSince1970 {
+                expected.append(ProgramDateTime.format(Date(timeIntervalSince1970: minute)))
+                minute += 60
+            }
+        }
+        #expect(thumbnails.map { $0["at"] as? String } == expected, "\(thumbnails)")
         #expect(thumbnails.allSatisfy { $0["naturalWidth"] as? Int == 320 }, "\(thumbnails)")
         #expect(thumbnails.allSatisfy { ($0["src"] as? String ?? "").contains("token=" + token) }, "\(thumbnails)")
         // The second thumbnail (a whole file) plays the recordings from its moment, not the live stream from
