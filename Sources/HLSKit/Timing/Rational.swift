@@ -9,4 +9,11 @@ public struct Rational: Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String { "\(numerator)/\(denominator)" }
+
+    /// A frame rate to the nearest whole frame a second, from 1 to 240 (30000/1001 is 30); nil for a rate that
+    /// is not one (a zero or negative part).
+    public var wholeFramesPerSecond: Int? {
+        guard numerator > 0, denominator > 0 else { return nil }
+        return min(240, max(1, Int((Double(numerator) / Double(denominator)).rounded())))
+    }
 }

@@ -38,9 +38,8 @@ public final class CameraSource: CaptureSource {
 
     /// A dark picture about the size the camera delivered (made even), so the scalers see little change.
     public var standIns: [StandInSource.Content] {
-        let rate = configuration.frameRate
-        return [.video(width: (choice?.width ?? configuration.width) & ~1, height: (choice?.height ?? configuration.height) & ~1,
-                      framesPerSecond: max(1, Int((Double(rate.numerator) / Double(rate.denominator)).rounded())))]
+        [.video(width: (choice?.width ?? configuration.width) & ~1, height: (choice?.height ?? configuration.height) & ~1,
+                framesPerSecond: configuration.frameRate.wholeFramesPerSecond ?? 30)]
     }
 
     public func start(handler: @escaping (CaptureEvent) -> Void) throws {

@@ -136,9 +136,8 @@ public final class MediaSource: CaptureSource {
         guard configuration.reconnect else { return [] }
         var contents: [StandInSource.Content] = []
         if configuration.video, let video, video.width >= 2, video.height >= 2 {
-            let rate = video.averageFrameRate.map { Double($0.numerator) / Double(max(1, $0.denominator)) } ?? 30
             contents.append(.video(width: video.width & ~1, height: video.height & ~1,
-                                   framesPerSecond: min(240, max(1, Int(rate.rounded())))))
+                                   framesPerSecond: video.averageFrameRate?.wholeFramesPerSecond ?? 30))
         }
         if configuration.audio, streams.contains(where: { $0.kind == .audio }) {
             contents.append(.audio(sampleRate: 48_000, channelCount: 2))

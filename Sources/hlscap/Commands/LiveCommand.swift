@@ -406,16 +406,15 @@ struct LiveCommand: Command {
                 configuration.targetDurationSeconds = Self.copiedTargetDuration(
                     segmentSeconds: Double(configuration.segmentMilliseconds) / 1000,
                     keyframeIntervalSeconds: camera.keyframeIntervalSeconds, input: camera.name, stampedOnCapture: true)
-                let rate = camera.choice.frameRate
                 configuration.size = OutputSize(width: camera.choice.width & ~1, height: camera.choice.height & ~1)
-                configuration.framesPerSecond = min(240, max(1, Int((Double(rate.numerator) / Double(rate.denominator)).rounded())))
+                configuration.framesPerSecond = camera.choice.frameRate.wholeFramesPerSecond ?? configuration.framesPerSecond
             }
             if let video = sources.lazy.compactMap({ ($0 as? MediaSource)?.video }).first {
                 if !sizeGiven, video.width >= 2, video.height >= 2 {
                     configuration.size = OutputSize(width: video.width & ~1, height: video.height & ~1)
                 }
-                if !fpsGiven, let rate = video.averageFrameRate, rate.numerator > 0, rate.denominator > 0 {
-                    configuration.framesPerSecond = min(240, max(1, Int((Double(rate.numerator) / Double(rate.denominator)).rounded())))
+                if !fpsGiven, let rate = video.averageFrameRate?.wholeFramesPerSecond {
+                    configuration.framesPerSecond = rate
                 }
             }
             if let ladder = configuration.ladder, ladder.contains(where: \.isSource) {
