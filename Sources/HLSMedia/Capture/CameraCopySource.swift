@@ -21,7 +21,7 @@ public final class CameraCopySource: CaptureSource {
     public let choice: CameraFormatChoice
     public let copiedTracks: [TrackDescription]
     /// From the first keyframe to the next, which copied segments cannot be shorter than; nil when no
-    /// second one came within `MediaSource.keyframeSearchMicroseconds`.
+    /// second one came within `KeyframeIntervalSearch.limitMicroseconds`.
     public let keyframeIntervalSeconds: Double?
     private let relay = Relay()
     private let thread: CaptureThread
@@ -138,17 +138,21 @@ public final class CameraCopySource: CaptureSource {
         }
 
         /// Reads ahead to the second keyframe, keeping the samples: its distance from the first, in
-        /// microseconds, or nil when none came within `MediaSource.keyframeSearchMicroseconds`.
+        /// microseconds, or nil when none came within `KeyframeIntervalSearch.limitMicroseconds`.
         func measureKeyframeInterval() throws(CaptureError) -> Int64? {
-            guard let first = pending.first else { return nil }
-            let firstMicroseconds = Timescale.video.convert(first.decodeTime, to: .microseconds)
-            let deadline = MonotonicClock.nowMicroseconds() + MediaSource.keyframeSearchMicroseconds
+            var search = KeyframeIntervalSearch()
+            for sample in pending {
+                _ = search.add(microseconds: Timescale.video.convert(sample.decodeTime, to: .microseconds), isSync: sample.isSync)
+            }
+            let deadline = MonotonicClock.nowMicroseconds() + KeyframeIntervalSearch.limitMicroseconds
             while try Self.read(input, until: deadline) {
                 let sample = try sample()
                 pending.append(sample)
-                let microseconds = Timescale.video.convert(sample.decodeTime, to: .microseconds)
-                if sample.isSync { return microseconds - firstMicroseconds }
-                if microseconds - firstMicroseconds > MediaSource.keyframeSearchMicroseconds { break }
+                switch search.add(microseconds: Timescale.video.convert(sample.decodeTime, to: .microseconds), isSync: sample.isSync) {
+                case .searching: continue
+                case .found(let interval): return interval
+                case .gaveUp: return nil
+                }
             }
             return nil
         }

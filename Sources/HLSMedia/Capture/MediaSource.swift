@@ -197,7 +197,6 @@ public final class MediaSource: CaptureSource {
     }
 
     /// How far the copier reads ahead for a second keyframe: a camera's longest usual interval, and more.
-    static let keyframeSearchMicroseconds: Int64 = 12_000_000
     static let keyframeSearchItems = 2_000
 
     fileprivate static func open(_ configuration: Configuration, name: String,
@@ -315,7 +314,7 @@ public final class MediaSource: CaptureSource {
         var items: [CopySource.Item] = []
         var firstTime: Int64?
         var firstLive: Int64?
-        var keyframes: [Int64] = []
+        var search = KeyframeIntervalSearch()
         while items.count < keyframeSearchItems {
             // Each read has the stall timeout: the search itself may take a whole keyframe interval.
             watchdog.arm()
@@ -327,9 +326,11 @@ public final class MediaSource: CaptureSource {
             firstTime = firstTime ?? time
             firstLive = min(firstLive ?? live, live)
             guard sample.track == 0 else { continue }
-            if sample.isSync { keyframes.append(time) }
-            if keyframes.count == 2 { return (items, keyframes[1] - keyframes[0], firstLive) }
-            if let first = keyframes.first, time - first > keyframeSearchMicroseconds { break }
+            switch search.add(microseconds: time, isSync: sample.isSync) {
+            case .searching: continue
+            case .found(let interval): return (items, interval, firstLive)
+            case .gaveUp: return (items, nil, firstLive)
+            }
         }
         return (items, nil, firstLive)
     }
