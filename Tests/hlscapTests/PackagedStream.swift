@@ -19,11 +19,32 @@ struct PackagedStream {
         return PackagedStream(directory: directory, result: result)
     }
 
+    /// A fresh folder for one test, inside the test process's own folder, which goes when the process exits:
+    /// a folder kept for the whole run (a stream packaged once and read by many tests) or left by a failed
+    /// test is not left behind in the temporary directory.
     static func temporaryDirectory() throws -> URL {
-        let url = FileManager.default.temporaryDirectory
-            .appendingPathComponent("hlscap-tests-\(UUID().uuidString)", isDirectory: true)
+        let url = processDirectory.appendingPathComponent(UUID().uuidString, isDirectory: true)
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
+    }
+
+    private static let processDirectoryPrefix = "hlscap-tests-"
+
+    /// `hlscap-tests-<pid>`; made once, removed at exit with everything in it. Those of test processes that
+    /// are gone without exiting (killed at a time limit) are removed when the next one starts.
+    private static let processDirectory: URL = {
+        let parent = FileManager.default.temporaryDirectory
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: parent.path)) ?? [] {
+            guard name.hasPrefix(processDirectoryPrefix), let pid = pid_t(name.dropFirst(processDirectoryPrefix.count)),
+                  kill(pid, 0) != 0, errno == ESRCH else { continue }
+            try? FileManager.default.removeItem(at: parent.appendingPathComponent(name))
+        }
+        atexit { try? FileManager.default.removeItem(at: PackagedStream.ownProcessDirectory) }
+        return ownProcessDirectory
+    }()
+
+    private static var ownProcessDirectory: URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent(processDirectoryPrefix + "\(getpid())", isDirectory: true)
     }
 
     var playlistURL: URL { directory.appendingPathComponent("playlist.m3u8") }
