@@ -175,7 +175,7 @@ test-fuzz-parsers: deps
 SANITIZER_ASAN := --sanitize=address --build-path .build/asan
 SANITIZER_TSAN := --sanitize=thread --build-path .build/tsan
 TSAN_UNIT_TESTS := PublishStreamPublisherTests|HeaderDeadlinesTests|CaptureThreadTests|CaptureTestSourceTests|CaptureMicrophoneTests|CodecPictureTests|StreamServerTests|LiveEngineTests
-TSAN_END_TO_END_TESTS := LiveStopTests|PublishLiveFaultTests|CrashConsistencyTests|ServeCommandTests|LowLatencyTests/aLadderReports|LowLatencyTests/httpsServes
+TSAN_END_TO_END_TESTS := LiveStopTests|PublishLiveFaultTests|CrashConsistencyTests|ServeCommandTests/(?!aProtectedStream)|LowLatencyTests/aLadderReports|LowLatencyTests/httpsServes
 test-sanitizers: deps
 	$(SWIFT) build --build-tests $(SANITIZER_ASAN)
 	LSAN_OPTIONS=suppressions=$(CURDIR)/scripts/lsan-suppressions.txt \
