@@ -141,14 +141,15 @@ public final class CameraCopySource: CaptureSource {
         /// microseconds, or nil when none came within `KeyframeIntervalSearch.limitMicroseconds`.
         func measureKeyframeInterval() throws(CaptureError) -> Int64? {
             var search = KeyframeIntervalSearch()
-            for sample in pending {
-                _ = search.add(microseconds: Timescale.video.convert(sample.decodeTime, to: .microseconds), isSync: sample.isSync)
+            let add = { (sample: EncodedSample) in
+                search.add(microseconds: Timescale.video.convert(sample.decodeTime, to: .microseconds), isSync: sample.isSync)
             }
+            for sample in pending { _ = add(sample) }
             let deadline = MonotonicClock.nowMicroseconds() + KeyframeIntervalSearch.limitMicroseconds
             while try Self.read(input, until: deadline) {
                 let sample = try sample()
                 pending.append(sample)
-                switch search.add(microseconds: Timescale.video.convert(sample.decodeTime, to: .microseconds), isSync: sample.isSync) {
+                switch add(sample) {
                 case .searching: continue
                 case .found(let interval): return interval
                 case .gaveUp: return nil

@@ -196,7 +196,8 @@ public final class MediaSource: CaptureSource {
         var copiedTracks: [TrackDescription] { copier?.tracks ?? [] }
     }
 
-    /// How far the copier reads ahead for a second keyframe: a camera's longest usual interval, and more.
+    /// How many items (samples and time jumps) the copier reads ahead at most for a second keyframe (the time limit is
+    /// `KeyframeIntervalSearch.limitMicroseconds`): bounds the memory of a source that sends no video.
     static let keyframeSearchItems = 2_000
 
     fileprivate static func open(_ configuration: Configuration, name: String,

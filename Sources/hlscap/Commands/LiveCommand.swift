@@ -564,9 +564,10 @@ struct LiveCommand: Command {
                                      stampedOnCapture: Bool = false) -> Int {
         let asked = Int(segmentSeconds.rounded(.up))
         guard let interval = keyframeIntervalSeconds, interval > 0 else {
-            warn("\(input): no second keyframe came within 12 s, so copied segments may be that long; set the camera's "
-                 + "keyframe (I-frame) interval to \(String(format: "%g", segmentSeconds)) s, or give --transcode")
-            return max(asked, 12)
+            let searchedSeconds = Int(KeyframeIntervalSearch.limitMicroseconds / 1_000_000)
+            warn("\(input): no second keyframe came within \(searchedSeconds) s, so copied segments may be that long; "
+                 + "set the camera's keyframe (I-frame) interval to \(String(format: "%g", segmentSeconds)) s, or give --transcode")
+            return max(asked, searchedSeconds)
         }
         // The first keyframe at or after each boundary starts a segment: a whole number of intervals.
         let longest = interval >= segmentSeconds ? interval : (segmentSeconds / interval - 0.01).rounded(.up) * interval
