@@ -228,11 +228,6 @@ import Testing
         defer { served.process.send(SIGTERM) }
         #expect(try served.get("recordings/thumbnail.jpg?at=" + (files[0]["start"] as! String)).status == 401)
 
-        let page = try ExternalTools.runJSONTool("preview_timeline.py", [served.base.absoluteString + "?token=" + token,
-                                                                         "--click", "1", "--seconds", "2"],
-                                                 timeoutSeconds: 120)
-        #expect(page.ok, "\(page.text)")
-        let thumbnails = try #require(page.report["thumbnails"] as? [[String: Any]])
         // One at each file's start and one at every whole minute inside a file (a 12 s recording may cross one),
         // each carrying the token.
         var expected: [String] = []
@@ -245,10 +240,17 @@ import Testing
                 minute += 60
             }
         }
+        // The thumbnail of the second file's start is clicked (after a whole minute inside the first, if any).
+        let secondFile = try #require(expected.firstIndex(of: files[1]["start"] as? String ?? ""))
+        let page = try ExternalTools.runJSONTool("preview_timeline.py", [served.base.absoluteString + "?token=" + token,
+                                                                         "--click", String(secondFile), "--seconds", "2"],
+                                                 timeoutSeconds: 120)
+        #expect(page.ok, "\(page.text)")
+        let thumbnails = try #require(page.report["thumbnails"] as? [[String: Any]])
         #expect(thumbnails.map { $0["at"] as? String } == expected, "\(thumbnails)")
         #expect(thumbnails.allSatisfy { $0["naturalWidth"] as? Int == 320 }, "\(thumbnails)")
         #expect(thumbnails.allSatisfy { ($0["src"] as? String ?? "").contains("token=" + token) }, "\(thumbnails)")
-        // The second thumbnail (a whole file) plays the recordings from its moment, not the live stream from
+        // The clicked thumbnail (a whole file) plays the recordings from its moment, not the live stream from
         // its start: the range playlist, with the token, and what is on screen dated just after that moment.
         let playing = try #require(page.report["playing"] as? String)
         #expect(playing.contains("/recordings/playlist.m3u8?start=") && playing.contains("token=" + token), "\(playing)")
