@@ -9,6 +9,9 @@ public enum EngineMessage: Sendable {
     case deviceLost(CaptureError)
     /// A lost device is back after `seconds`; the stream goes on after a discontinuity.
     case deviceBack(device: String, seconds: Double)
+    /// `waiting` copied samples of `source` wait to be written (a ladder's rungs encode more slowly than it
+    /// sends): from now on it is read only as fast as they are written. Said once a run.
+    case copiedSourceHeldBack(source: String, waiting: Int)
     /// The upload backlog is full: this segment will not reach the origin.
     case uploadDropped(path: String)
     /// Writing the stream failed, so the stream stopped; the recording beside it goes on.

@@ -67,6 +67,37 @@ import Testing
         #expect(try run.validationErrors(StreamLayout.masterPlaylistName) == [])
     }
 
+    /// A live source that sends faster than the rung below it is encoded (here everything at once, as a
+    /// camera would to a machine too slow for the ladder) is held back once `copiedSamplesWaitingAtMost` of
+    /// its samples wait, which is said once; none of its samples is dropped.
+    @Test func aLiveSourceFasterThanTheRungsIsHeldBackNotQueuedWithoutBound() throws {
+        var run = EngineRun(seconds: 6)
+        run.test.audio = false
+        run.configuration.targetDurationSeconds = 2
+        run.configuration.copiedSamplesWaitingAtMost = 8
+        run.configuration.ladder = try Ladder.resolvingSource([LadderRung.source, LadderRung(height: 48, bitrate: 60_000)],
+                                                              sourceHeight: 96)
+        let source = try BurstSource(run.test, keyframeIntervalFrames: 45)
+        let engine = try run.makeEngine(sources: [source])
+        let outcome = try engine.run()
+        #expect(outcome.failure == nil, "\(outcome.summary)")
+        #expect(source.handedOn == 180)
+        #expect(engine.copiedSamplesWaitingAtMost == 8, "at most \(engine.copiedSamplesWaitingAtMost) waited")
+        let heldBack = run.messages.all.compactMap { entry -> (String, Int)? in
+            if case .copiedSourceHeldBack(let name, let waiting) = entry.message { (name, waiting) } else { nil }
+        }
+        #expect(heldBack.count == 1 && heldBack.first?.0 == "burst" && heldBack.first?.1 == 8, "\(heldBack)")
+        let top = try run.playlist("96p/" + StreamLayout.playlistName)
+        var frames = [0, 0]
+        for segment in top.segments.map(\.uri) {
+            for (index, rung) in ["96p", "48p"].enumerated() {
+                frames[index] += try Self.videoStart(try run.store.read(rung + "/" + segment)).2
+            }
+        }
+        #expect(frames == [180, 180], "\(frames) pictures copied and encoded")
+        #expect(try run.validationErrors(StreamLayout.masterPlaylistName) == [])
+    }
+
     /// A video segment's start (its `tfdt`, both tracks at 90 kHz here), whether its first sample is an
     /// IDR picture, and how many samples it holds.
     static func videoStart(_ segment: [UInt8]) throws -> (Int64, Bool, Int) {
@@ -120,4 +151,44 @@ private final class EncodedSource: CaptureSource, @unchecked Sendable {
     }
 
     func stop() { inner.stop() }
+}
+
+/// `EncodedSource`'s samples, all made first and then handed on at once by a source that says it is live.
+private final class BurstSource: CaptureSource, @unchecked Sendable {
+    private let encoded: EncodedSource
+    private(set) var handedOn = 0
+
+    init(_ configuration: TestSource.Configuration, keyframeIntervalFrames: Int) throws {
+        encoded = try EncodedSource(configuration, keyframeIntervalFrames: keyframeIntervalFrames)
+    }
+
+    var name: String { "burst" }
+    var delivers: CaptureKinds { encoded.delivers }
+    var isLive: Bool { true }
+    var copiedTracks: [TrackDescription] { encoded.copiedTracks }
+
+    func start(handler: @escaping (CaptureEvent) -> Void) throws {
+        let made = Locked<[CaptureEvent]>([])
+        let ended = DispatchSemaphore(value: 0)
+        try encoded.start { event in
+            if case .ended = event { ended.signal() } else { made.withLock { $0.append(event) } }
+        }
+        ended.wait()
+        events = made.withLock { $0 }
+        self.handler = handler
+        Thread.detachNewThread { [self] in replay() }
+    }
+
+    private var events: [CaptureEvent] = []
+    private var handler: ((CaptureEvent) -> Void)?
+
+    private func replay() {
+        for event in events {
+            handler?(event)
+            handedOn += 1
+        }
+        handler?(.ended)
+    }
+
+    func stop() { encoded.stop() }
 }

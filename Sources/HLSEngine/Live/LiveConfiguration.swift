@@ -104,6 +104,10 @@ public struct LiveConfiguration: Sendable {
     public var onPart: (@Sendable (StreamWriter.RenditionPart) -> Void)?
     /// Called on the output queue with every rendition's playlist after a segment is listed, and at the end.
     public var onPlaylists: (@Sendable ([MediaPlaylist]) -> Void)?
+    /// How many copied samples of a live source may wait for the writing queue before the source's thread
+    /// waits too (a copied sample is never dropped: the pictures after it need it). About 13 s of 30 fps
+    /// video with AAC, a few megabytes; more than the read-ahead to a second keyframe usually hands on at once.
+    public var copiedSamplesWaitingAtMost = 1024
 
     public init() {}
 

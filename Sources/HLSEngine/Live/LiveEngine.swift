@@ -41,6 +41,8 @@ public final class LiveEngine: @unchecked Sendable {
     private let startup = DispatchGroup()
     private let state = Locked(State())
     private var backpressure: DispatchSemaphore?
+    /// In a live run, room for `configuration.copiedSamplesWaitingAtMost` copied samples on the writing queue.
+    private let copiedRoom: DispatchSemaphore
 
     private struct State {
         var admission = VideoAdmission()
@@ -53,6 +55,10 @@ public final class LiveEngine: @unchecked Sendable {
         var outages: [Int: Outage] = [:]
         /// A second interrupt ended the stream.
         var endedAtOnce = false
+        /// Copied samples on the writing queue in a live run, and the most there were.
+        var copiedWaiting = 0
+        var copiedWaitingAtMost = 0
+        var copiedSourceHeldBack = false
     }
 
     private struct Outage {
@@ -87,6 +93,7 @@ public final class LiveEngine: @unchecked Sendable {
         self.clock = clock
         self.messages = messages
         statistics = LiveStatistics(clock: clock)
+        copiedRoom = DispatchSemaphore(value: max(1, configuration.copiedSamplesWaitingAtMost))
         startup.enter()
     }
 
@@ -248,12 +255,12 @@ public final class LiveEngine: @unchecked Sendable {
             let handoff = FrameHandoff(frame)
             writingQueue.async { [self] in encode(audio: handoff.frame) }
         case .copied(let sample):
-            // A copied picture is never dropped (the pictures after it need it); the queue only waits when
-            // the source is not live.
-            backpressure?.wait()
+            // A copied picture is never dropped (the pictures after it need it): when the writing queue is
+            // behind, the source waits (a live one only once many samples wait).
+            if let backpressure { backpressure.wait() } else { waitForCopiedRoom(from: index) }
             writingQueue.async { [self] in
                 encode("copied") { try $0.encode(copied: sample) }
-                backpressure?.signal()
+                if let backpressure { backpressure.signal() } else { releaseCopiedRoom() }
             }
         case .audioClock(let partsPerMillion, let resyncs):
             statistics.measureAudioClock(partsPerMillion: partsPerMillion, resyncs: resyncs)
@@ -307,6 +314,34 @@ public final class LiveEngine: @unchecked Sendable {
         let captured = frame.pts ?? clock.monotonicMicroseconds()
         return state.withLock { $0.admission.take(captureMicroseconds: captured) }
     }
+
+    /// Takes room for one copied sample of a live source on the writing queue, waiting for it when
+    /// `configuration.copiedSamplesWaitingAtMost` wait already (said once a run).
+    private func waitForCopiedRoom(from index: Int?) {
+        if copiedRoom.wait(timeout: .now()) == .timedOut {
+            let first = state.withLock { state in
+                defer { state.copiedSourceHeldBack = true }
+                return !state.copiedSourceHeldBack
+            }
+            if first {
+                let source = index.map { sources[$0].name } ?? "a stand-in"
+                messages(.copiedSourceHeldBack(source: source, waiting: configuration.copiedSamplesWaitingAtMost))
+            }
+            copiedRoom.wait()
+        }
+        state.withLock { state in
+            state.copiedWaiting += 1
+            state.copiedWaitingAtMost = max(state.copiedWaitingAtMost, state.copiedWaiting)
+        }
+    }
+
+    private func releaseCopiedRoom() {
+        state.withLock { $0.copiedWaiting -= 1 }
+        copiedRoom.signal()
+    }
+
+    /// The most copied samples of a live run that waited for the writing queue at once.
+    var copiedSamplesWaitingAtMost: Int { state.withLock { $0.copiedWaitingAtMost } }
 
     private func releaseVideoFrame() {
         if let backpressure {

@@ -9,6 +9,9 @@ extension EngineMessage {
             "warning: \(error); waiting for it to come back (--reconnect)"
         case .deviceBack(let device, let seconds):
             String(format: "%@ is back after %.1f s; the stream goes on after a discontinuity", device, seconds)
+        case .copiedSourceHeldBack(let source, let waiting):
+            "warning: \(waiting) samples of \(source) wait to be written; it is read only as fast as they are "
+                + "written from now on, so its sender may drop pictures: give fewer or smaller rungs, or a faster --preset"
         case .uploadDropped(let path):
             "warning: the upload backlog is full; \(path) will not reach the origin"
         case .streamStopped(let error):
