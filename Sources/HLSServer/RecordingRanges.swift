@@ -84,16 +84,14 @@ public final class RecordingRanges: Sendable {
         }
     }
 
-    /// Times are published to the millisecond (index.json, playlists): a moment asked for may fall
-    /// that much before the start it was read from.
-    static let publishedPrecisionSeconds = 0.001
-
     /// The fragment whose time holds `at` (the latest to start at or before it, in a file that lasts
     /// until then), with its file's path and init section size.
     static func fragment(at: Date, in files: [(path: String, summary: RecordingFileSummary)])
         -> (path: String, initByteCount: Int, fragment: RecordingFileSummary.Fragment)? {
         var best: (path: String, initByteCount: Int, fragment: RecordingFileSummary.Fragment)?
-        let latest = at.addingTimeInterval(publishedPrecisionSeconds)
+        // Times are published to the millisecond (index.json, playlists): a moment asked for may fall
+        // that much before the start it was read from.
+        let latest = at.addingTimeInterval(ProgramDateTime.precisionSeconds)
         for file in files where file.summary.initByteCount > 0 {
             guard let start = file.summary.start, let end = file.summary.end, start <= latest, at <= end else { continue }
             for fragment in file.summary.fragments {

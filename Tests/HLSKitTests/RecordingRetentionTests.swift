@@ -112,6 +112,21 @@ import Testing
         #expect(RecordingRangePlaylist.make(files: files, from: zero.addingTimeInterval(-60), to: zero) == nil)
     }
 
+    /// A start read to the millisecond from a fragment's start (as index.json and the playlists give it) starts
+    /// the range at that fragment, even when the fragment starts a fraction of a millisecond later: the one
+    /// before it, which ends there, is not listed.
+    @Test func aStartReadFromAFragmentsPublishedStartBeginsThere() throws {
+        let files = [file("files/a.mp4", start: 0.0003, count: 5)]
+        let published = try #require(ProgramDateTime.parse(ProgramDateTime.format(zero.addingTimeInterval(4.0003))[...]))
+        #expect(published < zero.addingTimeInterval(4.0003))
+        let playlist = try #require(RecordingRangePlaylist.make(files: files, from: published, to: published.addingTimeInterval(3)))
+        #expect(playlist.segments.map(\.byteRange?.offset) == [2000, 2500], "\(playlist.render())")
+        // A moment a millisecond and more inside a fragment still lists it.
+        let inside = try #require(RecordingRangePlaylist.make(files: files, from: zero.addingTimeInterval(3.998),
+                                                              to: zero.addingTimeInterval(5)))
+        #expect(inside.segments.map(\.byteRange?.offset) == [1500, 2000])
+    }
+
     /// A day of hourly files of 2 s fragments: the playlist for one hour and for the whole day, built and
     /// rendered, with what it took printed for the record (not asserted: timing belongs to measurements).
     @Test func aDayOfFragmentsMakesADayLongPlaylist() throws {

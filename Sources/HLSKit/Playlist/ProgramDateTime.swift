@@ -10,6 +10,10 @@ public enum ProgramDateTime {
     private static let secondsPerMinute: Int64 = 60
     private static let secondsPerHour: Int64 = 3_600
 
+    /// Times are written to the millisecond (rounded), so a moment read back from one may fall up to
+    /// half of this before or after the moment it was written from.
+    public static let precisionSeconds = 0.001
+
     /// `2026-11-29T15:06:01.902Z`: always UTC, always three fractional digits.
     public static func format(_ date: Date) -> String {
         let totalMilliseconds = Int64((date.timeIntervalSince1970 * Double(millisecondsPerSecond)).rounded())

@@ -32,7 +32,9 @@ public enum RecordingRangePlaylist {
             for fragment in file.summary.fragments {
                 guard let start = fragment.start, fragment.durationSeconds > 0 else { continue }
                 let end = start.addingTimeInterval(fragment.durationSeconds)
-                guard start < to, end > from else { continue }
+                // A fragment that ends within the published precision after `from` does not hold it: `from`
+                // was read, to the millisecond, from the start of the fragment after it.
+                guard start < to, end.timeIntervalSince(from) > ProgramDateTime.precisionSeconds else { continue }
                 var segment = MediaPlaylist.Segment(
                     uri: file.uri, durationSeconds: fragment.durationSeconds, mapURI: file.uri,
                     programDateTime: start,
