@@ -160,6 +160,21 @@ import Testing
         return (path, summary)
     }
 
+    /// A start read to the millisecond from a fragment's published start (index.json, `hlscap recordings`) cuts
+    /// the clip at that fragment's first frame, even when the fragment starts a fraction of a millisecond later,
+    /// not 2 s earlier at the keyframe before; and a file that ends there is not part of it.
+    @Test func aStartReadFromAPublishedStartCutsThere() throws {
+        let files = [file("a", starts: [0.0003, 2.0003, 4.0003, 6.0003, 8.0003]),
+                     file("b", starts: [10.0003, 12.0003, 14.0003])]
+        let published = { (seconds: Double) throws -> Date in
+            try #require(ProgramDateTime.parse(ProgramDateTime.format(zero.addingTimeInterval(seconds))[...]))
+        }
+        let inside = RecordingClip.parts(files: files, from: try published(4.0003), to: zero.addingTimeInterval(6))
+        #expect(inside.map(\.path) == ["a"] && inside.map(\.startSeconds) == [4])
+        let atFileStart = RecordingClip.parts(files: files, from: try published(10.0003), to: zero.addingTimeInterval(13))
+        #expect(atFileStart.map(\.path) == ["b"] && atFileStart.map(\.startSeconds) == [0], "\(atFileStart)")
+    }
+
     @Test func aRangeIsThePartsOfTheFilesThatHoldItInFileTime() {
         // a: 10:00:00–10:00:10; b: 10:00:10–10:00:20, its clock 0.5 s behind from the third fragment on;
         // a gap; c: 10:00:30–10:00:40.

@@ -27,7 +27,9 @@ public enum RecordingClip {
         var previousEnd: Date?
         for file in ordered {
             let summary = file.summary
-            guard let fileStart = summary.start, let fileEnd = summary.end, fileStart < to, fileEnd > from else { continue }
+            // A file that ends within the published precision after `from` does not hold it (see `seconds(at:in:)`).
+            guard let fileStart = summary.start, let fileEnd = summary.end, fileStart < to,
+                  fileEnd.timeIntervalSince(from) > ProgramDateTime.precisionSeconds else { continue }
             let startSeconds = from > fileStart ? seconds(at: from, in: summary) : 0
             let endSeconds = to < fileEnd ? seconds(at: to, in: summary) : nil
             let start = max(from, fileStart)
@@ -40,14 +42,15 @@ public enum RecordingClip {
     }
 
     /// Seconds from the file's first frame to `date`: through the fragment that holds it, or the nearest
-    /// fragment before it when it falls between two.
+    /// fragment before it when it falls between two. A fragment that starts within the published precision
+    /// after `date` holds it: `date` was read, to the millisecond, from that start.
     static func seconds(at date: Date, in summary: RecordingFileSummary) -> Double {
         var elapsed = 0.0
         var found = 0.0
         for fragment in summary.fragments {
             if let start = fragment.start {
-                guard start <= date else { break }
-                found = elapsed + min(date.timeIntervalSince(start), fragment.durationSeconds)
+                guard start.timeIntervalSince(date) <= ProgramDateTime.precisionSeconds else { break }
+                found = elapsed + max(0, min(date.timeIntervalSince(start), fragment.durationSeconds))
             }
             elapsed += fragment.durationSeconds
         }
