@@ -1,9 +1,11 @@
 """nginx in the foreground, as one process on a generated configuration, for the test tools that
 need a real HTTP server: origin_server.py (a WebDAV origin) and cdn_edge.py (a caching edge).
 
-master_process off: one process that runs as the invoking user and stops with it. Every path
-nginx writes to (pid, logs, temporary files) is under the tool's log directory.
+master_process off: one process that runs as the invoking user and stops with it, even when the tool
+is killed before it can stop nginx (a test's SIGKILL): nginx gets SIGTERM when its parent dies. Every
+path nginx writes to (pid, logs, temporary files) is under the tool's log directory.
 """
+import ctypes
 import os
 import signal
 import socket
@@ -32,6 +34,16 @@ http {{
 """
 
 
+PR_SET_PDEATHSIG = 1
+
+
+def _stop_with_parent(parent):
+    """In the child before exec: SIGTERM when the parent dies, and at once if it already has."""
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+    if os.getppid() != parent:
+        os.kill(os.getpid(), signal.SIGTERM)
+
+
 def free_port():
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -52,7 +64,9 @@ def run(nginx, logs, config_text, port, announcement):
     config_path = os.path.join(logs, "nginx.conf")
     with open(config_path, "w") as config:
         config.write(config_text)
-    process = subprocess.Popen([nginx, "-p", logs, "-e", os.path.join(logs, "error.log"), "-c", config_path])
+    parent = os.getpid()
+    process = subprocess.Popen([nginx, "-p", logs, "-e", os.path.join(logs, "error.log"), "-c", config_path],
+                               preexec_fn=lambda: _stop_with_parent(parent))
     signal.signal(signal.SIGTERM, lambda *_: process.terminate())
     signal.signal(signal.SIGINT, lambda *_: process.terminate())
     try:
