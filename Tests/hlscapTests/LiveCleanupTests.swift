@@ -4,11 +4,12 @@ import HLSTestSupport
 import Testing
 
 /// What a live stream leaves on disk: after a clean stop and after `--resume`, only the files the
-/// final playlist lists (segments that left the window wait out their retention time first).
+/// final playlist lists (segments that left the window wait out their retention time first). The runs
+/// are made as fast as they encode: only the retention wait is in real time.
 @Suite(.serialized) struct LiveCleanupTests {
     func live(_ stream: URL, _ arguments: [String]) throws -> ProcessResult {
         try ExternalTools.runHlscap(["live", "--video", "test", "--audio", "test", "--size", "320x180", "--quiet",
-                                     "--window", "3", "--out", stream.path] + arguments,
+                                     "--no-realtime", "--window", "3", "--out", stream.path] + arguments,
                                     timeoutSeconds: LiveStream.stopSeconds + 30)
     }
 
@@ -36,7 +37,7 @@ import Testing
         try Data([0]).write(to: stream.appendingPathComponent("seg/000099.m4s"))
         let resumed = try ExternalTools.runHlscap([
             "live", "--video", "test", "--audio", "test", "--size", "640x360", "--quiet", "--window", "3",
-            "--duration", "10", "--resume", "--out", stream.path], timeoutSeconds: LiveStream.stopSeconds + 30)
+            "--no-realtime", "--duration", "10", "--resume", "--out", stream.path], timeoutSeconds: LiveStream.stopSeconds + 30)
         #expect(resumed.exitStatus == 0, "\(resumed.stderr)")
         let files = Set(PackagedStream.files(below: stream))
         #expect(files == (try listedFiles(in: stream)))
