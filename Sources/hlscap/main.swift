@@ -6,18 +6,28 @@ let version = "0.1.0"
 let commands: [any Command.Type] = [LiveCommand.self, FileCommand.self, ServeCommand.self, SignCommand.self, DevicesCommand.self,
                                     ValidateCommand.self, RecordingsCommand.self]
 
+let programOptions: [(name: String, text: String)] = [
+    ("--help", "show this help, or a command's help after its name"), ("--version", "print the version"),
+]
+
+/// Command names and options in one column, two spaces wider than the longest of them.
+@MainActor
+func helpRows(_ rows: [(name: String, text: String)]) -> String {
+    let width = (commands.map { $0.name } + programOptions.map { $0.name }).map { $0.count }.max()! + 2
+    return rows.map { "  " + $0.name.padding(toLength: width, withPad: " ", startingAt: 0) + $0.text }
+        .joined(separator: "\n")
+}
+
 let programHelp = """
     hlscap \(version) — package live and recorded video as HLS (fragmented MP4) on disk
 
     Usage: hlscap <command> [options]
 
     Commands:
-    \(commands.map { "  " + $0.name.padding(toLength: 10, withPad: " ", startingAt: 0) + $0.summary }
-        .joined(separator: "\n"))
+    \(helpRows(commands.map { ($0.name, $0.summary) }))
 
     Options:
-      --help       show this help, or a command's help after its name
-      --version    print the version
+    \(helpRows(programOptions))
 
     Run 'hlscap <command> --help' for a command's options.
     """
