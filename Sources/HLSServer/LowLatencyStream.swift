@@ -203,12 +203,15 @@ public final class LowLatencyStream: Sendable {
         let immediate: Answer? = state.withLock { state in
             do throws(LowLatencyPlaylist.RequestError) {
                 try state.renditions[rendition].playlist.check(sequenceNumber: sequenceNumber, part: part)
-            } catch .partWithoutSequenceNumber {
-                return .response(.text(400, "_HLS_part needs _HLS_msn", headers: ServerHeaders.noStore))
-            } catch .tooFarAhead(let last) {
-                return .response(.text(400, "_HLS_msn is more than two segments past the last one (\(last))",
-                                       headers: ServerHeaders.noStore))
-            } catch {}
+            } catch {
+                switch error {
+                case .partWithoutSequenceNumber:
+                    return .response(.text(400, "_HLS_part needs _HLS_msn", headers: ServerHeaders.noStore))
+                case .tooFarAhead(let last):
+                    return .response(.text(400, "_HLS_msn is more than two segments past the last one (\(last))",
+                                           headers: ServerHeaders.noStore))
+                }
+            }
             return Self.answer(awaited, rendition: rendition, in: state)
         }
         if let immediate { return .now(immediate.response) }

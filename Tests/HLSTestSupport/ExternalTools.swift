@@ -110,8 +110,8 @@ public enum ExternalTools {
         defer { try? FileManager.default.removeItem(at: outputDirectory) }
         let stdoutURL = outputDirectory.appendingPathComponent("stdout")
         let stderrURL = outputDirectory.appendingPathComponent("stderr")
-        FileManager.default.createFile(atPath: stdoutURL.path, contents: nil)
-        FileManager.default.createFile(atPath: stderrURL.path, contents: nil)
+        try Data().write(to: stdoutURL)
+        try Data().write(to: stderrURL)
         let stdoutHandle = try FileHandle(forWritingTo: stdoutURL)
         let stderrHandle = try FileHandle(forWritingTo: stderrURL)
         defer {
