@@ -44,6 +44,8 @@ extension CommandError {
         switch error {
         case let error as CommandError:
             self = error
+        case let error as PlanError:
+            self.init(error)
         case let error as MediaInputError:
             self.init(error.description, exitCode: error.isUnreadable ? .noInput : .dataError)
         case let error as CopyError:

@@ -84,158 +84,79 @@ struct FileCommand: Command {
     var outputFile: String?
 
     init(arguments: inout ArgumentList) throws {
-        let copy = arguments.flag("--copy")
-        let transcode = arguments.flag("--transcode")
+        var request = FileRequest()
+        request.copy = arguments.flag("--copy")
+        request.transcode = arguments.flag("--transcode")
         overwrite = arguments.flag("--overwrite")
         quiet = arguments.flag("--quiet")
-        var encodingOptions: [String] = []
         if let size = try arguments.value("--size") {
             do {
                 _ = try OutputSize.resolve(requested: size, inputWidth: 2, inputHeight: 2)
             } catch {
                 throw CommandError.usage("--size: \(error)")
             }
-            transcodeSettings.size = size
-            encodingOptions.append("--size")
+            request.size = size
         }
-        if let fps = try arguments.value("--fps") {
-            transcodeSettings.frameRate = try Parse.frameRate(fps, option: "--fps")
-            encodingOptions.append("--fps")
-        }
-        let audioTracks = try arguments.values("--audio-track").map {
+        request.frameRate = try arguments.value("--fps").map { try Parse.frameRate($0, option: "--fps") }
+        request.audioTracks = try arguments.values("--audio-track").map {
             try Parse.integer($0, option: "--audio-track", in: 1...64)
         }
-        if !audioTracks.isEmpty { transcodeSettings.audioTracks = .numbers(audioTracks) }
-        if let codec = try arguments.value("--video-codec") {
-            transcodeSettings.videoCodec = try Parse.videoCodec(codec, option: "--video-codec")
-            encodingOptions.append("--video-codec")
-        }
-        if let ladder = try arguments.value("--ladder") {
-            transcodeSettings.ladder = try Parse.ladder(ladder, option: "--ladder")
-            if transcodeSettings.ladder?.contains(where: \.isSource) == true {
-                throw CommandError.usage("--ladder source is for hlscap live, where it copies the input's own video as the "
-                    + "top rung; here every rung is encoded: give heights such as 720p,480p,360p")
-            }
-            encodingOptions.append("--ladder")
-        }
-        if let rate = try arguments.value("--video-bitrate") {
-            transcodeSettings.videoBitrate = try Parse.bitrate(rate, option: "--video-bitrate")
-            encodingOptions.append("--video-bitrate")
-        }
-        if let preset = try arguments.value("--preset") {
-            transcodeSettings.preset = preset
-            encodingOptions.append("--preset")
-        }
-        if let rate = try arguments.value("--audio-bitrate") {
-            transcodeSettings.audio.bitrate = try Parse.bitrate(rate, option: "--audio-bitrate")
-            encodingOptions.append("--audio-bitrate")
-        }
-        if let rate = try arguments.value("--audio-rate") {
-            transcodeSettings.audio.sampleRate = try Parse.integer(rate, option: "--audio-rate", in: 8_000...96_000)
-            encodingOptions.append("--audio-rate")
-        }
-        if let channels = try arguments.value("--audio-channels") {
-            transcodeSettings.audio.channelCount = try Parse.integer(channels, option: "--audio-channels", in: 1...2)
-            encodingOptions.append("--audio-channels")
-        }
-        transcodeSettings.segmentMilliseconds = try arguments.value("--segment-duration")
-            .map { try Parse.milliseconds($0, option: "--segment-duration") } ?? 2000
-        guard (500...60_000).contains(transcodeSettings.segmentMilliseconds) else {
-            throw CommandError.usage("--segment-duration must be between 0.5 and 60 seconds")
-        }
-        if let cuts = try arguments.value("--cut-at") {
-            cutMicroseconds = try Parse.cutPoints(cuts, option: "--cut-at")
-        }
-        if transcodeSettings.ladder != nil,
-           let conflict = ["--size", "--video-bitrate"].first(where: encodingOptions.contains) {
-            throw CommandError.usage("--ladder and \(conflict) exclude each other: each rung has its height and rate")
-        }
-        switch (copy, transcode || !encodingOptions.isEmpty) {
-        case (true, true):
-            let conflict = transcode ? "--transcode" : encodingOptions[0]
-            throw CommandError.usage("--copy and \(conflict) exclude each other: copying keeps the input's encoding")
-        case (true, false): mode = .copy
-        case (false, true): mode = .transcode
-        case (false, false): mode = .automatic
-        }
+        request.videoCodec = try arguments.value("--video-codec").map { try Parse.videoCodec($0, option: "--video-codec") }
+        request.ladder = try arguments.value("--ladder").map { try Parse.ladder($0, option: "--ladder") }
+        request.videoBitrate = try arguments.value("--video-bitrate").map { try Parse.bitrate($0, option: "--video-bitrate") }
+        request.preset = try arguments.value("--preset")
+        request.audioBitrate = try arguments.value("--audio-bitrate").map { try Parse.bitrate($0, option: "--audio-bitrate") }
+        request.audioSampleRate = try arguments.value("--audio-rate")
+            .map { try Parse.integer($0, option: "--audio-rate", in: 8_000...96_000) }
+        request.audioChannelCount = try arguments.value("--audio-channels")
+            .map { try Parse.integer($0, option: "--audio-channels", in: 1...2) }
+        request.segmentMilliseconds = try arguments.value("--segment-duration")
+            .map { try Parse.milliseconds($0, option: "--segment-duration") }
+        request.cutMicroseconds = try arguments.value("--cut-at").map { try Parse.cutPoints($0, option: "--cut-at") } ?? []
         publish = try PublishOptions(arguments: &arguments)
-        outputDirectory = try arguments.value("--out")
-        outputFile = try arguments.value("-o")
-        clip = try Self.clipRange(&arguments)
-        if clip != nil || outputFile != nil {
-            try Self.checkClipOptions(outputDirectory: outputDirectory, outputFile: outputFile, clip: clip != nil,
-                                      publishing: publish != nil, encoding: transcode ? ["--transcode"] : encodingOptions,
-                                      cuts: !cutMicroseconds.isEmpty)
+        request.publishing = publish != nil
+        request.outputDirectory = try arguments.value("--out")
+        request.outputFile = try arguments.value("-o")
+        try Self.readClipRange(&arguments, into: &request)
+        encryption = try EncryptionOptions(arguments: &arguments, outputDirectory: request.outputDirectory,
+                                           publishing: request.publishing)
+        request.encrypting = encryption != nil
+        request.inputs = try arguments.positionals()
+        let plan: FilePlan
+        do {
+            plan = try request.plan()
+        } catch {
+            throw CommandError(error)
         }
-        encryption = try EncryptionOptions(arguments: &arguments, outputDirectory: outputDirectory,
-                                               publishing: publish != nil)
-        if let outputFile, encryption != nil {
-            throw CommandError.usage("-o \(outputFile) and --encrypt exclude each other: an encrypted clip is a stream in --out DIR")
-        }
-        guard outputDirectory != nil || publish != nil || outputFile != nil else {
-            throw CommandError.usage("--out DIR or --publish URL is required: where the stream goes")
-        }
-        inputs = try arguments.positionals()
-        guard !inputs.isEmpty else { throw CommandError.usage("no input file given") }
-        var isDirectory: ObjCBool = false
-        let folder = inputs.count == 1 && FileManager.default.fileExists(atPath: inputs[0], isDirectory: &isDirectory)
-            && isDirectory.boolValue
-        if clip != nil, !folder {
-            throw CommandError.usage("--from and --to take one folder of recordings (written by hlscap live --record), "
-                + "not \(inputs.joined(separator: " "))")
-        }
-        if clip == nil, folder {
-            throw CommandError("\(inputs[0]) is a folder, not a media file; to export a clip of the recordings in it give "
-                + "--from TIME and --to TIME (or --duration)", exitCode: .noInput)
-        }
+        inputs = request.inputs
+        outputDirectory = request.outputDirectory
+        outputFile = request.outputFile
+        mode = plan.mode
+        transcodeSettings = plan.transcodeSettings
+        cutMicroseconds = request.cutMicroseconds
+        clip = plan.clip.map { ($0.from, $0.to) }
     }
 
-    /// `--from` with `--to` or `--duration`; nil when none is given.
-    private static func clipRange(_ arguments: inout ArgumentList) throws -> (from: Date, to: Date)? {
-        let fromText = try arguments.value("--from")
-        let toText = try arguments.value("--to")
-        let durationText = try arguments.value("--duration")
-        guard fromText != nil || toText != nil || durationText != nil else { return nil }
-        guard let fromText else { throw CommandError.usage("--from TIME is missing: where the clip starts, e.g. 2026-12-01T10:02:00Z") }
-        guard let from = ProgramDateTime.parse(fromText[...]) else {
-            throw CommandError.usage("--from \(fromText) is not a date-time such as 2026-12-01T10:02:00Z")
+    /// `--from`, `--to` and `--duration`, each read as a date-time or a span.
+    private static func readClipRange(_ arguments: inout ArgumentList, into request: inout FileRequest) throws {
+        if let text = try arguments.value("--from") {
+            guard let date = ProgramDateTime.parse(text[...]) else {
+                throw CommandError.usage("--from \(text) is not a date-time such as 2026-12-01T10:02:00Z")
+            }
+            request.clipFrom = date
         }
-        let to: Date
-        switch (toText, durationText) {
-        case (let text?, nil):
+        if let text = try arguments.value("--to") {
             guard let date = ProgramDateTime.parse(text[...]) else {
                 throw CommandError.usage("--to \(text) is not a date-time such as 2026-12-01T10:15:00Z")
             }
-            to = date
-        case (nil, let text?):
+            request.clipTo = date
+        }
+        if let text = try arguments.value("--duration") {
             guard let seconds = DurationText.seconds(text) else {
                 throw CommandError.usage("--duration \(text) is not a span such as 780, 90s, 13m or 2h")
             }
-            to = from.addingTimeInterval(Double(seconds))
-        case (nil, nil):
-            throw CommandError.usage("--to TIME or --duration SPAN is missing: where the clip ends")
-        case (_?, _?):
-            throw CommandError.usage("--to and --duration exclude each other: give one end")
+            request.clipDurationSeconds = seconds
         }
-        guard to > from else {
-            throw CommandError.usage("--to \(ProgramDateTime.format(to)) is not after --from \(ProgramDateTime.format(from))")
-        }
-        return (from, to)
-    }
-
-    private static func checkClipOptions(outputDirectory: String?, outputFile: String?, clip: Bool, publishing: Bool,
-                                         encoding: [String], cuts: Bool) throws {
-        if let outputFile {
-            guard clip else { throw CommandError.usage("-o \(outputFile) writes a clip of recordings: give a folder with --from and --to") }
-            guard outputFile.hasSuffix(".mp4") else { throw CommandError.usage("-o \(outputFile): the clip file's name ends in .mp4") }
-            if outputDirectory != nil || publishing {
-                throw CommandError.usage("-o FILE and \(publishing ? "--publish" : "--out") exclude each other: one file or a stream")
-            }
-        }
-        if let conflict = encoding.first {
-            throw CommandError.usage("a clip of recordings is copied, never encoded: leave out \(conflict)")
-        }
-        if cuts { throw CommandError.usage("--cut-at does not apply to a clip of recordings") }
     }
 
     func run() throws {

@@ -4,12 +4,12 @@ import HLSMedia
 
 /// `--video` and `--audio`: what the user names, and the capture sources that read it. The one place
 /// that knows the kinds of input; the engine takes whatever sources it is given.
-struct CaptureInputs {
-    enum Video: Equatable {
+public struct CaptureInputs: Sendable {
+    public enum Video: Equatable, Sendable {
         /// `media`: a URL or a file, read through libavformat (`MediaSource`).
         case firstCamera, device(String), media(String), test, none
 
-        init(_ text: String) {
+        public init(_ text: String) {
             switch text {
             case "test": self = .test
             case "none": self = .none
@@ -17,18 +17,18 @@ struct CaptureInputs {
             }
         }
 
-        var media: String? {
+        public var media: String? {
             if case .media(let location) = self { return location }
             return nil
         }
     }
 
-    enum Audio: Equatable {
+    public enum Audio: Equatable, Sendable {
         /// `test`, or `test:+5000ppm`: the tone as a microphone whose sample clock runs that fast.
         /// `media`: a URL or a file; the video's own input when `--video` names one and `--audio` is not given.
         case device(String), media(String), test(clockPartsPerMillion: Int), none
 
-        init(_ text: String) {
+        public init(_ text: String) {
             switch text {
             case "test": self = .test(clockPartsPerMillion: 0)
             case "none": self = .none
@@ -43,50 +43,75 @@ struct CaptureInputs {
             }
         }
 
-        var isTest: Bool {
+        public var isTest: Bool {
             if case .test = self { return true }
             return false
         }
     }
 
     /// A URL (`rtsp://…`) or a regular file, as opposed to a device node or an ALSA name.
-    static func isMedia(_ text: String) -> Bool {
+    public static func isMedia(_ text: String) -> Bool {
         if MediaSource.Configuration.isURL(text) { return true }
         var status = stat()
         return stat(text, &status) == 0 && status.st_mode & S_IFMT == S_IFREG
     }
 
-    var video = Video.firstCamera
-    var audio = Audio.device("default")
+    public var video = Video.firstCamera
+    public var audio = Audio.device("default")
     /// With a URL or a file: start a file again at its end.
-    var loop = false
+    public var loop = false
     /// `--rtsp-transport`.
-    var rtspTransport = "tcp"
+    public var rtspTransport = "tcp"
     /// `--ca-file`: whom an https input's certificate must be signed by.
-    var trust = CertificateTrust()
+    public var trust = CertificateTrust()
     /// `--stall-timeout`: how long a URL may deliver nothing.
-    var stallTimeoutSeconds = 10.0
+    public var stallTimeoutSeconds = 10.0
     /// A URL's or file's H.264/HEVC and AAC handed on as they are (not `--transcode`, nothing to encode).
-    var copy = false
+    public var copy = false
     /// A camera's own H.264 may be handed on as it is: nothing asks for an encoding (`--size` and `--fps`
     /// choose the camera's mode instead).
-    var cameraCopy = false
+    public var cameraCopy = false
     /// `--input-format`: what to ask the camera for; nil: H.264 when it fits, else raw or MJPEG.
-    var inputFormat: CameraInputFormat?
-    var size = OutputSize(width: 1280, height: 720)
-    var framesPerSecond = 30
+    public var inputFormat: CameraInputFormat?
+    public var size = OutputSize(width: 1280, height: 720)
+    public var framesPerSecond = 30
     /// With the test source: as fast as it encodes instead of in real time.
-    var realtime = true
+    public var realtime = true
     /// Wait for a camera or microphone that fails or goes away, a stand-in keeping its track flowing.
-    var reconnect = false
+    public var reconnect = false
     /// With the test source or a file out of real time: its stream time, after which it ends.
-    var durationMilliseconds: Int64?
+    public var durationMilliseconds: Int64?
     /// `--listen`: the URL waits for a publisher.
-    var listen: MediaSource.Configuration.Listen?
+    public var listen: MediaSource.Configuration.Listen?
+
+    public init() {}
+
+    /// The URL or file the audio is read from, when it is one.
+    public var audioMedia: String? {
+        if case .media(let location) = audio { return location }
+        return nil
+    }
+
+    /// Whether `--video` names a V4L2 camera (the first one, or a device node).
+    public var videoIsCamera: Bool {
+        switch video {
+        case .firstCamera, .device: true
+        case .media, .test, .none: false
+        }
+    }
+
+    /// A listener at `url` takes the publisher: libavformat reads it from `internalURL`, and the sound
+    /// follows when it was to come from the same URL.
+    public mutating func listen(at url: String, through internalURL: String, _ listen: MediaSource.Configuration.Listen) {
+        self.listen = listen
+        let follows = audio == .media(url)
+        video = .media(internalURL)
+        if follows { audio = .media(internalURL) }
+    }
 
     /// The sources to capture: the test source for whatever is `test` (one source, so its picture and
     /// sound share a clock), then the camera, then the microphone.
-    func makeSources() throws(CaptureError) -> [any CaptureSource] {
+    public func makeSources() throws(CaptureError) -> [any CaptureSource] {
         var sources: [any CaptureSource] = []
         if video == .test || audio.isTest {
             var test = TestSource.Configuration()
