@@ -175,4 +175,18 @@ import Testing
             try plan.chooseEncoder { _, _ in (nil, [(.nvenc, "no libcuda")]) }
         }
     }
+
+    /// `--input-format` against what the camera offers: refused with what it has and the kinds it does offer.
+    @Test func aCameraWithoutTheFormatAskedForIsRefused() {
+        let vivid: [(code: String, inputFormat: CameraInputFormat?)] = [("YUYV", .raw), ("RGB3", nil), ("NV12", nil)]
+        #expect(CaptureInputs.missingFormat(.raw, device: "/dev/video0", formats: vivid) == nil)
+        #expect(CaptureInputs.missingFormat(.h264, device: "/dev/video0", formats: vivid)
+            == .cameraFormatMissing(device: "/dev/video0", asked: .h264, readable: ["YUYV"], unreadable: 2, offered: [.raw]))
+        let both: [(code: String, inputFormat: CameraInputFormat?)] = [("MJPG", .mjpeg), ("YUYV", .raw)]
+        #expect(CaptureInputs.missingFormat(.h264, device: "/dev/video2", formats: both)
+            == .cameraFormatMissing(device: "/dev/video2", asked: .h264, readable: ["MJPG", "YUYV"], unreadable: 0,
+                                    offered: CameraInputFormat.allCases.filter { $0 != .h264 }))
+        #expect(CaptureInputs.missingFormat(.mjpeg, device: "/dev/video4", formats: [("Y10 ", nil)])
+            == .cameraFormatMissing(device: "/dev/video4", asked: .mjpeg, readable: [], unreadable: 1, offered: []))
+    }
 }

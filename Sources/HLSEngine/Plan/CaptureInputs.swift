@@ -109,9 +109,23 @@ public struct CaptureInputs: Sendable {
         if follows { audio = .media(internalURL) }
     }
 
+    /// The refusal of a camera that offers no `asked` format among its `formats` (each one's code, and
+    /// the kind hlscap reads it as, nil for one it does not read); nil when it offers one.
+    public static func missingFormat(_ asked: CameraInputFormat, device: String,
+                                     formats: [(code: String, inputFormat: CameraInputFormat?)]) -> PlanError? {
+        guard !formats.contains(where: { $0.inputFormat == asked }) else { return nil }
+        // What it offers that hlscap reads, by kind; the formats it cannot read only counted (vivid has 80).
+        let readable = formats.filter { $0.inputFormat != nil }
+        return .cameraFormatMissing(device: device, asked: asked, readable: readable.map(\.code),
+                                    unreadable: formats.count - readable.count,
+                                    offered: CameraInputFormat.allCases.filter { format in
+                                        readable.contains { $0.inputFormat == format }
+                                    })
+    }
+
     /// The sources to capture: the test source for whatever is `test` (one source, so its picture and
     /// sound share a clock), then the camera, then the microphone.
-    public func makeSources() throws(CaptureError) -> [any CaptureSource] {
+    public func makeSources() throws -> [any CaptureSource] {
         var sources: [any CaptureSource] = []
         if video == .test || audio.isTest {
             var test = TestSource.Configuration()
@@ -164,23 +178,16 @@ public struct CaptureInputs: Sendable {
     /// The camera's own H.264 copied when it fits: asked for with `--input-format h264`, or offered at the
     /// size and rate asked for without `--input-format`, and nothing asks for an encoding. Otherwise its
     /// pictures are read (decoded) for the encoder. A camera that lacks the format asked for is refused.
-    private func cameraSource(_ configuration: CameraSource.Configuration) throws(CaptureError) -> any CaptureSource {
+    private func cameraSource(_ configuration: CameraSource.Configuration) throws -> any CaptureSource {
         guard inputFormat != nil || cameraCopy else { return CameraSource(configuration) }
         // Without a device at all, the camera source says so when it starts, as it always has.
         guard configuration.device != nil || !V4L2Device.captureDevices().isEmpty else { return CameraSource(configuration) }
         let device = try CameraSource.openDevice(configuration)
         var configuration = configuration
         configuration.device = device.path
-        if let inputFormat, !device.formats.contains(where: { $0.inputFormat == inputFormat }) {
-            // What it offers that hlscap reads, by kind; the formats it cannot read only counted (vivid has 80).
-            let readable = device.formats.filter { $0.inputFormat != nil }
-            let offered = CameraInputFormat.allCases.filter { format in readable.contains { $0.inputFormat == format } }
-            let unread = device.formats.count - readable.count
-            var has = readable.map(\.code).joined(separator: ", ")
-            if unread > 0 { has += (has.isEmpty ? "" : ", and ") + "\(unread) format\(unread == 1 ? "" : "s") hlscap does not read" }
-            let advice = offered.isEmpty ? "use another camera"
-                : "give --input-format " + offered.map(\.rawValue).joined(separator: " or ")
-            throw CaptureError(device: device.path, message: "offers no \(inputFormat) format (it has \(has)); \(advice)")
+        if let inputFormat, let refusal = Self.missingFormat(inputFormat, device: device.path,
+                                                              formats: device.formats.map { ($0.code, $0.inputFormat) }) {
+            throw refusal
         }
         let copies = switch inputFormat {
         case .h264: cameraCopy

@@ -31,6 +31,10 @@ public enum PlanError: Error, Equatable, Sendable {
     case inputFormatWithoutCamera
     /// Neither video nor audio.
     case nothingToCapture
+    /// The camera at `device` offers no `asked` format: the codes of those it has that hlscap reads, how
+    /// many others it has, and the kinds it does offer.
+    case cameraFormatMissing(device: String, asked: CameraInputFormat, readable: [String], unreadable: Int,
+                             offered: [CameraInputFormat])
 
     // What the stream is.
     case resumeAndOverwrite

@@ -14,6 +14,14 @@ extension CommandError {
         case .encoderUnavailable(let kind, let reason, let software):
             self.init("--encoder \(kind.rawValue): \(reason); give --encoder \(software) to encode in software "
                 + "or auto to use whatever this machine has", exitCode: .unavailable)
+        case .cameraFormatMissing(let device, let asked, let readable, let unreadable, let offered):
+            var has = readable.joined(separator: ", ")
+            if unreadable > 0 {
+                has += (has.isEmpty ? "" : ", and ") + "\(unreadable) format\(unreadable == 1 ? "" : "s") hlscap does not read"
+            }
+            let advice = offered.isEmpty ? "use another camera"
+                : "give --input-format " + offered.map(\.rawValue).joined(separator: " or ")
+            self.init("\(device): offers no \(asked) format (it has \(has)); \(advice)", exitCode: .noInput)
         case .folderWithoutClip(let folder):
             self.init("\(folder) is a folder, not a media file; to export a clip of the recordings in it give "
                 + "--from TIME and --to TIME (or --duration)", exitCode: .noInput)
@@ -94,7 +102,7 @@ extension CommandError {
         case .clipNeedsFolder(let inputs):
             "--from and --to take one folder of recordings (written by hlscap live --record), not "
                 + inputs.joined(separator: " ")
-        case .authorityFileUnreadable, .overlayUnavailable, .encoderUnavailable, .folderWithoutClip:
+        case .authorityFileUnreadable, .overlayUnavailable, .encoderUnavailable, .folderWithoutClip, .cameraFormatMissing:
             "\(error)"
         }
     }
