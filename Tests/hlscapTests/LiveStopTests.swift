@@ -135,7 +135,7 @@ import Testing
 
         // Long enough after their time: the resumed run deletes them and keeps only what it lists.
         Thread.sleep(forTimeInterval: max(0, (left.map(\.removableAt).max() ?? Date()).timeIntervalSinceNow))
-        let resumed = try ExternalTools.runHlscap(arguments + ["--resume", "--duration", "2"],
+        let resumed = try ExternalTools.runHlscap(arguments + ["--resume", "--no-realtime", "--duration", "2"],
                                                   timeoutSeconds: LiveStream.stopSeconds + 30)
         #expect(resumed.exitStatus == 0, "\(resumed.stderr)")
         for file in left { #expect(!FileManager.default.fileExists(atPath: stream.appendingPathComponent(file.path).path)) }
