@@ -2,7 +2,8 @@
 """Plays an HLS stream in headless Chromium with native HLS and reports what happened.
 
 Usage: chromium_play.py (--url URL | --dir DIR) [--playlist NAME] [--timeout S] [--live]
-                        [--live-seconds S] [--rate R] [--throttle-kbps K] [--chromium PATH]
+                        [--live-seconds S] [--rate R] [--throttle-kbps K] [--open-playlist]
+                        [--media-log] [--chromium PATH]
 
 --url names a playlist on a server that also serves serve.PLAYER_PATH (serve.py does), or
 whose player page --player-page names (a copy of serve.PLAYER_PAGE in an object store's bucket);
@@ -24,6 +25,10 @@ sequence numbers are then read from its first variant. --throttle-kbps limits Ch
 to K kb/s (DevTools network emulation) from the start. The report always lists "sizes": every
 picture size shown, in order, with the media time it first appeared at, and "playedAfterSwitch":
 the media seconds played after the last change of size.
+--open-playlist opens the playlist itself instead of a player page: Chromium shows it in its own
+media document (a <video> of the playlist's own origin). --media-log adds "mediaErrors": what
+Chromium's media pipeline reported as errors (DevTools Media domain: the demuxer's or decoder's
+own complaint, which the element's error code only summarises).
 """
 import argparse
 import base64
@@ -65,6 +70,7 @@ STARTUP_SECONDS = 30
 THROTTLED_RETRY_SIGNATURE = "DEMUXER_ERROR_COULD_NOT_PARSE"
 THROTTLED_ATTEMPTS = 2
 POLL_SECONDS = 0.25
+MEDIA_LOG_SETTLE_SECONDS = 1.0
 END_TOLERANCE_SECONDS = 0.5
 EXTINF = "#EXTINF:"
 MEDIA_SEQUENCE = "#EXT-X-MEDIA-SEQUENCE:"
@@ -181,11 +187,14 @@ class WebSocket:
 
 
 class DevTools:
-    """Request/response calls on one page target; events are read and dropped."""
+    """Request/response calls on one page target; events are read and dropped, except those of the
+    domains named in `kept_domains`, which are appended to `events`."""
 
     def __init__(self, websocket):
         self.websocket = websocket
         self.next_id = 0
+        self.kept_domains = ()
+        self.events = []
 
     def call(self, method, **params):
         self.next_id += 1
@@ -196,6 +205,8 @@ class DevTools:
                 if "error" in message:
                     raise SetupError(f"{method}: {message['error']}")
                 return message["result"]
+            if message.get("method", "").split(".", 1)[0] in self.kept_domains:
+                self.events.append(message)
 
     def evaluate(self, expression):
         result = self.call("Runtime.evaluate", expression=expression, returnByValue=True)
@@ -300,6 +311,36 @@ def player_url(playlist_url, rate, page=None):
     return urllib.parse.urlunsplit((parts.scheme, parts.netloc, serve.PLAYER_PATH, query, ""))
 
 
+def set_rate_when_shown(devtools, rate):
+    """Sets the playback rate of Chromium's own media document once its video element exists."""
+    expression = (f"(v => v ? (v.defaultPlaybackRate = v.playbackRate = {rate}, true) : false)"
+                  "(document.querySelector('video'))")
+    deadline = time.monotonic() + STARTUP_SECONDS
+    while not devtools.evaluate(expression):
+        if time.monotonic() > deadline:
+            raise SetupError(f"the playlist opened no video element in {STARTUP_SECONDS} s")
+        time.sleep(POLL_SECONDS)
+
+
+def media_errors(events):
+    """Chromium's media errors from Media domain events: each error's type and its causes' types, and
+    every error-level message."""
+    errors = []
+    for event in events:
+        params = event.get("params", {})
+        if event.get("method") == "Media.playerErrorsRaised":
+            for error in params.get("errors", []):
+                causes, pending = [], list(error.get("cause", []))
+                while pending:
+                    cause = pending.pop(0)
+                    causes.append(cause.get("errorType"))
+                    pending.extend(cause.get("cause", []))
+                errors.append(" <- ".join([error.get("errorType", "?"), *causes]))
+        elif event.get("method") == "Media.playerMessagesLogged":
+            errors.extend(m.get("message") for m in params.get("messages", []) if m.get("level") == "error")
+    return errors
+
+
 def watch(devtools, args, playlist_url):
     """Polls the video element until it ends, fails, or time runs out; returns the report."""
     started = time.monotonic()
@@ -380,8 +421,20 @@ def run(args, playlist_url):
             bytes_per_second = args.throttle_kbps * 1000 / 8
             devtools.call("Network.emulateNetworkConditions", offline=False, latency=0,
                           downloadThroughput=bytes_per_second, uploadThroughput=bytes_per_second)
-        devtools.call("Page.navigate", url=player_url(playlist_url, rate, args.player_page))
+        if args.media_log:
+            devtools.kept_domains = ("Media",)
+            devtools.call("Media.enable")
+        if args.open_playlist:
+            devtools.call("Page.navigate", url=playlist_url)
+            set_rate_when_shown(devtools, rate)
+        else:
+            devtools.call("Page.navigate", url=player_url(playlist_url, rate, args.player_page))
         report = watch(devtools, args, playlist_url)
+        if args.media_log:
+            # The pipeline's error event may trail the element's error: a moment, then one call reads it.
+            time.sleep(MEDIA_LOG_SETTLE_SECONDS)
+            devtools.evaluate("0")
+            report["mediaErrors"] = media_errors(devtools.events)
     if not args.live:
         report["playlistDuration"] = playlist_duration(media_playlist(playlist_url))
     return report
@@ -400,6 +453,9 @@ def parse_arguments(argv):
     parser.add_argument("--rate", type=float, help="playbackRate (default 4 for VOD, 1 for live)")
     parser.add_argument("--playlist", default="playlist.m3u8", help="with --dir: the playlist to play")
     parser.add_argument("--throttle-kbps", type=float, help="limit the network to this many kb/s")
+    parser.add_argument("--open-playlist", action="store_true",
+                        help="open the playlist itself (Chromium's media document) instead of a player page")
+    parser.add_argument("--media-log", action="store_true", help="report Chromium's media pipeline errors")
     parser.add_argument("--chromium", default=shutil.which("chromium") or "chromium")
     return parser.parse_args(argv)
 
