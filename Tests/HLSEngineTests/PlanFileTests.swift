@@ -116,7 +116,8 @@ struct FileCase: Sendable, CustomTestStringConvertible {
         (FileCase("a clip with --size") { $0.clipFrom = from; $0.clipTo = to; $0.size = "640x360" }, .clipEncoded("size")),
         (FileCase("a clip with --cut-at") { $0.clipFrom = from; $0.clipTo = to; $0.cutMicroseconds = [1_000_000] }, .clipCuts),
         (FileCase("-o with --encrypt") {
-            $0.clipFrom = from; $0.clipTo = to; $0.outputDirectory = nil; $0.outputFile = "clip.mp4"; $0.encrypting = true
+            $0.clipFrom = from; $0.clipTo = to; $0.outputDirectory = nil; $0.outputFile = "clip.mp4"
+            $0.encryption.method = .aes128; $0.encryption.keyDirectory = "/var/keys"
         }, .clipFileEncrypted("clip.mp4")),
         (FileCase("a clip of files") { $0.clipFrom = from; $0.clipTo = to; $0.inputs = ["a.mp4", "b.mp4"] },
          .clipNeedsFolder(["a.mp4", "b.mp4"])),

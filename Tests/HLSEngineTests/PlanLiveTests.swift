@@ -89,9 +89,9 @@ struct LiveCase: Sendable, CustomTestStringConvertible {
          .partDuration),
         (LiveCase("--part-duration alone") { $0.partMilliseconds = 200 }, .partDurationWithoutLowLatency),
         (LiveCase("no --out or --publish") { $0.outputDirectory = nil }, .noDestination),
-        (LiveCase("--encrypt with --low-latency") { $0.serving = true; $0.lowLatency = true; $0.encryption = .aes128 },
+        (LiveCase("--encrypt with --low-latency") { $0.serving = true; $0.lowLatency = true; $0.encryption.method = .aes128 },
          .encryptionWithLowLatency),
-        (LiveCase("--encrypt cbcs with --resume") { $0.resume = true; $0.encryption = .sampleAES }, .sampleAESWithResume),
+        (LiveCase("--encrypt cbcs with --resume") { $0.resume = true; $0.encryption.method = .sampleAES }, .sampleAESWithResume),
     ]
 
     @Test(arguments: refusals)
@@ -100,10 +100,11 @@ struct LiveCase: Sendable, CustomTestStringConvertible {
     }
 
     @Test func aesWithResumeAndPublishingWithoutDirectoryArePlanned() throws {
-        var request = LiveCase("") { $0.resume = true; $0.encryption = .aes128 }.request
+        var request = LiveCase("") { $0.resume = true; $0.encryption.method = .aes128 }.request
         #expect(try request.plan().configuration.resume)
         request.outputDirectory = nil
         request.publishing = true
+        request.encryption.keyDirectory = "/var/keys"
         #expect(throws: Never.self) { try request.plan() }
     }
 
@@ -222,7 +223,8 @@ struct LiveCase: Sendable, CustomTestStringConvertible {
         let plan = try LiveCase("") { $0.video = nil; $0.audio = nil; $0.listen = "rtmp://0.0.0.0:1935/live/key" }
             .request.plan()
         #expect(plan.listen == .rtmp("rtmp://0.0.0.0:1935/live/key"))
-        #expect(plan.inputs.video == .media("rtmp://0.0.0.0:1935/live/key") && plan.inputs.audio == plan.inputs.video.media.map { .media($0) })
+        #expect(plan.inputs.video == .media("rtmp://0.0.0.0:1935/live/key"))
+        #expect(plan.inputs.audio == .media("rtmp://0.0.0.0:1935/live/key"))
         #expect(plan.notices.isEmpty)
     }
 

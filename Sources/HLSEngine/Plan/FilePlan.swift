@@ -25,7 +25,7 @@ public struct FileRequest: Sendable {
     /// One MP4 file for a clip of recordings.
     public var outputFile: String?
     public var publishing = false
-    public var encrypting = false
+    public var encryption = EncryptionRequest()
     /// A clip of recordings: where it starts, and where it ends or how long it is.
     public var clipFrom: Date?
     public var clipTo: Date?
@@ -50,6 +50,7 @@ public struct FilePlan: Sendable {
     public let encodingOptions: [String]
     /// A clip of the recordings in the one input folder.
     public let clip: ClipRange?
+    public let encryption: EncryptionPlan?
 
     public struct ClipRange: Sendable, Equatable {
         public var from: Date
@@ -118,7 +119,9 @@ public struct FilePlan: Sendable {
         if clip != nil || request.outputFile != nil {
             try Self.checkClip(request, encoding: request.transcode ? ["transcode"] : encodingOptions)
         }
-        if let outputFile = request.outputFile, request.encrypting { throw .clipFileEncrypted(outputFile) }
+        encryption = try EncryptionPlan(request.encryption, outputDirectory: request.outputDirectory,
+                                        publishing: request.publishing)
+        if let outputFile = request.outputFile, encryption != nil { throw .clipFileEncrypted(outputFile) }
         guard request.outputDirectory != nil || request.publishing || request.outputFile != nil else {
             throw .noDestination
         }

@@ -21,6 +21,7 @@ public struct LivePlan: Sendable {
     /// Where a publisher is waited for, when it is.
     public let listen: Listen?
     public let recording: RecordingPlan?
+    public let encryption: EncryptionPlan?
     /// A DVR window: served playlists offer delta updates.
     public let deltaUpdates: Bool
     /// What the plan has to say before anything is opened.
@@ -116,8 +117,10 @@ public struct LivePlan: Sendable {
             throw .partDurationWithoutLowLatency
         }
         guard request.outputDirectory != nil || request.publishing else { throw .noDestination }
-        if request.encryption != nil, request.lowLatency { throw .encryptionWithLowLatency }
-        if request.encryption == .sampleAES, request.resume { throw .sampleAESWithResume }
+        encryption = try EncryptionPlan(request.encryption, outputDirectory: request.outputDirectory,
+                                        publishing: request.publishing)
+        if encryption != nil, request.lowLatency { throw .encryptionWithLowLatency }
+        if encryption?.method == .sampleAES, request.resume { throw .sampleAESWithResume }
         configuration.overlay = try Self.overlay(request)
         if configuration.overlay != nil, inputs.video == .none { throw .overlayWithoutVideo }
         if request.transcode, inputs.video.media == nil, !inputs.videoIsCamera { throw .transcodeWithoutInput }

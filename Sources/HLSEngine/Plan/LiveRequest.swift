@@ -59,7 +59,7 @@ public struct LiveRequest: Sendable {
     public var overwrite = false
     public var outputDirectory: String?
     public var publishing = false
-    public var encryption: SegmentEncryption.Method?
+    public var encryption = EncryptionRequest()
     public var serving = false
     public var lowLatency = false
     public var partMilliseconds: Int64?

@@ -72,6 +72,15 @@ public enum PlanError: Error, Equatable, Sendable {
     /// Neither a directory nor an origin (nor, for a clip, a file).
     case noDestination
     case encryptionWithLowLatency
+    /// Key options (rotation, directory, URI prefix, publishing keys) without encryption.
+    case needsEncryption
+    case publishKeysWithoutPublishing
+    /// Key rotation with SAMPLE-AES, which names its key in the init section.
+    case keyRotationWithSampleAES
+    /// Encryption without a stream directory to keep the keys beside, and no key directory.
+    case keyDirectoryMissing
+    /// A key URI prefix that is empty or holds quotes or line breaks.
+    case keyURIPrefix(String)
     case sampleAESWithResume
 
     // The recording.

@@ -72,7 +72,7 @@ struct FileCommand: Command {
     var inputs: [String]
     var outputDirectory: String?
     var publish: PublishOptions?
-    var encryption: EncryptionOptions?
+    var encryption: EncryptionPlan?
     var mode: FilePackager.Mode
     var transcodeSettings = TranscodeSettings()
     var cutMicroseconds: [Int64] = []
@@ -118,9 +118,7 @@ struct FileCommand: Command {
         request.outputDirectory = try arguments.value("--out")
         request.outputFile = try arguments.value("-o")
         try Self.readClipRange(&arguments, into: &request)
-        encryption = try EncryptionOptions(arguments: &arguments, outputDirectory: request.outputDirectory,
-                                           publishing: request.publishing)
-        request.encrypting = encryption != nil
+        request.encryption = try EncryptionOptions.request(&arguments)
         request.inputs = try arguments.positionals()
         let plan: FilePlan
         do {
@@ -135,6 +133,7 @@ struct FileCommand: Command {
         transcodeSettings = plan.transcodeSettings
         cutMicroseconds = request.cutMicroseconds
         clip = plan.clip.map { ($0.from, $0.to) }
+        encryption = plan.encryption
     }
 
     /// `--from`, `--to` and `--duration`, each read as a date-time or a span.
@@ -176,7 +175,7 @@ struct FileCommand: Command {
         var packager = FilePackager(inputs: inputs, store: store, mode: mode, transcodeSettings: transcodeSettings,
                                     overwrite: overwrite)
         packager.cutMicroseconds = cutMicroseconds
-        packager.encryption = try encryption?.make()
+        packager.encryption = try EncryptionOptions.make(encryption)
         packager.publishKeys = encryption?.publishKeys ?? false
         packager.onTotalSeconds = { progress?.totalSeconds = $0 }
         packager.onProgress = { progress?.advance(toSeconds: $0) }
@@ -258,7 +257,7 @@ struct FileCommand: Command {
                 let store = try DirectoryStore(root: outputDirectory ?? spoolDirectory!)
                 var packager = FilePackager(inputs: parts.map(\.path), store: store, mode: .copy,
                                             transcodeSettings: transcodeSettings, overwrite: overwrite)
-                packager.encryption = try encryption?.make()
+                packager.encryption = try EncryptionOptions.make(encryption)
                 packager.publishKeys = encryption?.publishKeys ?? false
                 packager.onMessage = EngineMessage.print
                 packager.publish = publish.map { options in

@@ -14,7 +14,6 @@ struct LiveCommand: Command {
     var plan: LivePlan
     var publish: PublishOptions?
     var serve: ServerOptions?
-    var encryption: EncryptionOptions?
     var quiet: Bool
     var verbose: Bool
 
@@ -64,11 +63,7 @@ struct LiveCommand: Command {
         request.partMilliseconds = try arguments.value("--part-duration")
             .map { try Parse.milliseconds($0, option: "--part-duration") }
         request.outputDirectory = try arguments.value("--out")
-        if request.outputDirectory != nil || request.publishing {
-            encryption = try EncryptionOptions(arguments: &arguments, outputDirectory: request.outputDirectory,
-                                               publishing: request.publishing)
-        }
-        request.encryption = encryption?.method
+        request.encryption = try EncryptionOptions.request(&arguments)
         request.overlay = try arguments.value("--overlay")
         request.overlayLocalTime = arguments.flag("--overlay-local-time")
         request.overlayFont = try arguments.value("--overlay-font")
@@ -117,8 +112,8 @@ struct LiveCommand: Command {
             throw commandError(error)
         }
         var configuration = plan.configuration
-        configuration.encryption = try encryption?.make()
-        configuration.publishKeys = encryption?.publishKeys ?? false
+        configuration.encryption = try EncryptionOptions.make(plan.encryption)
+        configuration.publishKeys = plan.encryption?.publishKeys ?? false
         if let publish {
             configuration.makePublisher = { store, directory in publish.makeLivePublisher(store: store, directory: directory) }
         }
@@ -161,7 +156,7 @@ struct LiveCommand: Command {
         let entry = configuration.ladder == nil ? StreamLayout.playlistName : StreamLayout.masterPlaylistName
         let http = try serve.map {
             try $0.start(StreamServer(root: directory, lowLatency: lowLatency, metrics: metrics,
-                                      keyDirectory: encryption?.keyDirectory, deltaPlaylists: deltaPlaylists,
+                                      keyDirectory: plan.encryption?.keyDirectory, deltaPlaylists: deltaPlaylists,
                                       recordings: recordingsFolder.map(RecordingRanges.init(root:)),
                                       pictures: .decodedByFFmpeg()), entry: entry)
         }

@@ -1,4 +1,5 @@
 import Foundation
+import HLSEngine
 import HLSKit
 import HLSServer
 
@@ -48,7 +49,7 @@ struct ServeCommand: Command {
         let keys = try arguments.value("--key-dir")
         recordings = try arguments.value("--recordings")
         directory = try arguments.onePositional("serve", what: "the stream directory to serve")
-        let beside = EncryptionOptions.defaultKeyDirectory(directory)
+        let beside = EncryptionPlan.defaultKeyDirectory(directory)
         keyDirectory = keys ?? (FileManager.default.fileExists(atPath: beside) ? beside : nil)
     }
 

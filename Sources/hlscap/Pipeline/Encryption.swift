@@ -1,8 +1,9 @@
 import Foundation
+import HLSEngine
 import HLSOutput
 
 /// `--encrypt aes-128` and the options that go with it.
-struct EncryptionOptions {
+enum EncryptionOptions {
     static let help = """
           --encrypt aes-128         encrypt every segment whole (AES-128-CBC, PKCS#7, the media
                                     sequence number as IV); no I-frame playlists, no --low-latency
@@ -18,63 +19,31 @@ struct EncryptionOptions {
                                     before any playlist there names it (without it keys stay here)
         """
 
-    var method: SegmentEncryption.Method
-    var keyDirectory: String
-    var rotation: Int
-    var keyURIPrefix: String?
-    var publishKeys: Bool
-
-    /// nil without `--encrypt`; its companions are then refused.
-    init?(arguments: inout ArgumentList, outputDirectory: String?, publishing: Bool) throws {
-        let method = try arguments.value("--encrypt")
-        let rotation = try arguments.value("--key-rotation")
-        let directory = try arguments.value("--key-dir")
-        let prefix = try arguments.value("--key-url")
-        publishKeys = arguments.flag("--publish-keys")
-        guard let method else {
-            if rotation != nil || directory != nil || prefix != nil || publishKeys {
-                throw CommandError.usage("--key-rotation, --key-dir, --key-url and --publish-keys need --encrypt aes-128 or cbcs")
+    /// The options as given; the plan decides whether they go together.
+    static func request(_ arguments: inout ArgumentList) throws -> EncryptionRequest {
+        var request = EncryptionRequest()
+        request.method = try arguments.value("--encrypt").map { method in
+            switch method.lowercased() {
+            case "aes-128": .aes128
+            case "cbcs", "sample-aes": .sampleAES
+            default: throw CommandError.usage("--encrypt takes aes-128 or cbcs (got \"\(method)\")")
             }
-            return nil
         }
-        if publishKeys, !publishing {
-            throw CommandError.usage("--publish-keys uploads keys with the stream: it needs --publish URL")
-        }
-        switch method.lowercased() {
-        case "aes-128": self.method = .aes128
-        case "cbcs", "sample-aes": self.method = .sampleAES
-        default: throw CommandError.usage("--encrypt takes aes-128 or cbcs (got \"\(method)\")")
-        }
-        self.rotation = try rotation.map { try Parse.integer($0, option: "--key-rotation", in: 0...1_000_000) } ?? 0
-        if self.method == .sampleAES, self.rotation > 0 {
-            throw CommandError.usage("--key-rotation works with --encrypt aes-128: cbcs names its key in the init section, "
-                + "so it keeps one key for the run")
-        }
-        guard let keyDirectory = directory ?? outputDirectory.map(Self.defaultKeyDirectory) else {
-            throw CommandError.usage("--encrypt without --out needs --key-dir DIR: the keys must be kept somewhere")
-        }
-        self.keyDirectory = keyDirectory
-        if let prefix, prefix.isEmpty || prefix.contains(where: { $0 == "\"" || $0.isNewline }) {
-            throw CommandError.usage("--key-url takes a URL or path prefix without quotes, such as https://keys.example/live/")
-        }
-        keyURIPrefix = prefix
-    }
-
-    /// `OUT.keys` beside `OUT`.
-    static func defaultKeyDirectory(_ output: String) -> String {
-        var trimmed = output
-        while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed.removeLast() }
-        return trimmed + ".keys"
+        request.rotation = try arguments.value("--key-rotation")
+            .map { try Parse.integer($0, option: "--key-rotation", in: 0...1_000_000) }
+        request.keyDirectory = try arguments.value("--key-dir")
+        request.keyURIPrefix = try arguments.value("--key-url")
+        request.publishKeys = arguments.flag("--publish-keys")
+        return request
     }
 
     /// The encryption the writer uses: keys in a private directory.
-    func make() throws -> SegmentEncryption {
-        let store: DirectoryStore
+    static func make(_ plan: EncryptionPlan?) throws -> SegmentEncryption? {
+        guard let plan else { return nil }
         do {
-            store = try DirectoryStore(root: keyDirectory, isPrivate: true)
+            return try plan.make()
         } catch {
-            throw CommandError("--key-dir \(keyDirectory): \(error)", exitCode: .cannotCreate)
+            throw CommandError("--key-dir \(plan.keyDirectory): \(error)", exitCode: .cannotCreate)
         }
-        return SegmentEncryption(keyStore: store, rotation: rotation, keyURIPrefix: keyURIPrefix, method: method)
     }
 }

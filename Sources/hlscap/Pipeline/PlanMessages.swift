@@ -71,6 +71,13 @@ extension CommandError {
         case .sampleAESWithResume:
             "--encrypt cbcs and --resume exclude each other: the new run's key would replace the init section the "
                 + "listed segments were encrypted for"
+        case .needsEncryption: "--key-rotation, --key-dir, --key-url and --publish-keys need --encrypt aes-128 or cbcs"
+        case .publishKeysWithoutPublishing: "--publish-keys uploads keys with the stream: it needs --publish URL"
+        case .keyRotationWithSampleAES:
+            "--key-rotation works with --encrypt aes-128: cbcs names its key in the init section, so it keeps one key "
+                + "for the run"
+        case .keyDirectoryMissing: "--encrypt without --out needs --key-dir DIR: the keys must be kept somewhere"
+        case .keyURIPrefix: "--key-url takes a URL or path prefix without quotes, such as https://keys.example/live/"
         case .needsRecording(let option): "--\(option) needs --record PATH"
         case .recordingPattern(let path, let reason): "--record \(path): \(reason)"
         case .recordingPeriod(let reason): "--record-every \(reason)"
