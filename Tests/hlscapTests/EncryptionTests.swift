@@ -71,7 +71,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         let stream = directory.appendingPathComponent("live")
         let result = try ExternalTools.runHlscap(["live", "--video", "test", "--audio", "test", "--size", "320x180",
-                                                  "--duration", "10", "--quiet", "--out", stream.path,
+                                                  "--no-realtime", "--duration", "10", "--quiet", "--out", stream.path,
                                                   "--encrypt", "aes-128", "--key-rotation", "2"], timeoutSeconds: 120)
         #expect(result.succeeded, "\(result.stderr)")
         let text = try String(contentsOf: stream.appendingPathComponent("playlist.m3u8"), encoding: .utf8)
@@ -149,7 +149,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         let stream = directory.appendingPathComponent("live")
         let result = try ExternalTools.runHlscap(["live", "--video", "test", "--audio", "test", "--size", "320x180",
-                                                  "--duration", "6", "--window", "0", "--quiet", "--out", stream.path,
+                                                  "--no-realtime", "--duration", "6", "--window", "0", "--quiet", "--out", stream.path,
                                                   "--encrypt", "cbcs"], timeoutSeconds: 120)
         #expect(result.succeeded, "\(result.stderr)")
         let keys = directory.appendingPathComponent("live.keys")

@@ -39,7 +39,7 @@ import Testing
         try ExternalTools.validateStream(stream)
 
         let again = try ExternalTools.runHlscap(["live"] + LiveStream.testSource + [
-            "--duration", "2", "--out", stream.path, "--record", recording, "--quiet", "--resume"])
+            "--no-realtime", "--duration", "2", "--out", stream.path, "--record", recording, "--quiet", "--resume"])
         #expect(again.succeeded, "\(again.stderr)")
         #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("rec-2.mp4").path),
                 "a resumed stream records into a new file")
@@ -278,7 +278,7 @@ import Testing
         let stream = directory.appendingPathComponent("stream")
         let recording = small.appendingPathComponent("rec.mp4").path
         let result = try ExternalTools.runHlscap(["live"] + LiveStream.testSource + [
-            "--duration", "8", "--out", stream.path, "--record", recording, "--record-bitrate", "6M",
+            "--no-realtime", "--duration", "8", "--out", stream.path, "--record", recording, "--record-bitrate", "6M",
             "--record-codec", "h264", "--quiet"])
         #expect(result.exitStatus == 74, "\(result.stderr)")
         #expect(result.stderr.contains("warning: the recording \(recording) stopped"), "\(result.stderr)")
