@@ -65,14 +65,21 @@ check: build
 
 # The checkers' own tests run first: an end-to-end result means nothing if they cannot fail.
 # Tests run one at a time: live runs, ALSA capture and publishing are paced in real time and
-# must not share two cores with Chromium and transcoding. The published runs through the fault
-# proxy (PARALLEL_TESTS) then run four at once, two test processes of two (PARALLEL_GROUPS, which
-# together take every test PARALLEL_TESTS names): small pictures, mostly waiting on stalls and
-# retries, and nothing in them is timed against the capture.
+# must not share two cores with Chromium and transcoding. The suites that package files and read
+# them back (FILE_TESTS: no live capture, no server, no player, nothing timed) then run side by
+# side, two test processes (FILE_GROUPS, which together take every suite FILE_TESTS names) each
+# running its suites at once. The published runs through the fault proxy (PARALLEL_TESTS) run
+# last, four at once, two test processes of two (PARALLEL_GROUPS, which together take every test
+# PARALLEL_TESTS names): small pictures, mostly waiting on stalls and retries, and nothing in them
+# is timed against the capture.
+FILE_TESTS := hlscapTests\.(HostileFileTests|GoldenSegmentTests|DevicesCommandTests|BadInputTests|CopyBadInputTests|TranscodeBadInputTests|CopyModeStreamTests|TranscodeStreamTests|VariableFrameRateTests|CutPointTests)
+FILE_GROUPS := 'hlscapTests\.(HostileFileTests|GoldenSegmentTests|DevicesCommandTests|BadInputTests|CopyBadInputTests|TranscodeBadInputTests)' \
+	'hlscapTests\.(CopyModeStreamTests|TranscodeStreamTests|VariableFrameRateTests|CutPointTests)'
 PARALLEL_TESTS := PublishWindowFaultTests|PublishLiveFaultTests
 PARALLEL_GROUPS := 'PublishLiveFaultTests|PublishWindowFaultTests/anOutage' 'PublishWindowFaultTests/(?!anOutage)'
 test: build test-tools test-fuzz-parsers
-	$(SWIFT) test --no-parallel --skip '$(PARALLEL_TESTS)' 2>&1 | tee .build/swift-test.log
+	$(SWIFT) test --no-parallel --skip '$(FILE_TESTS)|$(PARALLEL_TESTS)' 2>&1 | tee .build/swift-test.log
+	scripts/tests-side-by-side.sh $(FILE_GROUPS) 2>&1 | tee -a .build/swift-test.log
 	scripts/tests-side-by-side.sh $(PARALLEL_GROUPS) 2>&1 | tee -a .build/swift-test.log
 
 test-tools: deps
@@ -170,12 +177,13 @@ test-fuzz-parsers: deps
 # The unit tests under AddressSanitizer (leaks included; scripts/lsan-suppressions.txt names the ones
 # inside Foundation), and the threaded code under ThreadSanitizer: the publisher, the capture
 # threads, the live engine and the HTTP server in process, and live, published, crashed and served runs of an hlscap
-# built with it. CI runs all of it. Each sanitizer builds
-# into its own directory, so the debug build stays as it is.
+# built with it. A stop that waits out retention, and a second interrupt that cuts the wait short, run in
+# process (LiveEngineTests); the binary's live runs are those that signals, devices and uploads end.
+# CI runs all of it. Each sanitizer builds into its own directory, so the debug build stays as it is.
 SANITIZER_ASAN := --sanitize=address --build-path .build/asan
 SANITIZER_TSAN := --sanitize=thread --build-path .build/tsan
 TSAN_UNIT_TESTS := PublishStreamPublisherTests|HeaderDeadlinesTests|CaptureThreadTests|CaptureTestSourceTests|CaptureMicrophoneTests|CodecPictureTests|StreamServerTests|LiveEngineTests
-TSAN_END_TO_END_TESTS := LiveStopTests|PublishLiveFaultTests|CrashConsistencyTests|ServeCommandTests/(?!aProtectedStream)|LowLatencyTests/aLadderReports|LowLatencyTests/httpsServes
+TSAN_END_TO_END_TESTS := LiveStopTests/(aSignal|aSecondInterrupt|aMissingDevice)|PublishLiveFaultTests|CrashConsistencyTests|ServeCommandTests/(?!aProtectedStream)|LowLatencyTests/aLadderReports|LowLatencyTests/httpsServes
 test-sanitizers: deps
 	$(SWIFT) build --build-tests $(SANITIZER_ASAN)
 	LSAN_OPTIONS=suppressions=$(CURDIR)/scripts/lsan-suppressions.txt \
