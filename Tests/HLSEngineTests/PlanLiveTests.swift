@@ -243,4 +243,18 @@ struct LiveCase: Sendable, CustomTestStringConvertible {
         }.request.plan()
         #expect(silent.inputs.video == .media("srt://127.0.0.1:9000") && silent.inputs.audio == CaptureInputs.Audio.none)
     }
+
+    /// What `--video` and `--audio` name: the test source, nothing, a URL or a regular file, else a device.
+    @Test func inputNames() {
+        #expect(CaptureInputs.Video("test") == .test && CaptureInputs.Video("none") == CaptureInputs.Video.none)
+        #expect(CaptureInputs.Video("/dev/video0") == .device("/dev/video0"))
+        #expect(CaptureInputs.Video("rtsp://cam/1") == .media("rtsp://cam/1"))
+        #expect(CaptureInputs.Video("/etc/passwd") == .media("/etc/passwd"))
+        #expect(CaptureInputs.Audio("test") == .test(clockPartsPerMillion: 0))
+        #expect(CaptureInputs.Audio("test:+5000ppm") == .test(clockPartsPerMillion: 5000))
+        #expect(CaptureInputs.Audio("test:-200ppm") == .test(clockPartsPerMillion: -200))
+        #expect(CaptureInputs.Audio("test:fast") == .device("test:fast"))
+        #expect(CaptureInputs.Audio("hw:1,0") == .device("hw:1,0") && CaptureInputs.Audio("none") == CaptureInputs.Audio.none)
+        #expect(CaptureInputs.Audio("srt://0.0.0.0:9000") == .media("srt://0.0.0.0:9000"))
+    }
 }

@@ -4,9 +4,9 @@ import HLSMedia
 
 /// What the opened sources tell a plan: the decisions that need them take these values, so they are
 /// tested without opening anything.
-public struct SourceFacts: Sendable, Equatable {
+public struct SourceFacts: Sendable {
     /// A URL or a file, read through libavformat.
-    public struct Media: Sendable, Equatable {
+    public struct Media: Sendable {
         public var name: String
         /// Why it cannot be copied, when it cannot.
         public var copyRefusal: String?
@@ -22,17 +22,10 @@ public struct SourceFacts: Sendable, Equatable {
         public init(name: String) {
             self.name = name
         }
-
-        public static func == (lhs: Media, rhs: Media) -> Bool {
-            lhs.name == rhs.name && lhs.copyRefusal == rhs.copyRefusal && lhs.otherStreams == rhs.otherStreams
-                && lhs.copiesVideo == rhs.copiesVideo && lhs.keyframeIntervalSeconds == rhs.keyframeIntervalSeconds
-                && lhs.videoSize?.width == rhs.videoSize?.width && lhs.videoSize?.height == rhs.videoSize?.height
-                && lhs.videoFramesPerSecond == rhs.videoFramesPerSecond
-        }
     }
 
     /// A camera whose own H.264 is copied, in the mode it was opened in.
-    public struct CameraCopy: Sendable, Equatable {
+    public struct CameraCopy: Sendable {
         public var name: String
         public var keyframeIntervalSeconds: Double?
         public var width: Int

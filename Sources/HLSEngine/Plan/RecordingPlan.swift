@@ -24,18 +24,12 @@ public struct RecordingPlan: Sendable, Equatable {
     var splitName: RecordingPattern?
 
     /// Where the recording goes as the stream starts.
-    public struct Layout: Sendable, Equatable {
+    public struct Layout: Sendable {
         /// The folder the recording's store is rooted at.
         public var directory: String
         /// The file's path in it (split by time: the first placeholder's folder and below).
         public var name: String
         public var split: LiveConfiguration.Recording.Split?
-
-        public static func == (lhs: Layout, rhs: Layout) -> Bool {
-            lhs.directory == rhs.directory && lhs.name == rhs.name && lhs.split?.pattern == rhs.split?.pattern
-                && lhs.split?.period == rhs.split?.period && lhs.split?.timeZone == rhs.split?.timeZone
-                && lhs.split?.retention == rhs.split?.retention
-        }
     }
 
     /// nil without a recording; its options without one are refused.

@@ -27,6 +27,7 @@ struct LiveCommand: Command {
         request.loop = arguments.flag("--loop")
         request.rtspTransport = try arguments.value("--rtsp-transport")
         request.authorityFile = try arguments.value("--ca-file")
+        // A number that does not read is out of every range: the plan refuses it in the range's words.
         request.stallTimeoutSeconds = try arguments.value("--stall-timeout").map { Double($0) ?? .nan }
         request.resume = arguments.flag("--resume")
         request.overwrite = arguments.flag("--overwrite")
