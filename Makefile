@@ -3,6 +3,9 @@ SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
 
 SWIFT ?= swift
+# Flags every build and test run passes to SwiftPM; CI (.ci/run) makes compiler warnings errors with it.
+# One value for every run of a build directory, so that `swift test` does not build it again.
+SWIFT_BUILD_FLAGS ?=
 HLSCAP := .build/debug/hlscap
 DEMO_SECONDS := 20
 DEMO_PORT := 8000
@@ -44,7 +47,7 @@ deps:
 	scripts/install-boto3.sh
 
 build: deps
-	$(SWIFT) build
+	$(SWIFT) build $(SWIFT_BUILD_FLAGS)
 
 # The binary to install: optimised, with the Swift runtime and Foundation linked in, which
 # leaves 145 shared libraries to load instead of 160 and a live stream about 8 MB smaller.
@@ -52,7 +55,7 @@ build: deps
 # 1.9 MB to read and apply at start-up, 2 MB less resident.
 RELEASE_FLAGS := -c release --static-swift-stdlib -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs
 release: deps
-	$(SWIFT) build $(RELEASE_FLAGS)
+	$(SWIFT) build $(RELEASE_FLAGS) $(SWIFT_BUILD_FLAGS)
 	.build/release/hlscap --version
 
 # The loop to run while working: the build and every test that runs in process (the pure core, the
@@ -60,7 +63,7 @@ release: deps
 # into a store in memory, the server), about two minutes. `make test` adds the built binary's runs.
 UNIT_TESTS := HLSKitTests|HLSOutputTests|HLSMediaTests|HLSEngineTests|HLSServerTests
 check: build
-	$(SWIFT) build --build-tests
+	$(SWIFT) build --build-tests $(SWIFT_BUILD_FLAGS)
 	$(SWIFT) test --skip-build --filter '$(UNIT_TESTS)' 2>&1 | tee .build/swift-check.log
 
 # The checkers' own tests run first: an end-to-end result means nothing if they cannot fail.
@@ -78,7 +81,7 @@ FILE_GROUPS := 'hlscapTests\.(HostileFileTests|GoldenSegmentTests|DevicesCommand
 PARALLEL_TESTS := PublishWindowFaultTests|PublishLiveFaultTests
 PARALLEL_GROUPS := 'PublishLiveFaultTests|PublishWindowFaultTests/anOutage' 'PublishWindowFaultTests/(?!anOutage)'
 test: build test-tools test-fuzz-parsers
-	$(SWIFT) test --no-parallel --skip '$(FILE_TESTS)|$(PARALLEL_TESTS)' 2>&1 | tee .build/swift-test.log
+	$(SWIFT) test $(SWIFT_BUILD_FLAGS) --no-parallel --skip '$(FILE_TESTS)|$(PARALLEL_TESTS)' 2>&1 | tee .build/swift-test.log
 	scripts/tests-side-by-side.sh $(FILE_GROUPS) 2>&1 | tee -a .build/swift-test.log
 	scripts/tests-side-by-side.sh $(PARALLEL_GROUPS) 2>&1 | tee -a .build/swift-test.log
 
@@ -99,7 +102,7 @@ test-devices: build
 # at 640x360.
 SOAK_SECONDS ?= 3600
 soak: build
-	HLSCAP_SOAK_SECONDS=$(SOAK_SECONDS) HLSCAP_SOAK_SIZE=1280x720 $(SWIFT) test --filter 'SoakTests' 2>&1 \
+	HLSCAP_SOAK_SECONDS=$(SOAK_SECONDS) HLSCAP_SOAK_SIZE=1280x720 $(SWIFT) test $(SWIFT_BUILD_FLAGS) --filter 'SoakTests' 2>&1 \
 		| tee .build/soak.log
 
 # 10 live runs of 60 s published through a proxy that fails 30 % of requests (503, stalls past
@@ -109,7 +112,7 @@ SOAK_PUBLISH_RUNS ?= 10
 SOAK_PUBLISH_SECONDS ?= 60
 soak-publish: build
 	HLSCAP_SOAK_PUBLISH_RUNS=$(SOAK_PUBLISH_RUNS) HLSCAP_SOAK_PUBLISH_SECONDS=$(SOAK_PUBLISH_SECONDS) \
-		$(SWIFT) test --filter 'PublishWindowFaultTests/failedRequestsNeverMakeTheOriginListAMissingFile' 2>&1 \
+		$(SWIFT) test $(SWIFT_BUILD_FLAGS) --filter 'PublishWindowFaultTests/failedRequestsNeverMakeTheOriginListAMissingFile' 2>&1 \
 		| tee .build/soak-publish.log
 
 # An hour of 320x180 recording made out of real time in files of 10 minutes, a range across two files
@@ -117,7 +120,7 @@ soak-publish: build
 # to make. `make test` records 40 s in files of 10 s.
 RECORDING_SECONDS ?= 3600
 recording-hour: build
-	HLSCAP_RECORDING_SECONDS=$(RECORDING_SECONDS) $(SWIFT) test --no-parallel --filter 'RecordingRangeTests' 2>&1 \
+	HLSCAP_RECORDING_SECONDS=$(RECORDING_SECONDS) $(SWIFT) test $(SWIFT_BUILD_FLAGS) --no-parallel --filter 'RecordingRangeTests' 2>&1 \
 		| tee .build/recording-hour.log
 
 # Glass-to-glass latency in Chromium with and without --low-latency, and 200 clients loading the
@@ -126,7 +129,7 @@ recording-hour: build
 LATENCY_SECONDS ?= 60
 latency: build
 	HLSCAP_LATENCY_SECONDS=$(LATENCY_SECONDS) HLSCAP_LOAD_SECONDS=$(LATENCY_SECONDS) \
-		$(SWIFT) test --no-parallel --filter 'LowLatencyTests/(latencyInChromium|twoHundredClients)' 2>&1 \
+		$(SWIFT) test $(SWIFT_BUILD_FLAGS) --no-parallel --filter 'LowLatencyTests/(latencyInChromium|twoHundredClients)' 2>&1 \
 		| tee .build/latency.log
 
 # kill -9 at seeded random instants of live runs (plain, --publish to nginx, --ladder, --record) and
@@ -136,14 +139,14 @@ CRASH_RUNS ?= 50
 CRASH_SEED ?= 1
 crash-campaign: build
 	HLSCAP_CRASH_RUNS=$(CRASH_RUNS) HLSCAP_CRASH_SEED=$(CRASH_SEED) \
-		$(SWIFT) test --filter 'CrashConsistencyTests' 2>&1 | tee .build/crash-campaign.log
+		$(SWIFT) test $(SWIFT_BUILD_FLAGS) --filter 'CrashConsistencyTests' 2>&1 | tee .build/crash-campaign.log
 
 # A microphone 0.5 % fast and one 0.5 % slow (the test tone from such a clock), ten minutes each: every
 # beep within 10 ms of its flash from start to end, the audio stretched rather than cut or padded.
 # `make test` runs 20 s of each.
 DRIFT_SECONDS ?= 600
 clock-drift: build
-	HLSCAP_DRIFT_SECONDS=$(DRIFT_SECONDS) $(SWIFT) test --filter 'LiveClockDriftTests' 2>&1 | tee .build/clock-drift.log
+	HLSCAP_DRIFT_SECONDS=$(DRIFT_SECONDS) $(SWIFT) test $(SWIFT_BUILD_FLAGS) --filter 'LiveClockDriftTests' 2>&1 | tee .build/clock-drift.log
 
 # Seeded mutations of every media fixture through `hlscap file` (automatic, --copy, --transcode): exit
 # 0 or 65 only, within 30 s, and every exit-0 stream validates. `make test` runs 200 cases.
@@ -151,7 +154,7 @@ FUZZ_CASES ?= 2000
 FUZZ_SEED ?= 1
 fuzz: build
 	HLSCAP_FUZZ_CASES=$(FUZZ_CASES) HLSCAP_FUZZ_SEED=$(FUZZ_SEED) \
-		$(SWIFT) test --filter 'HostileFileTests' 2>&1 | tee .build/fuzz.log
+		$(SWIFT) test $(SWIFT_BUILD_FLAGS) --filter 'HostileFileTests' 2>&1 | tee .build/fuzz.log
 
 # libFuzzer targets for HLSKit's parsers (Fuzz/: playlists, H.264 and HEVC SPS, avcC, hvcC,
 # AudioSpecificConfig and ADTS, the box reader, the validator on one segment), each under
@@ -165,7 +168,7 @@ FUZZ_PARSER_SECONDS ?= 300
 FUZZ_PARSER_TARGETS ?=
 FUZZ_PARSER_TEST_RUNS ?= 20000
 FUZZ_PARSERS_BUILD := $(SWIFT) build --package-path Fuzz --build-path .build/fuzz -c debug \
-	-Xswiftc -sanitize=fuzzer,address -Xswiftc -use-ld=lld
+	-Xswiftc -sanitize=fuzzer,address -Xswiftc -use-ld=lld $(SWIFT_BUILD_FLAGS)
 fuzz-parsers: deps
 	$(FUZZ_PARSERS_BUILD)
 	scripts/fuzz-parsers.sh $(FUZZ_PARSER_SECONDS) $(FUZZ_PARSER_TARGETS) 2>&1 | tee .build/fuzz-parsers.log
@@ -185,11 +188,11 @@ SANITIZER_TSAN := --sanitize=thread --build-path .build/tsan
 TSAN_UNIT_TESTS := PublishStreamPublisherTests|HeaderDeadlinesTests|CaptureThreadTests|CaptureTestSourceTests|CaptureMicrophoneTests|CodecPictureTests|StreamServerTests|LiveEngineTests
 TSAN_END_TO_END_TESTS := LiveStopTests/(aSignal|aSecondInterrupt|aMissingDevice)|PublishLiveFaultTests|CrashConsistencyTests|ServeCommandTests/(?!aProtectedStream)|LowLatencyTests/aLadderReports|LowLatencyTests/httpsServes
 test-sanitizers: deps
-	$(SWIFT) build --build-tests $(SANITIZER_ASAN)
+	$(SWIFT) build --build-tests $(SANITIZER_ASAN) $(SWIFT_BUILD_FLAGS)
 	LSAN_OPTIONS=suppressions=$(CURDIR)/scripts/lsan-suppressions.txt \
 		$(SWIFT) test --skip-build $(SANITIZER_ASAN) --disable-xctest --filter 'HLSKitTests|HLSOutputTests|HLSMediaTests|HLSEngineTests' 2>&1 \
 		| tee .build/asan-test.log
-	$(SWIFT) build --build-tests $(SANITIZER_TSAN)
+	$(SWIFT) build --build-tests $(SANITIZER_TSAN) $(SWIFT_BUILD_FLAGS)
 	TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --skip-build $(SANITIZER_TSAN) --disable-xctest \
 		--filter '$(TSAN_UNIT_TESTS)' 2>&1 | tee .build/tsan-test.log
 	HLSCAP_BIN=$(CURDIR)/.build/tsan/debug/hlscap TSAN_OPTIONS=halt_on_error=1 \
@@ -230,7 +233,7 @@ bench-s3-fleet: release
 # an outage longer than the window) for S3_SOAK_SECONDS; CI runs 30 s.
 S3_SOAK_SECONDS ?= 600
 soak-s3: build
-	HLSCAP_S3_FAULT_SECONDS=$(S3_SOAK_SECONDS) $(SWIFT) test \
+	HLSCAP_S3_FAULT_SECONDS=$(S3_SOAK_SECONDS) $(SWIFT) test $(SWIFT_BUILD_FLAGS) \
 		--filter 'PublishS3StoreTests/aLiveWindowThroughFaults' 2>&1 | tee .build/soak-s3.log
 
 # Regenerates the fixture inputs; tests always use the committed bytes.
