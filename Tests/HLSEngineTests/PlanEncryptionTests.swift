@@ -2,17 +2,6 @@ import HLSEngine
 import HLSOutput
 import Testing
 
-/// An encryption request edited from none.
-struct EncryptionCase: Sendable, CustomTestStringConvertible {
-    var testDescription: String
-    var edit: @Sendable (inout EncryptionRequest) -> Void
-
-    init(_ name: String, _ edit: @escaping @Sendable (inout EncryptionRequest) -> Void) {
-        testDescription = name
-        self.edit = edit
-    }
-}
-
 /// `--encrypt` and its companions, for `hlscap live` and `hlscap file` alike.
 @Suite struct PlanEncryptionTests {
     static let refusals: [(EncryptionCase, PlanError)] = [

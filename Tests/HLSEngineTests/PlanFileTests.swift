@@ -4,28 +4,6 @@ import HLSKit
 import HLSMedia
 import Testing
 
-/// A file request edited from one input into a directory, for the file plan's tables.
-struct FileCase: Sendable, CustomTestStringConvertible {
-    var name: String
-    var edit: @Sendable (inout FileRequest) -> Void
-
-    init(_ name: String, _ edit: @escaping @Sendable (inout FileRequest) -> Void) {
-        self.name = name
-        self.edit = edit
-    }
-
-    var testDescription: String { name }
-
-    /// Planned with `folders` as the only paths that are folders.
-    func plan(folders: Set<String> = []) throws(PlanError) -> FilePlan {
-        var request = FileRequest()
-        request.inputs = ["in.mp4"]
-        request.outputDirectory = "/tmp/stream"
-        edit(&request)
-        return try request.plan(isDirectory: { folders.contains($0) })
-    }
-}
-
 /// Every rule of `hlscap file` between its options, decided by `FilePlan`.
 @Suite struct PlanFileTests {
     static let from = Date(timeIntervalSince1970: 1_796_119_320)

@@ -5,28 +5,6 @@ import HLSMedia
 import HLSOutput
 import Testing
 
-/// A request edited from the test source into a directory, for the live plan's tables.
-struct LiveCase: Sendable, CustomTestStringConvertible {
-    var name: String
-    var edit: @Sendable (inout LiveRequest) -> Void
-
-    init(_ name: String, _ edit: @escaping @Sendable (inout LiveRequest) -> Void) {
-        self.name = name
-        self.edit = edit
-    }
-
-    var testDescription: String { name }
-
-    var request: LiveRequest {
-        var request = LiveRequest()
-        request.video = .test
-        request.audio = .test(clockPartsPerMillion: 0)
-        request.outputDirectory = "/tmp/stream"
-        edit(&request)
-        return request
-    }
-}
-
 /// Every rule of `hlscap live` between its options, decided by `LivePlan` without opening anything.
 @Suite struct PlanLiveTests {
     static let url = "rtsp://camera.local/stream"

@@ -64,47 +64,26 @@ public struct FilePlan: Sendable {
 
     public init(_ request: FileRequest, isDirectory: (String) -> Bool = FilePlan.isDirectory) throws(PlanError) {
         self.request = request
+        if request.ladder?.contains(where: \.isSource) == true { throw .ladderSourceInFile }
         var settings = TranscodeSettings()
-        var encodingOptions: [String] = []
-        if let size = request.size {
-            settings.size = size
-            encodingOptions.append("size")
-        }
-        if let frameRate = request.frameRate {
-            settings.frameRate = frameRate
-            encodingOptions.append("fps")
-        }
+        settings.size = request.size
+        settings.frameRate = request.frameRate
         if !request.audioTracks.isEmpty { settings.audioTracks = .numbers(request.audioTracks) }
-        if let codec = request.videoCodec {
-            settings.videoCodec = codec
-            encodingOptions.append("video-codec")
-        }
-        if let ladder = request.ladder {
-            guard !ladder.contains(where: \.isSource) else { throw .ladderSourceInFile }
-            settings.ladder = ladder
-            encodingOptions.append("ladder")
-        }
-        if let bitrate = request.videoBitrate {
-            settings.videoBitrate = bitrate
-            encodingOptions.append("video-bitrate")
-        }
-        if let preset = request.preset {
-            settings.preset = preset
-            encodingOptions.append("preset")
-        }
-        if let bitrate = request.audioBitrate {
-            settings.audio.bitrate = bitrate
-            encodingOptions.append("audio-bitrate")
-        }
-        if let sampleRate = request.audioSampleRate {
-            settings.audio.sampleRate = sampleRate
-            encodingOptions.append("audio-rate")
-        }
-        if let channelCount = request.audioChannelCount {
-            settings.audio.channelCount = channelCount
-            encodingOptions.append("audio-channels")
-        }
-        settings.segmentMilliseconds = request.segmentMilliseconds ?? 2000
+        settings.videoCodec = request.videoCodec ?? settings.videoCodec
+        settings.ladder = request.ladder
+        settings.videoBitrate = request.videoBitrate
+        settings.preset = request.preset ?? settings.preset
+        settings.audio.bitrate = request.audioBitrate ?? settings.audio.bitrate
+        settings.audio.sampleRate = request.audioSampleRate ?? settings.audio.sampleRate
+        settings.audio.channelCount = request.audioChannelCount ?? settings.audio.channelCount
+        // Choosing audio tracks asks for no encoding; each of these does.
+        let encodingOptions = [
+            ("size", request.size != nil), ("fps", request.frameRate != nil), ("video-codec", request.videoCodec != nil),
+            ("ladder", request.ladder != nil), ("video-bitrate", request.videoBitrate != nil),
+            ("preset", request.preset != nil), ("audio-bitrate", request.audioBitrate != nil),
+            ("audio-rate", request.audioSampleRate != nil), ("audio-channels", request.audioChannelCount != nil),
+        ].filter(\.1).map(\.0)
+        settings.segmentMilliseconds = request.segmentMilliseconds ?? settings.segmentMilliseconds
         guard (500...60_000).contains(settings.segmentMilliseconds) else { throw .segmentDuration }
         if settings.ladder != nil, let conflict = ["size", "video-bitrate"].first(where: encodingOptions.contains) {
             throw .ladderConflict(conflict)
