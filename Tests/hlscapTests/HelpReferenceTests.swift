@@ -170,3 +170,43 @@ struct OptionReference {
         return problems
     }
 }
+
+/// The architecture tables of README.md and docs/architecture.md name every target in Sources/, and only those.
+@Suite struct TargetMapTests {
+    @Test(arguments: ["README.md", "docs/architecture.md"])
+    func theArchitectureTableNamesEveryTarget(page: String) throws {
+        let root = ExternalTools.repositoryRoot
+        let targets = Set(try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("Sources").path)
+            .filter { !$0.hasPrefix(".") })
+        let text = try String(contentsOf: root.appendingPathComponent(page), encoding: .utf8)
+        let mapped = Self.tableTargets(text)
+        #expect(!mapped.isEmpty, "\(page) has no table whose first column names targets")
+        for target in targets.subtracting(mapped).sorted() {
+            Issue.record("Sources/\(target) is a target, but \(page)'s architecture table does not name it")
+        }
+        for name in mapped.subtracting(targets).sorted() {
+            Issue.record("\(page)'s architecture table names \(name), but Sources/ has no such target")
+        }
+    }
+
+    /// The `names` in the first column of the tables whose header's first column is "target".
+    static func tableTargets(_ text: String) -> Set<String> {
+        var names: Set<String> = []
+        var inTargetTable = false
+        for line in text.components(separatedBy: "\n") {
+            guard line.hasPrefix("|") else {
+                inTargetTable = false
+                continue
+            }
+            let firstCell = line.dropFirst().prefix { $0 != "|" }.trimmingCharacters(in: .whitespaces)
+            if firstCell == "target" {
+                inTargetTable = true
+                continue
+            }
+            guard inTargetTable else { continue }
+            let parts = firstCell.split(separator: "`", omittingEmptySubsequences: false)
+            names.formUnion(stride(from: 1, to: parts.count, by: 2).map { String(parts[$0]) })
+        }
+        return names
+    }
+}
