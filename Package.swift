@@ -18,30 +18,32 @@ let package = Package(
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .target(name: "HLSBase"),
         .target(name: "HLSKit"),
-        .target(name: "HLSOutput", dependencies: ["CCrypto", "HLSKit"]),
+        .target(name: "HLSOutput", dependencies: ["CCrypto", "HLSBase", "HLSKit"]),
         .target(
             name: "HLSMedia",
-            dependencies: ["CFFmpeg", "CV4L2", "HLSKit", "HLSOutput"]
+            dependencies: ["CFFmpeg", "CV4L2", "HLSBase", "HLSKit"]
         ),
         .target(
             name: "HLSEngine",
-            dependencies: ["HLSMedia", "HLSOutput", "HLSKit"]
+            dependencies: ["HLSBase", "HLSMedia", "HLSOutput", "HLSKit"]
         ),
         .target(
             name: "HLSServer",
-            dependencies: ["CMicroHTTPD", "CZlib", "HLSKit", "HLSOutput"]
+            dependencies: ["CMicroHTTPD", "CZlib", "HLSBase", "HLSKit", "HLSOutput"]
         ),
         .executableTarget(
             name: "hlscap",
-            dependencies: ["HLSKit", "HLSOutput", "HLSMedia", "HLSEngine", "HLSServer"]
+            dependencies: ["HLSBase", "HLSKit", "HLSOutput", "HLSMedia", "HLSEngine", "HLSServer"]
         ),
         .target(name: "HLSTestSupport", dependencies: ["HLSKit", "HLSOutput"], path: "Tests/HLSTestSupport"),
         .testTarget(name: "HLSKitTests", dependencies: ["HLSKit", "HLSTestSupport"]),
         .testTarget(name: "HLSOutputTests", dependencies: ["HLSOutput", "HLSKit", "HLSTestSupport"]),
-        .testTarget(name: "HLSMediaTests", dependencies: ["HLSMedia", "HLSOutput", "HLSKit", "HLSTestSupport"]),
-        .testTarget(name: "HLSEngineTests", dependencies: ["HLSEngine", "HLSMedia", "HLSOutput", "HLSKit", "HLSTestSupport"]),
-        .testTarget(name: "HLSServerTests", dependencies: ["HLSServer", "HLSOutput", "HLSKit", "HLSTestSupport"]),
+        .testTarget(name: "HLSBaseTests", dependencies: ["HLSBase"]),
+        .testTarget(name: "HLSMediaTests", dependencies: ["HLSMedia", "HLSBase", "HLSKit", "HLSTestSupport"]),
+        .testTarget(name: "HLSEngineTests", dependencies: ["HLSEngine", "HLSBase", "HLSMedia", "HLSOutput", "HLSKit", "HLSTestSupport"]),
+        .testTarget(name: "HLSServerTests", dependencies: ["HLSServer", "HLSBase", "HLSOutput", "HLSKit", "HLSTestSupport"]),
         .testTarget(name: "hlscapTests", dependencies: ["HLSKit", "HLSOutput", "HLSTestSupport"]),
     ]
 )

@@ -1,7 +1,7 @@
 import CFFmpeg
 import Glibc
+import HLSBase
 import HLSKit
-import HLSOutput
 
 /// FFmpeg's own console logging, silent by default.
 ///

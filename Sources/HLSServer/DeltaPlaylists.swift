@@ -1,6 +1,6 @@
 import Foundation
+import HLSBase
 import HLSKit
-import HLSOutput
 
 /// The live playlists of a stream served with delta updates (`live --serve --dvr`), by their path in the
 /// stream: the engine hands each update over, requests are answered from memory, whole or as a delta

@@ -1,8 +1,8 @@
 import CMicroHTTPD
 import Foundation
 import Glibc
+import HLSBase
 import HLSKit
-import HLSOutput
 import Synchronization
 
 /// An HTTP/1.1 server on libmicrohttpd: the only type that holds its pointers.

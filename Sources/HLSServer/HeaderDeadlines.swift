@@ -1,4 +1,4 @@
-import HLSOutput
+import HLSBase
 import Synchronization
 
 /// Connections whose request headers are late: nginx's `client_header_timeout`.

@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
+import HLSBase
 import HLSKit
-import HLSOutput
 
 /// The parts and LL-HLS playlists of a live stream, kept in memory by the process that captures it,
 /// and the requests waiting for them (RFC 8216bis 6.2.5.2): a blocking playlist reload or a GET of
@@ -76,10 +76,13 @@ public final class LowLatencyStream: Sendable {
 
     public let metrics: ServerMetrics
     private let state: Locked<State>
+    /// Times out blocking requests.
+    private let clock: any Scheduler
 
     /// A stream whose renditions are not known yet: until `begin`, requests go to the files on disk.
-    public init(metrics: ServerMetrics) {
+    public init(metrics: ServerMetrics, clock: any Scheduler = SystemClock()) {
         self.metrics = metrics
+        self.clock = clock
         state = Locked(State(renditions: []))
     }
 
@@ -248,7 +251,7 @@ public final class LowLatencyStream: Sendable {
             }
             if let answer { return respond(answer.response) }
             metrics.beginWait()
-            DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { [self] in
+            clock.schedule(afterSeconds: timeout, on: .global()) { [self] in
                 let expired = state.withLock { $0.waiters.removeValue(forKey: id) }
                 guard let expired else { return }
                 metrics.endWait()

@@ -1,5 +1,5 @@
+import HLSBase
 import HLSKit
-import HLSOutput
 
 /// Counters for `GET /metrics`, in the Prometheus text exposition format (version 0.0.4).
 ///

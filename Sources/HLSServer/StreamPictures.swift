@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
+import HLSBase
 import HLSKit
-import HLSOutput
 
 /// Makes a JPEG of a segment's first picture from the init section's bytes and the segment's,
 /// `width` pixels wide when given (else at the stream's size). The server knows no codec: whoever

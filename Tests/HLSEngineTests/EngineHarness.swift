@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import HLSBase
 import HLSKit
 import HLSMedia
 import HLSOutput
@@ -8,7 +9,7 @@ import Testing
 
 /// A wall clock that starts at a known instant and runs with the monotonic clock, so that program
 /// date-times are known.
-struct TestClock: EngineClock {
+struct TestClock: Scheduler {
     static let start = Date(timeIntervalSince1970: 1_800_000_000)
     let monotonicStart = MonotonicClock.nowMicroseconds()
 
@@ -17,6 +18,20 @@ struct TestClock: EngineClock {
     func now() -> Date {
         Self.start.addingTimeInterval(Double(MonotonicClock.nowMicroseconds() - monotonicStart) / 1_000_000)
     }
+
+    func schedule(afterMicroseconds microseconds: Int64, on queue: DispatchQueue,
+                  _ action: @escaping @Sendable () -> Void) -> ScheduledTimer {
+        SystemClock().schedule(afterMicroseconds: microseconds, on: queue, action)
+    }
+}
+
+/// An observer made of closures.
+struct Observing: LiveStreamObserver {
+    var part: @Sendable (StreamWriter.RenditionPart) -> Void = { _ in }
+    var segmentPublished: @Sendable (LiveSegmentReport) -> Void = { _ in }
+
+    func part(_ part: StreamWriter.RenditionPart) { self.part(part) }
+    func segmentPublished(_ report: LiveSegmentReport) { segmentPublished(report) }
 }
 
 /// The messages an engine gave, with when each came (seconds on the monotonic clock).

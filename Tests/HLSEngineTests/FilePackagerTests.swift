@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import HLSBase
 import HLSKit
 import HLSMedia
 import HLSOutput

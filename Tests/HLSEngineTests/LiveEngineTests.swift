@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import HLSBase
 import HLSKit
 import HLSMedia
 import HLSOutput
@@ -80,11 +81,11 @@ import Testing
     @Test func aStoreThatFailsEndsTheStreamWithWhatItHad() throws {
         let store = MemoryStore()
         var run = EngineRun(store: store, seconds: 30)
-        run.configuration.onSegment = { report in
+        run.configuration.observers = [Observing(segmentPublished: { report in
             if report.path == StreamLayout.segmentPath(3) {
                 store.inject(.init(.write, errno: ENOSPC) { $0.hasPrefix(StreamLayout.segmentDirectory + "/") })
             }
-        }
+        })]
         let outcome = try run.makeEngine().run()
         guard case .store(let error) = outcome.failure else {
             Issue.record("ended with \(String(describing: outcome.failure))")
@@ -123,7 +124,7 @@ import Testing
         var run = EngineRun(seconds: 3)
         run.configuration.partMilliseconds = 334
         let parts = Locked<[StreamWriter.RenditionPart]>([])
-        run.configuration.onPart = { part in parts.withLock { $0.append(part) } }
+        run.configuration.observers = [Observing(part: { part in parts.withLock { $0.append(part) } })]
         let outcome = try run.makeEngine().run()
         #expect(outcome.failure == nil)
         let pieces = parts.withLock { $0 }

@@ -1,4 +1,5 @@
 import Foundation
+import HLSBase
 import HLSKit
 import HLSTestSupport
 import Synchronization

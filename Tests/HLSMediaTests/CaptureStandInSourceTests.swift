@@ -1,4 +1,5 @@
 import Foundation
+import HLSBase
 import Testing
 @testable import HLSMedia
 

@@ -1,4 +1,5 @@
 import Foundation
+import HLSBase
 import Synchronization
 import Testing
 @testable import HLSMedia

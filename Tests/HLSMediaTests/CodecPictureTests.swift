@@ -1,5 +1,5 @@
 import Foundation
-import HLSOutput
+import HLSBase
 import Testing
 import HLSKit
 @testable import HLSMedia

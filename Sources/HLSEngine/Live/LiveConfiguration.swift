@@ -86,24 +86,14 @@ public struct LiveConfiguration: Sendable {
     /// Makes the publisher that uploads what is stored in one rendition directory ("" for the top),
     /// given the store seen from there; nil keeps the stream in the store only.
     public var makePublisher: (@Sendable (_ store: any StreamStore, _ directory: String) -> StreamPublisher)?
-    /// Called on the output queue after each segment is listed.
-    public var onSegment: (@Sendable (LiveSegmentReport) -> Void)?
     /// Cut segments into parts of at most this long (LL-HLS); nil cuts none.
     public var partMilliseconds: Int64?
     /// AES-128 encryption of every segment (no parts, no I-frame playlists).
     public var encryption: SegmentEncryption?
     /// Upload the keys with the stream, to `keys/` at the origin (`--publish-keys`).
     public var publishKeys = false
-    /// Called on the output queue once the stream's renditions and first playlists are known, before
-    /// any part or segment: the directories, in layout order, their playlists, and the PART-TARGET of
-    /// them all (the longest part any of them lists; 0 without parts).
-    public var onStart: (@Sendable (_ directories: [String], _ playlists: [MediaPlaylist],
-                                    _ partTargetSeconds: Double) -> Void)?
-    /// Called on the output queue for every rendition's piece of each part, before the segment that
-    /// holds it is stored.
-    public var onPart: (@Sendable (StreamWriter.RenditionPart) -> Void)?
-    /// Called on the output queue with every rendition's playlist after a segment is listed, and at the end.
-    public var onPlaylists: (@Sendable ([MediaPlaylist]) -> Void)?
+    /// Who follows the stream beyond the store, told in this order.
+    public var observers: [any LiveStreamObserver] = []
     /// How many copied samples of a live source may wait for the writing queue before the source's thread
     /// waits too (a copied sample is never dropped: the pictures after it need it). About 13 s of 30 fps
     /// video with AAC, a few megabytes; more than the read-ahead to a second keyframe usually hands on at once.

@@ -1,4 +1,5 @@
 import Foundation
+import HLSBase
 import HLSKit
 import HLSMedia
 import HLSOutput
@@ -47,7 +48,7 @@ final class LiveEncoder {
 
     private let configuration: LiveConfiguration
     private let statistics: LiveStatistics
-    private let clock: any EngineClock
+    private let clock: any Scheduler
     private let video: VideoRenditions?
     private let audio: AudioLane?
     /// The capture time written into every picture before it is encoded.
@@ -76,7 +77,7 @@ final class LiveEncoder {
     /// `copied`: tracks a source hands on encoded (a network camera's H.264, its AAC), written as they are
     /// instead of encoding that kind; they come first, the video before its sound.
     init(configuration: LiveConfiguration, delivers: CaptureKinds, copied: [TrackDescription] = [],
-         statistics: LiveStatistics, clock: any EngineClock,
+         statistics: LiveStatistics, clock: any Scheduler,
          messages: @escaping @Sendable (EngineMessage) -> Void) throws {
         self.configuration = configuration
         self.statistics = statistics

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import HLSBase
 import HLSKit
 import HLSMedia
 import HLSOutput
@@ -27,14 +28,15 @@ public final class LiveEngine: @unchecked Sendable {
     public let statistics: LiveStatistics
     public let store: any StreamStore
     private let sources: [any CaptureSource]
-    private let clock: any EngineClock
+    private let clock: any Scheduler
     private let messages: @Sendable (EngineMessage) -> Void
 
     private let writingQueue = DispatchQueue(label: "hlscap.live.writing")
     private let outputQueue = DispatchQueue(label: "hlscap.live.output")
     private let stopped = DispatchSemaphore(value: 0)
-    /// Signalled by a second interrupt: a clean stop waiting out retention times gives up.
-    private let abandonWaits = DispatchSemaphore(value: 0)
+    /// Signalled when a clean stop's wait for retention times is over: by the clock, or by a second
+    /// interrupt (`State.abandonedWaits`), which gives it up.
+    private let retentionWaitOver = DispatchSemaphore(value: 0)
     /// Capture threads wait here until every source has started and the init sections are stored;
     /// then frames are taken, or dropped when the start failed, so a device that cannot be opened
     /// leaves no stream behind.
@@ -55,6 +57,8 @@ public final class LiveEngine: @unchecked Sendable {
         var outages: [Int: Outage] = [:]
         /// A second interrupt ended the stream.
         var endedAtOnce = false
+        /// A second interrupt gave up waiting for retention times.
+        var abandonedWaits = false
         /// Copied samples on the writing queue in a live run, and the most there were.
         var copiedWaiting = 0
         var copiedWaitingAtMost = 0
@@ -67,7 +71,7 @@ public final class LiveEngine: @unchecked Sendable {
         /// One for each track the source delivers.
         var standIns: [StandInSource]
 
-        func secondsSoFar(_ clock: any EngineClock) -> Double {
+        func secondsSoFar(_ clock: any Scheduler) -> Double {
             Double(clock.monotonicMicroseconds() - sinceMicroseconds) / 1_000_000
         }
     }
@@ -85,7 +89,7 @@ public final class LiveEngine: @unchecked Sendable {
     /// `sources` are started by `run`, each on its own thread; `messages` receives the warnings and
     /// notices of the way, on any thread.
     public init(configuration: LiveConfiguration, sources: [any CaptureSource], store: any StreamStore,
-                clock: any EngineClock = SystemClock(),
+                clock: any Scheduler = SystemClock(),
                 messages: @escaping @Sendable (EngineMessage) -> Void = { _ in }) {
         self.configuration = configuration
         self.sources = sources
@@ -174,8 +178,11 @@ public final class LiveEngine: @unchecked Sendable {
             throw .store(error)
         }
         self.writer = writer
-        configuration.onStart?(encoder.layout.renditions.map(\.directory), writer.mediaPlaylists,
-                               encoder.partTargetSeconds ?? 0)
+        let directories = encoder.layout.renditions.map(\.directory)
+        for observer in configuration.observers {
+            observer.started(directories: directories, playlists: writer.mediaPlaylists,
+                             partTargetSeconds: encoder.partTargetSeconds ?? 0)
+        }
         var publisher: LayoutPublisher?
         if let make = configuration.makePublisher {
             do {
@@ -194,9 +201,7 @@ public final class LiveEngine: @unchecked Sendable {
         self.publisher = publisher
 
         if let milliseconds = configuration.durationMilliseconds, isLive {
-            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(Int(milliseconds))) { [self] in
-                requestStop()
-            }
+            clock.schedule(afterMicroseconds: Int64(milliseconds) * 1000, on: .global()) { [self] in requestStop() }
         }
         state.withLock { $0.accepting = true }
         startup.leave()
@@ -381,9 +386,9 @@ public final class LiveEngine: @unchecked Sendable {
             // After a failed write, a later segment would leave a gap in the playlist that looks valid.
             guard var writer, !state.withLock({ $0.streamStopped }) else { return }
             defer { self.writer = writer }
-            if let onPart = configuration.onPart {
+            if !configuration.observers.isEmpty {
                 for part in parts {
-                    for piece in writer.render(part: part) { onPart(piece) }
+                    for piece in writer.render(part: part) { observe { $0.part(piece) } }
                 }
             }
             for segment in segments {
@@ -394,9 +399,10 @@ public final class LiveEngine: @unchecked Sendable {
                                                                     nowMicroseconds: clock.monotonicMicroseconds())
                     statistics.countSegment(segment, bytes: written.byteCount, renditionBytes: written.renditionByteCounts,
                                             latencyMicroseconds: latency, path: written.path)
-                    configuration.onSegment?(LiveSegmentReport(path: written.path, durationSeconds: segment.durationSeconds,
-                                                               byteCount: written.byteCount, latencyMicroseconds: latency,
-                                                               droppedFramesSoFar: statistics.droppedFrameCount))
+                    let report = LiveSegmentReport(path: written.path, durationSeconds: segment.durationSeconds,
+                                                   byteCount: written.byteCount, latencyMicroseconds: latency,
+                                                   droppedFramesSoFar: statistics.droppedFrameCount)
+                    observe { $0.segmentPublished(report) }
                     for removal in written.removals { scheduleRemoval(removal) }
                     if let publisher {
                         for path in written.paths where StreamFileKind(path: path) == .segment {
@@ -407,7 +413,8 @@ public final class LiveEngine: @unchecked Sendable {
                         publisher.updatePlaylists(writer.playlists)
                         if written.wroteMaster { publisher.addFile(StreamLayout.masterPlaylistName) }
                     }
-                    configuration.onPlaylists?(writer.mediaPlaylists)
+                    let playlists = writer.mediaPlaylists
+                    observe { $0.playlists(playlists) }
                 } catch {
                     state.withLock { $0.streamStopped = true }
                     guard encoder?.recorder != nil else {
@@ -423,14 +430,24 @@ public final class LiveEngine: @unchecked Sendable {
         }
     }
 
+    private func observe(_ tell: (any LiveStreamObserver) -> Void) {
+        for observer in configuration.observers { tell(observer) }
+    }
+
     /// A file that left the window goes after its retention time (`retentionSeconds` from now).
     private func scheduleRemoval(_ removal: LivePlaylist.Removal) {
         // The publisher deletes the local copy itself, once the origin no longer needs it.
         if let publisher { return publisher.removeFile(removal.uri, afterSeconds: removal.retentionSeconds) }
-        retired.add(removal.uri, removableAt: clock.monotonicSeconds + removal.retentionSeconds)
-        let milliseconds = Int((max(0, removal.retentionSeconds) * 1000).rounded(.up))
-        outputQueue.asyncAfter(deadline: .now() + .milliseconds(milliseconds)) { [self] in
-            removeRetiredFiles(now: clock.monotonicSeconds)
+        retire(removal.uri, afterSeconds: removal.retentionSeconds)
+    }
+
+    /// The one retention timer: `path` is deleted `seconds` from now on the engine's clock, or at a clean
+    /// stop at the latest.
+    private func retire(_ path: String, afterSeconds seconds: Double) {
+        let removableAt = clock.monotonicSeconds + max(0, seconds)
+        retired.add(path, removableAt: removableAt)
+        clock.schedule(afterSeconds: seconds, on: outputQueue) { [self] in
+            removeRetiredFiles(now: max(removableAt, clock.monotonicSeconds))
         }
     }
 
@@ -506,7 +523,7 @@ public final class LiveEngine: @unchecked Sendable {
             record(.store(error))
         }
         finishedOutput = true
-        if let writer { configuration.onPlaylists?(writer.mediaPlaylists) }
+        if let playlists = writer?.mediaPlaylists { observe { $0.playlists(playlists) } }
         // A viewer holding an earlier playlist may still fetch what left the window: wait out the
         // retention time (RFC 8216bis 6.2.2), then delete it, saying so, since the wait can be long. A
         // second interrupt leaves the files for the next run. A stream whose writing failed ends at once
@@ -514,10 +531,13 @@ public final class LiveEngine: @unchecked Sendable {
         if let last = retired.lastRemovableAt, !state.withLock({ $0.streamStopped }) {
             let seconds = max(0, last - clock.monotonicSeconds)
             messages(.waitingForRetention(fileCount: retired.count, seconds: seconds))
-            if abandonWaits.wait(timeout: .now() + .milliseconds(Int((seconds * 1000).rounded(.up)))) == .success {
+            let timer = clock.schedule(afterSeconds: seconds, on: .global()) { [self] in retentionWaitOver.signal() }
+            retentionWaitOver.wait()
+            if state.withLock({ $0.abandonedWaits }) {
+                timer.cancel()
                 return  // `endAtOnce` is next on this queue and ends the run.
             }
-            removeRetiredFiles(now: last)
+            removeRetiredFiles(now: max(last, clock.monotonicSeconds))
         }
         guard let publisher, let writer else {
             stopped.signal()
@@ -548,7 +568,8 @@ public final class LiveEngine: @unchecked Sendable {
     /// file and rename). Files still waiting for their retention time are left, listed for the next run
     /// in the store to delete when their time comes.
     public func endAtOnce() {
-        abandonWaits.signal()
+        state.withLock { $0.abandonedWaits = true }
+        retentionWaitOver.signal()
         let ended = DispatchSemaphore(value: 0)
         outputQueue.async { [self] in
             state.withLock { $0.endedAtOnce = true }
@@ -623,11 +644,7 @@ public final class LiveEngine: @unchecked Sendable {
         // What an earlier run left waiting for its retention time goes when that time comes.
         let now = clock.now()
         for pending in writer.pendingRemovals {
-            retired.add(pending.path, removableAt: clock.monotonicSeconds + pending.removableAt.timeIntervalSince(now))
-            let milliseconds = Int((max(0, pending.removableAt.timeIntervalSince(now)) * 1000).rounded(.up))
-            outputQueue.asyncAfter(deadline: .now() + .milliseconds(milliseconds)) { [self] in
-                removeRetiredFiles(now: clock.monotonicSeconds)
-            }
+            retire(pending.path, afterSeconds: pending.removableAt.timeIntervalSince(now))
         }
         return writer
     }

@@ -1,4 +1,5 @@
 import Foundation
+import HLSBase
 import HLSKit
 import HLSOutput
 
@@ -7,7 +8,7 @@ import HLSOutput
 /// Unchecked sendable: every mutable property is read and written under `lock`.
 public final class LiveStatistics: @unchecked Sendable {
     private let lock = NSLock()
-    private let clock: any EngineClock
+    private let clock: any Scheduler
     private let startMicroseconds: Int64
     private var frames = 0
     private var recentFrameTimes: [Int64] = []
@@ -32,7 +33,7 @@ public final class LiveStatistics: @unchecked Sendable {
     /// Uploads, when publishing: their counts join the status line.
     var publisher: LayoutPublisher?
 
-    public init(clock: any EngineClock = SystemClock()) {
+    public init(clock: any Scheduler = SystemClock()) {
         self.clock = clock
         startMicroseconds = clock.monotonicMicroseconds()
     }

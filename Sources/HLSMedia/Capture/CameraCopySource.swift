@@ -1,6 +1,7 @@
 import CFFmpeg
 import Glibc
 import Foundation
+import HLSBase
 import HLSKit
 
 /// A V4L2 camera's own H.264 (`V4L2_PIX_FMT_H264`), handed on without decoding: each access unit the

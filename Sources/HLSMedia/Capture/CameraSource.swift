@@ -1,4 +1,5 @@
 import CFFmpeg
+import HLSBase
 import HLSKit
 
 /// A V4L2 camera read through libavdevice (`--video /dev/video0`), delivering yuv420p frames.

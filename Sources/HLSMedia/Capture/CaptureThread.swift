@@ -1,5 +1,6 @@
 import CFFmpeg
 import Foundation
+import HLSBase
 import Synchronization
 
 /// The reading thread of a capture source, and the one path its events take to the handler.

@@ -1,4 +1,5 @@
 import CFFmpeg
+import HLSBase
 
 extension Frame {
     /// A block of captured audio with its buffers allocated, timed in microseconds on the monotonic clock.

@@ -1,5 +1,6 @@
 import CFFmpeg
 import Glibc
+import HLSBase
 import HLSKit
 import Synchronization
 

@@ -1,5 +1,6 @@
 import CFFmpeg
 import Glibc
+import HLSBase
 import HLSKit
 
 /// An ALSA capture PCM read through libavdevice (`--audio default`, `hw:1,0`, any PCM name).

@@ -1,4 +1,5 @@
 import CFFmpeg
+import HLSBase
 
 /// Turns a camera's packets (raw YUYV, NV12 …, MJPEG or H.264) into yuv420p frames of our own.
 ///

@@ -1,5 +1,6 @@
 import CFFmpeg
 import Glibc
+import HLSBase
 
 /// Keeps a track flowing while its capture device is gone (`--reconnect`): a dark picture that
 /// counts the seconds since the device was lost, or silence, in real time on the monotonic clock

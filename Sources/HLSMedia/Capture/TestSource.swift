@@ -1,4 +1,5 @@
 import CFFmpeg
+import HLSBase
 import HLSKit
 
 /// The built-in source (`--video test`, `--audio test`): `TestPattern` pictures and sound,

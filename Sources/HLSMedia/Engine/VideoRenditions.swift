@@ -1,5 +1,5 @@
+import HLSBase
 import HLSKit
-import HLSOutput
 
 /// One picture, several encodings: scale → x264 for each rendition, every one with an IDR at the same
 /// frames (one `KeyframeSchedule`), so segment N of every rendition starts at the same instant.

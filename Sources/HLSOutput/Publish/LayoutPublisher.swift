@@ -1,4 +1,5 @@
 import Foundation
+import HLSBase
 import HLSKit
 
 /// Uploads a stream of several renditions (a ladder, several audio tracks): one `StreamPublisher` per

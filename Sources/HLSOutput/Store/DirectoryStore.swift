@@ -1,4 +1,5 @@
 import Glibc
+import HLSBase
 import HLSKit
 
 /// Files under one directory, published atomically: a reader sees either the previous complete

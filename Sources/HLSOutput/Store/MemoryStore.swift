@@ -1,4 +1,5 @@
 import Glibc
+import HLSBase
 import HLSKit
 
 /// Files kept in memory: the store of in-process tests, which can also be told to fail.

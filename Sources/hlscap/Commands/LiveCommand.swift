@@ -118,42 +118,15 @@ struct LiveCommand: Command {
         if let publish {
             configuration.makePublisher = { store, directory in publish.makeLivePublisher(store: store, directory: directory) }
         }
-        if verbose {
-            configuration.onSegment = { report in
-                let latency = report.latencyMicroseconds.map {
-                    String(format: ", listed %.0f ms after its last frame", Double($0) / 1000)
-                }
-                FileHandle.standardError.write(Data(String(
-                    format: "hlscap: published %@ (%.3f s, %d bytes%@, %d frames dropped so far)\n", report.path,
-                    report.durationSeconds, report.byteCount, latency ?? "", report.droppedFramesSoFar).utf8))
-            }
-        }
+        if verbose { configuration.observers.append(SegmentLog()) }
         let metrics = ServerMetrics()
         let lowLatency = configuration.partMilliseconds.map { _ in LowLatencyStream(metrics: metrics) }
-        if let lowLatency {
-            configuration.onStart = { directories, playlists, partTargetSeconds in
-                lowLatency.begin(zip(directories, playlists).map { LowLatencyStream.Rendition(directory: $0, base: $1) },
-                                 partTargetSeconds: partTargetSeconds)
-            }
-            configuration.onPart = { part in
-                lowLatency.addPart(rendition: part.rendition,
-                                   position: .init(sequenceNumber: part.sequenceNumber, part: part.partIndex),
-                                   durationSeconds: part.durationSeconds, independent: part.independent,
-                                   endsSegment: part.endsSegment, followsDiscontinuity: part.followsDiscontinuity,
-                                   bytes: part.bytes)
-            }
-            configuration.onPlaylists = { playlists in
-                for (index, playlist) in playlists.enumerated() { lowLatency.update(rendition: index, base: playlist) }
-            }
-        }
+        if let lowLatency { configuration.observers.append(LowLatencyObserver(stream: lowLatency)) }
         // The recording's folder, served by time range below /recordings/.
         let recordingsFolder = configuration.record.map { $0.store.location }
         // Low-Latency HLS serves delta updates of its own; a regular stream with a DVR window gets them here.
         let deltaPlaylists = plan.deltaUpdates && lowLatency == nil && serve != nil ? DeltaPlaylists() : nil
-        if let deltaPlaylists {
-            configuration.onStart = { directories, _, _ in deltaPlaylists.begin(directories: directories) }
-            configuration.onPlaylists = { playlists in deltaPlaylists.update(playlists) }
-        }
+        if let deltaPlaylists { configuration.observers.append(DeltaPlaylistsObserver(deltaPlaylists: deltaPlaylists)) }
         let entry = configuration.ladder == nil ? StreamLayout.playlistName : StreamLayout.masterPlaylistName
         let http = try serve.map {
             try $0.start(StreamServer(root: directory, lowLatency: lowLatency, metrics: metrics,

@@ -1,4 +1,5 @@
 import Foundation
+import HLSBase
 import HLSKit
 
 /// Sends the publisher's requests to an S3-compatible store, each signed with Signature V4.

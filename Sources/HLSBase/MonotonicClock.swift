@@ -1,21 +1,19 @@
+#if canImport(Glibc)
 import Glibc
-import HLSKit
+#endif
 
 /// CLOCK_MONOTONIC in microseconds: the one clock every captured frame's `pts` is on.
 public enum MonotonicClock {
-    /// The unit of every capture timestamp.
-    public static let timeBase = Rational(1, 1_000_000)
-
     public static func nowMicroseconds() -> Int64 { microseconds(of: CLOCK_MONOTONIC) }
 
     /// Maps a wall-clock time in microseconds (what some FFmpeg devices stamp packets with)
     /// onto the monotonic clock, using the offset between the two clocks right now.
-    static func fromWallClock(_ wallMicroseconds: Int64) -> Int64 {
+    public static func fromWallClock(_ wallMicroseconds: Int64) -> Int64 {
         wallMicroseconds - microseconds(of: CLOCK_REALTIME) + nowMicroseconds()
     }
 
     /// Sleeps until the monotonic clock reaches `deadline` (microseconds).
-    static func sleep(until deadline: Int64) {
+    public static func sleep(until deadline: Int64) {
         var target = timespec(tv_sec: Int(deadline / 1_000_000), tv_nsec: Int(deadline % 1_000_000) * 1000)
         while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &target, nil) == EINTR {}
     }

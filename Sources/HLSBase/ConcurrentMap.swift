@@ -1,5 +1,4 @@
 import Dispatch
-import HLSKit
 
 /// `body(0) … body(count - 1)` run at once on the available cores, the results in index order.
 public func concurrentMap<Result: Sendable>(_ count: Int, _ body: @Sendable (Int) -> Result) -> [Result] {

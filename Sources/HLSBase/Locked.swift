@@ -1,5 +1,4 @@
 import Foundation
-import HLSKit
 
 /// A value behind a lock, shared between threads: `withLock` hands it out to one closure at a time.
 ///

@@ -1,0 +1,26 @@
+import HLSKit
+import HLSOutput
+
+/// Follows a live stream beyond its store: an LL-HLS server answering blocking requests, delta
+/// playlists, a log, metrics. An engine tells any number of them (`LiveConfiguration.observers`),
+/// each on the engine's output queue, in stream order; the engine does not know what they are.
+/// Every method does nothing unless an observer says otherwise.
+public protocol LiveStreamObserver: Sendable {
+    /// The stream's renditions and first playlists are known, before any part or segment: the
+    /// directories in layout order, their playlists, and the PART-TARGET of them all (the longest
+    /// part any of them lists; 0 without parts).
+    func started(directories: [String], playlists: [MediaPlaylist], partTargetSeconds: Double)
+    /// One rendition's piece of a part (LL-HLS), before the segment that holds it is stored.
+    func part(_ part: StreamWriter.RenditionPart)
+    /// Every rendition's playlist, after a segment is listed and at the end.
+    func playlists(_ playlists: [MediaPlaylist])
+    /// A segment was stored and listed.
+    func segmentPublished(_ report: LiveSegmentReport)
+}
+
+extension LiveStreamObserver {
+    public func started(directories: [String], playlists: [MediaPlaylist], partTargetSeconds: Double) {}
+    public func part(_ part: StreamWriter.RenditionPart) {}
+    public func playlists(_ playlists: [MediaPlaylist]) {}
+    public func segmentPublished(_ report: LiveSegmentReport) {}
+}
