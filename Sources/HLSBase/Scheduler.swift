@@ -47,6 +47,7 @@ public struct SystemClock: Scheduler {
     public func monotonicMicroseconds() -> Int64 { MonotonicClock.nowMicroseconds() }
     public func now() -> Date { Date() }
 
+    @discardableResult
     public func schedule(afterMicroseconds microseconds: Int64, on queue: DispatchQueue,
                          _ action: @escaping @Sendable () -> Void) -> ScheduledTimer {
         let item = WorkItem(DispatchWorkItem(block: action))
@@ -112,6 +113,7 @@ public final class VirtualClock: Scheduler {
 
     /// A timer already due (`microseconds` ≤ 0) runs at once, as Dispatch would run it; any other waits
     /// for `advance`.
+    @discardableResult
     public func schedule(afterMicroseconds microseconds: Int64, on queue: DispatchQueue,
                          _ action: @escaping @Sendable () -> Void) -> ScheduledTimer {
         guard microseconds > 0 else {
