@@ -61,7 +61,7 @@ release: deps
 # The loop to run while working: the build and every test that runs in process (the pure core, the
 # stores and writers, FFmpeg's wrappers and the capture sources, the live engine on the test source
 # into a store in memory, the server), about two minutes. `make test` adds the built binary's runs.
-UNIT_TESTS := HLSBaseTests|HLSKitTests|HLSOutputTests|HLSMediaTests|HLSEngineTests|HLSServerTests
+UNIT_TESTS := HLSBaseTests|HLSCryptoTests|HLSKitTests|HLSOutputTests|HLSMediaTests|HLSEngineTests|HLSServerTests
 check: build
 	$(SWIFT) build --build-tests $(SWIFT_BUILD_FLAGS)
 	$(SWIFT) test --skip-build --filter '$(UNIT_TESTS)' 2>&1 | tee .build/swift-check.log
@@ -190,7 +190,7 @@ TSAN_END_TO_END_TESTS := LiveStopTests/(aSignal|aSecondInterrupt|aMissingDevice)
 test-sanitizers: deps
 	$(SWIFT) build --build-tests $(SANITIZER_ASAN) $(SWIFT_BUILD_FLAGS)
 	LSAN_OPTIONS=suppressions=$(CURDIR)/scripts/lsan-suppressions.txt \
-		$(SWIFT) test --skip-build $(SANITIZER_ASAN) --disable-xctest --filter 'HLSBaseTests|HLSKitTests|HLSOutputTests|HLSMediaTests|HLSEngineTests' 2>&1 \
+		$(SWIFT) test --skip-build $(SANITIZER_ASAN) --disable-xctest --filter 'HLSBaseTests|HLSCryptoTests|HLSKitTests|HLSOutputTests|HLSMediaTests|HLSEngineTests' 2>&1 \
 		| tee .build/asan-test.log
 	$(SWIFT) build --build-tests $(SANITIZER_TSAN) $(SWIFT_BUILD_FLAGS)
 	TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --skip-build $(SANITIZER_TSAN) --disable-xctest \

@@ -19,8 +19,9 @@ let package = Package(
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .target(name: "HLSBase"),
+        .target(name: "HLSCrypto", dependencies: ["CCrypto"]),
         .target(name: "HLSKit"),
-        .target(name: "HLSOutput", dependencies: ["CCrypto", "HLSBase", "HLSKit"]),
+        .target(name: "HLSOutput", dependencies: ["HLSBase", "HLSCrypto", "HLSKit"]),
         .target(
             name: "HLSMedia",
             dependencies: ["CFFmpeg", "CV4L2", "HLSBase", "HLSKit"]
@@ -31,16 +32,17 @@ let package = Package(
         ),
         .target(
             name: "HLSServer",
-            dependencies: ["CMicroHTTPD", "CZlib", "HLSBase", "HLSKit", "HLSOutput"]
+            dependencies: ["CMicroHTTPD", "CZlib", "HLSBase", "HLSCrypto", "HLSKit", "HLSOutput"]
         ),
         .executableTarget(
             name: "hlscap",
-            dependencies: ["HLSBase", "HLSKit", "HLSOutput", "HLSMedia", "HLSEngine", "HLSServer"]
+            dependencies: ["HLSBase", "HLSCrypto", "HLSKit", "HLSOutput", "HLSMedia", "HLSEngine", "HLSServer"]
         ),
         .target(name: "HLSTestSupport", dependencies: ["HLSKit", "HLSOutput"], path: "Tests/HLSTestSupport"),
         .testTarget(name: "HLSKitTests", dependencies: ["HLSKit", "HLSTestSupport"]),
-        .testTarget(name: "HLSOutputTests", dependencies: ["HLSOutput", "HLSKit", "HLSTestSupport"]),
+        .testTarget(name: "HLSOutputTests", dependencies: ["HLSOutput", "HLSCrypto", "HLSKit", "HLSTestSupport"]),
         .testTarget(name: "HLSBaseTests", dependencies: ["HLSBase"]),
+        .testTarget(name: "HLSCryptoTests", dependencies: ["HLSCrypto"]),
         .testTarget(name: "HLSMediaTests", dependencies: ["HLSMedia", "HLSBase", "HLSKit", "HLSTestSupport"]),
         .testTarget(name: "HLSEngineTests", dependencies: ["HLSEngine", "HLSBase", "HLSMedia", "HLSOutput", "HLSKit", "HLSTestSupport"]),
         .testTarget(name: "HLSServerTests", dependencies: ["HLSServer", "HLSBase", "HLSOutput", "HLSKit", "HLSTestSupport"]),

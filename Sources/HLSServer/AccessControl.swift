@@ -1,6 +1,6 @@
 import Foundation
+import HLSCrypto
 import HLSKit
-import HLSOutput
 
 /// Who may watch: a bearer token (`Authorization: Bearer …` or `?token=…`), and URLs signed with an
 /// HMAC-SHA256 key, whose signature covers a path prefix and an expiry time

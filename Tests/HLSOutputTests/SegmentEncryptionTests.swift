@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import HLSCrypto
 import Testing
 @testable import HLSKit
 @testable import HLSOutput
@@ -21,18 +22,6 @@ import Testing
         #expect(SegmentEncryption.decrypt(sealed, key: key, iv: iv) == plain)
         #expect(SegmentEncryption.decrypt(sealed, key: Array(key.reversed()), iv: iv) != plain)
         #expect(SegmentEncryption.iv(sequenceNumber: 0x0102) == Array(repeating: 0, count: 14) + [1, 2])
-    }
-
-    /// SAMPLE-AES's cipher: CBC without padding over whole blocks in place, the same ciphertext as the
-    /// padded one up to the padding (NIST SP 800-38A F.2.1, two blocks).
-    @Test func sampleAESEncryptsWholeBlocksInPlaceWithoutPadding() {
-        let key: [UInt8] = [0x2b, 0x7e, 0x15, 0x16, 0x28, 0xae, 0xd2, 0xa6, 0xab, 0xf7, 0x15, 0x88, 0x09, 0xcf, 0x4f, 0x3c]
-        let iv = Array(0..<16).map { UInt8($0) }
-        let plain = [UInt8](hex: "6bc1bee22e409f96e93d7e117393172aae2d8a571e03ac9c9eb76fac45af8e51")
-        var bytes = [0xAA] + plain + [0xBB]
-        SegmentEncryption.BlockCipher(key: key).encrypt(&bytes, range: 1..<33, iv: iv)
-        #expect(Digest.hex(Array(bytes[1..<33])) == "7649abac8119b246cee98e9b12e9197d5086cb9b507219ee95db113a917678b2")
-        #expect(bytes.first == 0xAA && bytes.last == 0xBB)
     }
 
     /// `--encrypt cbcs` through the writer: the init section names the key's ID and IV, the key is

@@ -1,5 +1,5 @@
-import CCrypto
 import Foundation
+import HLSCrypto
 import HLSKit
 
 /// Whole-segment AES-128 encryption (RFC 8216bis 4.4.4.4): each segment encrypted with AES-128-CBC
@@ -7,12 +7,12 @@ import HLSKit
 /// playlist names none), with a new random key every `rotation` segments (0: one key for the run).
 /// Or SAMPLE-AES: the samples of every fragment encrypted with 'cbcs' (`SampleEncryption`), one key,
 /// key ID and constant IV for the run, named by the init sections.
-/// Keys come from the system's random source (libcrypto's RAND_bytes) and go to their own store,
+/// Keys come from the system's random source (`SecureRandom`) and go to their own store,
 /// outside the stream's, where only the owner may read them.
 ///
 /// Unchecked sendable: used by the one writer that owns it, on its queue.
 public final class SegmentEncryption: @unchecked Sendable {
-    public static let keyByteCount = 16
+    public static let keyByteCount = AES128.keyByteCount
     /// Where the built-in server answers for keys, below the stream's root.
     public static let serverFolder = "keys"
 
@@ -46,7 +46,7 @@ public final class SegmentEncryption: @unchecked Sendable {
         self.keyStore = keyStore
         self.rotation = rotation
         self.keyURIPrefix = keyURIPrefix
-        runID = Digest.hex(Self.randomBytes(4))
+        runID = Digest.hex(SecureRandom.bytes(4))
     }
 
     /// The name of the key of segment `sequenceNumber`.
@@ -74,7 +74,7 @@ public final class SegmentEncryption: @unchecked Sendable {
         precondition(method == .sampleAES, "AES-128 leaves init sections clear")
         if let trackKey { return trackKey }
         _ = try key(index: 0, name: keyName(for: 1))
-        let made = SampleEncryption.TrackKey(keyID: Self.randomBytes(16), constantIV: Self.randomBytes(SampleEncryption.blockSize))
+        let made = SampleEncryption.TrackKey(keyID: SecureRandom.bytes(16), constantIV: SecureRandom.bytes(SampleEncryption.blockSize))
         trackKey = made
         return made
     }
@@ -85,7 +85,7 @@ public final class SegmentEncryption: @unchecked Sendable {
         throws(StoreError) -> (subsamples: [UInt32: [[SampleEncryption.Subsample]]], key: MediaPlaylist.Key) {
         let trackKey = try sampleKey()
         let key = try key(index: 0, name: keyName(for: 1))
-        let cipher = BlockCipher(key: key)
+        let cipher = AES128.BlockCipher(key: key)
         let subsamples = SampleEncryption.encrypt(&tracks, descriptions: descriptions, iv: trackKey.constantIV) {
             cipher.encrypt(&$0, range: $1, iv: $2)
         }
@@ -96,7 +96,7 @@ public final class SegmentEncryption: @unchecked Sendable {
     /// The key of index `index`, made and stored under `name` on first use.
     private func key(index: Int, name: String) throws(StoreError) -> [UInt8] {
         if let known = keys[index] { return known }
-        let key = Self.randomBytes(Self.keyByteCount)
+        let key = SecureRandom.bytes(Self.keyByteCount)
         try keyStore.write(key, to: name, durability: .immediate)
         keys[index] = key
         onNewKey?(name)
@@ -115,63 +115,11 @@ public final class SegmentEncryption: @unchecked Sendable {
 
     /// AES-128-CBC with PKCS#7 padding.
     public static func encrypt(_ bytes: [UInt8], key: [UInt8], iv: [UInt8]) -> [UInt8] {
-        crypt(bytes, key: key, iv: iv, encrypting: true)!
+        AES128.encrypt(bytes, key: key, iv: iv)
     }
 
     /// The reverse, for checks; nil when the padding is wrong (another key).
     public static func decrypt(_ bytes: [UInt8], key: [UInt8], iv: [UInt8]) -> [UInt8]? {
-        crypt(bytes, key: key, iv: iv, encrypting: false)
-    }
-
-    private static func crypt(_ bytes: [UInt8], key: [UInt8], iv: [UInt8], encrypting: Bool) -> [UInt8]? {
-        precondition(key.count == keyByteCount && iv.count == 16, "AES-128 takes a 16-byte key and IV")
-        guard let context = EVP_CIPHER_CTX_new() else { fatalError("libcrypto could not make a cipher context") }
-        defer { EVP_CIPHER_CTX_free(context) }
-        var output = [UInt8](repeating: 0, count: bytes.count + 16)
-        var written: Int32 = 0
-        var final: Int32 = 0
-        let succeeded = EVP_CipherInit_ex(context, EVP_aes_128_cbc(), nil, key, iv, encrypting ? 1 : 0) == 1
-            && output.withUnsafeMutableBufferPointer { out in
-                EVP_CipherUpdate(context, out.baseAddress, &written, bytes, Int32(bytes.count)) == 1
-                    && EVP_CipherFinal_ex(context, out.baseAddress! + Int(written), &final) == 1
-            }
-        guard succeeded else {
-            precondition(!encrypting, "AES-128-CBC encryption cannot fail")
-            return nil
-        }
-        return Array(output.prefix(Int(written + final)))
-    }
-
-    /// AES-128-CBC without padding over whole blocks, in place: one libcrypto context for a fragment.
-    final class BlockCipher {
-        private let context: OpaquePointer
-
-        init(key: [UInt8]) {
-            guard let context = EVP_CIPHER_CTX_new() else { fatalError("libcrypto could not make a cipher context") }
-            self.context = context
-            precondition(EVP_EncryptInit_ex(context, EVP_aes_128_cbc(), nil, key, nil) == 1
-                         && EVP_CIPHER_CTX_set_padding(context, 0) == 1, "AES-128-CBC is available")
-        }
-
-        deinit { EVP_CIPHER_CTX_free(context) }
-
-        func encrypt(_ bytes: inout [UInt8], range: Range<Int>, iv: [UInt8]) {
-            precondition(range.count % SampleEncryption.blockSize == 0 && iv.count == SampleEncryption.blockSize,
-                         "whole blocks and a 16-byte IV")
-            var written: Int32 = 0
-            let succeeded = EVP_EncryptInit_ex(context, nil, nil, nil, iv) == 1
-                && bytes.withUnsafeMutableBufferPointer { buffer in
-                    let start = buffer.baseAddress! + range.lowerBound
-                    return EVP_EncryptUpdate(context, start, &written, start, Int32(range.count)) == 1
-                }
-            precondition(succeeded && Int(written) == range.count, "AES-128-CBC encryption cannot fail")
-        }
-    }
-
-    /// Bytes from the system's random source.
-    static func randomBytes(_ count: Int) -> [UInt8] {
-        var bytes = [UInt8](repeating: 0, count: count)
-        precondition(RAND_bytes(&bytes, Int32(count)) == 1, "the system's random source failed")
-        return bytes
+        AES128.decrypt(bytes, key: key, iv: iv)
     }
 }

@@ -1,8 +1,8 @@
 import Foundation
 import Glibc
+import HLSCrypto
 import HLSKit
 import HLSMedia
-import HLSOutput
 
 /// `--listen rtmp://ADDR:PORT/APP/KEY`: takes one RTMP publisher (OBS, ffmpeg, an encoder) at a time.
 ///

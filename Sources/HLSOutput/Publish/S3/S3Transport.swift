@@ -1,5 +1,6 @@
 import Foundation
 import HLSBase
+import HLSCrypto
 import HLSKit
 
 /// Sends the publisher's requests to an S3-compatible store, each signed with Signature V4.

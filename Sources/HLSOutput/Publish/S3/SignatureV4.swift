@@ -1,4 +1,5 @@
 import Foundation
+import HLSCrypto
 import HLSKit
 
 /// An access key, as AWS's tools find it (`S3CredentialSource`).

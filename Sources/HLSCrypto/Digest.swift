@@ -1,7 +1,8 @@
 import CCrypto
 import Foundation
 
-/// SHA-256 and HMAC-SHA256 from OpenSSL's libcrypto.
+/// SHA-256, HMAC-SHA256 and constant-time comparison from OpenSSL's libcrypto: what signs S3 requests
+/// and URLs, and checks tokens, signatures and stream keys. A secret is never compared with `==`.
 public enum Digest {
     public static let sha256ByteCount = 32
 
