@@ -1,6 +1,7 @@
 import Foundation
 import HLSKit
 import HLSMedia
+import HLSOutput
 
 /// Why a request cannot become a stream, one case per rule, each naming by its case (and by option keys
 /// such as "record-size" where several options share the rule) what to change. Carries no exit status and
@@ -82,6 +83,27 @@ public enum PlanError: Error, Equatable, Sendable {
     /// A key URI prefix that is empty or holds quotes or line breaks.
     case keyURIPrefix(String)
     case sampleAESWithResume
+
+    // The origin.
+    /// An upload option (headers, backlog, timeouts, playlist caching, an S3 option) without an origin.
+    case needsPublishing
+    /// A request timeout of 0.
+    case publishTimeout
+    /// Path-style and virtual-hosted addressing both asked for.
+    case s3AddressingTwice
+    case s3Target(S3Target.ParseError)
+    /// An ACL that is none of S3's canned ACLs for objects.
+    case s3ACL(String)
+    /// A multipart part size outside S3's 5 MiB … 5 GiB.
+    case s3PartSize
+    /// An S3 option with an HTTP origin.
+    case s3OptionsWithoutS3
+    /// An origin URL that is neither http(s):// with a host nor s3://.
+    case publishURL(String)
+    /// A playlist Cache-Control that is empty or holds a line break.
+    case playlistCacheControl
+    /// A header line that is not 'Name: value'.
+    case header(String)
 
     // The recording.
     /// A recording option ("record-size", "record-codec", "record-bitrate", "record-every",

@@ -1,4 +1,5 @@
 import Foundation
+import HLSEngine
 import HLSKit
 import HLSOutput
 
@@ -27,9 +28,6 @@ struct PublishOptions {
           --publish-drain-timeout S seconds to wait for the last uploads at the end (default 30)
           --publish-timeout S       seconds one request may take before it is retried (default 10)
         """
-    static let defaultBacklogMilliseconds: Int64 = 300_000
-    static let defaultDrainTimeoutMilliseconds: Int64 = 30_000
-    static let defaultRequestTimeoutMilliseconds: Int64 = 10_000
     /// Uploads in flight at once: enough to hide a round trip, few enough for a small uplink.
     static let concurrentUploads = 3
 
@@ -38,7 +36,7 @@ struct PublishOptions {
     /// The store and its signing transport, for `s3://` targets.
     var s3: S3Transport?
     var playlistCacheControl: String
-    var partSize = S3MultipartUpload.defaultPartSize
+    var partSize: Int
     var headers: [HTTPHeader]
     var backlogSeconds: Double
     var drainTimeoutSeconds: Double
@@ -46,75 +44,45 @@ struct PublishOptions {
 
     /// nil when `--publish` is absent; its companion options are then refused.
     init?(arguments: inout ArgumentList) throws {
-        let headerLines = try arguments.values("--header")
-        let backlog = try arguments.value("--publish-backlog")
-        let drainTimeout = try arguments.value("--publish-drain-timeout")
-        let requestTimeout = try arguments.value("--publish-timeout")
-        let cacheControl = try arguments.value("--playlist-cache-control")
-        let endpoint = try arguments.value("--s3-endpoint")
-        let region = try arguments.value("--s3-region")
-        let acl = try arguments.value("--s3-acl")
-        let pathStyle = arguments.flag("--s3-path-style")
-        let virtualHosted = arguments.flag("--s3-virtual-hosted")
-        let partSize = try arguments.value("--s3-part-size")
-        let s3Options = endpoint != nil || region != nil || acl != nil || pathStyle || virtualHosted || partSize != nil
-        guard let url = try arguments.value("--publish") else {
-            if !headerLines.isEmpty || backlog != nil || drainTimeout != nil || requestTimeout != nil
-                || cacheControl != nil || s3Options {
-                throw CommandError.usage("--header, --publish-…, --playlist-cache-control and --s3-… options need --publish URL")
-            }
-            return nil
+        var request = OriginRequest()
+        request.headerLines = try arguments.values("--header")
+        request.backlogMilliseconds = try arguments.value("--publish-backlog")
+            .map { try Parse.milliseconds($0, option: "--publish-backlog") }
+        request.drainTimeoutMilliseconds = try arguments.value("--publish-drain-timeout")
+            .map { try Parse.milliseconds($0, option: "--publish-drain-timeout") }
+        request.requestTimeoutMilliseconds = try arguments.value("--publish-timeout")
+            .map { try Parse.milliseconds($0, option: "--publish-timeout") }
+        request.playlistCacheControl = try arguments.value("--playlist-cache-control")
+        request.s3Endpoint = try arguments.value("--s3-endpoint")
+        request.s3Region = try arguments.value("--s3-region")
+        request.s3ACL = try arguments.value("--s3-acl")
+        request.s3PathStyle = arguments.flag("--s3-path-style")
+        request.s3VirtualHosted = arguments.flag("--s3-virtual-hosted")
+        request.s3PartSizeBytes = try arguments.value("--s3-part-size").map { try Parse.byteSize($0, option: "--s3-part-size") }
+        request.url = try arguments.value("--publish")
+        let made: OriginPlan?
+        do {
+            made = try OriginPlan(request)
+        } catch {
+            throw CommandError(error)
         }
-        requestTimeoutSeconds = try Self.seconds(requestTimeout, option: "--publish-timeout",
-                                                 default: Self.defaultRequestTimeoutMilliseconds)
-        guard requestTimeoutSeconds > 0 else { throw CommandError.usage("--publish-timeout must be more than 0") }
-        if url.lowercased().hasPrefix("s3://") {
-            guard !(pathStyle && virtualHosted) else {
-                throw CommandError.usage("--s3-path-style and --s3-virtual-hosted exclude each other")
-            }
-            let target: S3Target
-            do {
-                target = try S3Target(url: url, endpoint: endpoint, region: region ?? S3CredentialSource.region(),
-                                      pathStyle: pathStyle ? true : virtualHosted ? false : nil)
-            } catch {
-                throw CommandError.usage("--publish: \(error)")
-            }
-            if let acl, !Self.cannedACLs.contains(acl) {
-                throw CommandError.usage("--s3-acl takes one of \(Self.cannedACLs.joined(separator: ", ")) (got \"\(acl)\")")
-            }
+        guard let plan = made else { return nil }
+        switch plan.target {
+        case .http(let url):
+            origin = url
+        case .s3(let target):
             // The store's transport for the first request and the recording; each rendition's publisher
             // gets its own (sharing the credentials), as with HTTP.
-            s3 = S3Transport(target: target, credentials: S3CredentialSource(), acl: acl,
-                             requestTimeoutSeconds: requestTimeoutSeconds, maxConnections: Self.concurrentUploads + 1)
+            s3 = S3Transport(target: target, credentials: S3CredentialSource(), acl: plan.s3ACL,
+                             requestTimeoutSeconds: plan.requestTimeoutSeconds, maxConnections: Self.concurrentUploads + 1)
             origin = target.originURL
-            if let partSize {
-                let bytes = try Parse.byteSize(partSize, option: "--s3-part-size")
-                guard bytes >= S3MultipartUpload.minimumPartSize, bytes <= 5 * 1024 * 1024 * 1024 else {
-                    throw CommandError.usage("--s3-part-size must be between 5M and 5G (S3's limits)")
-                }
-                self.partSize = bytes
-            }
-        } else {
-            guard !s3Options else { throw CommandError.usage("--s3-… options need --publish s3://BUCKET/PREFIX/") }
-            guard let origin = URL(string: url), ["http", "https"].contains(origin.scheme?.lowercased()),
-                  origin.host != nil else {
-                throw CommandError.usage("--publish takes an http://, https:// or s3:// URL (got \"\(url)\")")
-            }
-            self.origin = origin
         }
-        playlistCacheControl = cacheControl ?? StreamPublisher.defaultPlaylistCacheControl
-        guard !playlistCacheControl.isEmpty, !playlistCacheControl.contains(where: \.isNewline) else {
-            throw CommandError.usage("--playlist-cache-control takes a Cache-Control value such as max-age=1")
-        }
-        headers = try headerLines.map { line in
-            guard let header = HTTPHeader(line: line) else {
-                throw CommandError.usage("--header takes 'Name: value' (got \"\(line)\")")
-            }
-            return header
-        }
-        backlogSeconds = try Self.seconds(backlog, option: "--publish-backlog", default: Self.defaultBacklogMilliseconds)
-        drainTimeoutSeconds = try Self.seconds(drainTimeout, option: "--publish-drain-timeout",
-                                               default: Self.defaultDrainTimeoutMilliseconds)
+        playlistCacheControl = plan.playlistCacheControl
+        partSize = plan.s3PartSize
+        headers = plan.headers
+        backlogSeconds = plan.backlogSeconds
+        drainTimeoutSeconds = plan.drainTimeoutSeconds
+        requestTimeoutSeconds = plan.requestTimeoutSeconds
     }
 
     /// Uploads a finished recording to `PREFIX/recordings/NAME` with a multipart upload; one line
@@ -141,10 +109,6 @@ struct PublishOptions {
 
     /// Seconds between the first requests to a store that did not answer: three more tries, three seconds.
     static let unreachableRetryPauses = [0.5, 1.0, 1.5]
-
-    /// S3's canned ACLs that make sense for objects.
-    static let cannedACLs = ["private", "public-read", "public-read-write", "authenticated-read",
-                             "aws-exec-read", "bucket-owner-read", "bucket-owner-full-control"]
 
     /// What the summary and messages call the target: the URL given.
     var displayName: String { s3?.target.displayName ?? origin.absoluteString }
@@ -185,9 +149,6 @@ struct PublishOptions {
         }
     }
 
-    private static func seconds(_ text: String?, option: String, default milliseconds: Int64) throws -> Double {
-        Double(try text.map { try Parse.milliseconds($0, option: option) } ?? milliseconds) / 1000
-    }
 
     /// A publisher for a recording, which can wait for a slow origin instead of dropping segments;
     /// `directory` is the rendition's place below the origin ("" for the top).
