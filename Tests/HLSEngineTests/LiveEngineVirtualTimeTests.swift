@@ -130,6 +130,44 @@ import Testing
         }
     }
 
+    /// A recording kept by the free space of its store (`--min-free`), half an hour split every 5
+    /// minutes: once the finished files leave less free than asked, the oldest go, first to last.
+    @Test func aRecordingKeptByFreeSpaceLosesItsOldestFiles() throws {
+        let clock = VirtualClock()
+        let source = try LoopedSource(clock: clock, framesPerSecond: 10, keyframeIntervalFrames: 20, seconds: 1800)
+        let recordings = MemoryStore(location: "virtual-recordings", clock: clock)
+        // About two and a half files' worth of pictures may be kept.
+        let fileBytes = Int64(source.pictures.reduce(0) { $0 + $1.data.count }) * 150
+        recordings.capacityBytes = 100 * fileBytes
+        let messages = MessageLog()
+        var configuration = LiveConfiguration()
+        configuration.size = OutputSize(width: 160, height: 96)
+        configuration.framesPerSecond = 10
+        configuration.segmentMilliseconds = 2000
+        configuration.durationMilliseconds = 1_800_000
+        let pattern = "%H-%M-%S.mp4"
+        var recording = LiveConfiguration.Recording(store: recordings, path: pattern)
+        recording.encodes = false
+        recording.split = .init(pattern: try RecordingPattern(pattern), period: try RecordingPeriod(seconds: 300),
+                                timeZone: TimeZone(identifier: "UTC")!)
+        recording.split?.retention = RecordingRetention(minimumFreeBytes: 100 * fileBytes - fileBytes * 5 / 2)
+        configuration.record = recording
+        configuration.observers = [source.observer]
+
+        let engine = LiveEngine(configuration: configuration, sources: [source], store: MemoryStore(), clock: clock,
+                                messages: messages.sink)
+        let outcome = try engine.runInVirtualTime(clock, messages: messages)
+        #expect(outcome.failure == nil, "\(String(describing: outcome.failure))")
+        let names = (0..<6).map { String(format: "08-%02d-00.mp4", $0 * 5) }
+        #expect(outcome.recordedFiles == names.map { recordings.location + "/" + $0 })
+        let removed = messages.all.compactMap { entry -> (String, RecordingRetention.Reason)? in
+            if case .recordingRemoved(let path, let reason, _) = entry.message { (path, reason) } else { nil }
+        }
+        #expect(!removed.isEmpty && removed.allSatisfy { $0.1 == .freeSpace }, "\(removed)")
+        #expect(removed.map(\.0) == names.prefix(removed.count).map { recordings.location + "/" + $0 }, "oldest first")
+        #expect(Set(recordings.files.keys) == Set(names.dropFirst(removed.count)), "\(recordings.files.keys.sorted())")
+    }
+
     /// A recording file read box by box, as the recordings index reads it.
     static func summary(_ bytes: [UInt8]) throws -> RecordingFileSummary {
         var builder = RecordingFileSummary.Builder()

@@ -44,6 +44,62 @@ import Testing
         #expect(throws: StoreError.self) { try store.read("seg/000001.m4s") }
     }
 
+    /// What a recording's retention reads: every file below a folder at any depth with its size and
+    /// time, hidden and temporary files aside; folders left empty go, those that hold something stay.
+    @Test(arguments: Kind.allCases)
+    func filesBelowAFolderAndEmptyFoldersRemoved(kind: Kind) throws {
+        let (store, cleanUp) = try makeStore(kind)
+        defer { cleanUp() }
+        #expect(try store.files(below: "") == [], "a store nothing was written to holds nothing")
+        let before = Date().addingTimeInterval(-5)
+        try store.write(Array("abc".utf8), to: "rec/2027-01-15/08-00-00.mp4")
+        try store.write(Array("abcdef".utf8), to: "rec/2027-01-15/08-10-00.mp4")
+        try store.write(Array("x".utf8), to: "rec/2027-01-16/.hidden")
+        try store.write(Array("top".utf8), to: "top.mp4")
+        let found = try store.files(below: "rec")
+        #expect(found.map(\.path) == ["2027-01-15/08-00-00.mp4", "2027-01-15/08-10-00.mp4"])
+        #expect(found.map(\.byteCount) == [3, 6])
+        #expect(found.allSatisfy { $0.modified > before && $0.modified < Date().addingTimeInterval(5) }, "\(found)")
+        #expect(try store.files(below: "").map(\.path) == ["rec/2027-01-15/08-00-00.mp4", "rec/2027-01-15/08-10-00.mp4", "top.mp4"])
+        #expect(try store.files(below: "missing") == [])
+
+        try store.remove("rec/2027-01-15/08-00-00.mp4")
+        #expect(try !store.removeDirectoryIfEmpty("rec/2027-01-15"), "it holds a file")
+        try store.remove("rec/2027-01-15/08-10-00.mp4")
+        #expect(try !store.exists("rec/2027-01-15/08-10-00.mp4"))
+        // A directory store removes the folder; in memory a folder is only the paths of its files.
+        #expect(try store.removeDirectoryIfEmpty("rec/2027-01-15") == (kind == .directory))
+        #expect(try !store.exists("rec/2027-01-15"))
+        #expect(try !store.removeDirectoryIfEmpty("rec/2027-01-15"), "already gone")
+        #expect(try store.list("rec") == ["2027-01-16"])
+    }
+
+    @Test func aMemoryStoreWithACapacityTellsWhatIsFreeAndFillsUp() throws {
+        let store = MemoryStore()
+        #expect(try store.availableBytes() == nil, "no capacity, nothing to tell")
+        store.capacityBytes = 10
+        try store.write([1, 2, 3, 4], to: "a.mp4")
+        try store.append([5, 6], to: "a.mp4", durability: .deferred)
+        #expect(try store.availableBytes() == 4)
+        try store.write([1, 2, 3, 4, 5, 6, 7, 8, 9, 10], to: "a.mp4")
+        #expect(try store.availableBytes() == 0, "a file replaced frees what it took")
+        #expect(throws: StoreError(operation: .write, path: "memory/b.mp4", errno: ENOSPC)) {
+            try store.write([1], to: "b.mp4")
+        }
+        try store.remove("a.mp4")
+        #expect(try store.availableBytes() == 10)
+    }
+
+    @Test func aDirectoryStoreTellsWhatItsFileSystemHasFree() throws {
+        let (store, cleanUp) = try makeStore(.directory)
+        defer { cleanUp() }
+        let free = try #require(try store.availableBytes())
+        var status = statvfs()
+        #expect(statvfs(FileManager.default.temporaryDirectory.path, &status) == 0)
+        let expected = Int64(status.f_bavail) * Int64(status.f_frsize)
+        #expect(abs(free - expected) < 64 << 20, "\(free) bytes free, statvfs says \(expected)")
+    }
+
     @Test(arguments: Kind.allCases)
     func appendsGrowAnExistingFileOnly(kind: Kind) throws {
         let (store, cleanUp) = try makeStore(kind)

@@ -177,7 +177,7 @@ final class LiveEncoder {
                                 framesPerSecond: framesPerSecond, preset: configuration.preset,
                                 segmentMilliseconds: configuration.segmentMilliseconds,
                                 makeVideoEncoder: configuration.makeVideoEncoder, split: record.split),
-                copying: copiedVideo, audio: tracks.first { !$0.isVideo }, messages: { [statistics] message in
+                copying: copiedVideo, audio: tracks.first { !$0.isVideo }, clock: clock, messages: { [statistics] message in
                     if case .recordingRemoved(path: _, reason: let reason, byteCount: let byteCount) = message {
                         statistics.countRecordingRemoved(reason: reason, byteCount: byteCount)
                     }

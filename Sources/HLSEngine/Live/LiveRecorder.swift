@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import HLSBase
 import HLSKit
 import HLSMedia
 import HLSOutput
@@ -64,6 +65,8 @@ final class LiveRecorder: @unchecked Sendable {
     private var droppedFrames = 0
     private var failure: String?
     private let messages: @Sendable (EngineMessage) -> Void
+    /// The wall clock, for a file finished or retention applied before any frame was taken.
+    private let clock: any Scheduler
     /// Split by time, on `queue`: the next boundary, the files asked for at cuts not yet reached, and how
     /// many files were started (the cuts the segmenter placed for them, plus the first).
     private var nextBoundary: Date?
@@ -84,8 +87,9 @@ final class LiveRecorder: @unchecked Sendable {
 
     /// `copying`: the copied source's video track, recorded as it is instead of encoded.
     init(settings: Settings, copying copiedVideo: TrackDescription? = nil, audio: TrackDescription?,
-         messages: @escaping @Sendable (EngineMessage) -> Void) throws {
+         clock: any Scheduler, messages: @escaping @Sendable (EngineMessage) -> Void) throws {
         self.settings = settings
+        self.clock = clock
         self.messages = messages
         var tracks: [TrackDescription]
         if var copiedVideo {
@@ -118,8 +122,8 @@ final class LiveRecorder: @unchecked Sendable {
         } else if settings.split?.retention.isEmpty == false {
             // The files of earlier runs, with when each was last written: one scan at start; afterwards the
             // index grows as files are finished.
-            kept = RecordingIndex((RecordingScanner.files(below: settings.store.location) ?? []).map {
-                RecordingIndex.File(path: $0.path, end: $0.modified, byteCount: Int64($0.byteCount))
+            kept = RecordingIndex(try settings.store.files(below: "").filter { $0.path.hasSuffix(".mp4") }.map {
+                RecordingIndex.File(path: $0.path, end: $0.modified, byteCount: $0.byteCount)
             })
         }
     }
@@ -226,7 +230,7 @@ final class LiveRecorder: @unchecked Sendable {
            segment.startTicks >= segmenter.placedCuts[startedFiles - 1].placedTicks {
             try finishFile()
             try open(pendingFiles.removeFirst())
-            try applyRetention(now: lastCaptured ?? Date())
+            try applyRetention(now: lastCaptured ?? clock.now())
             fileStartLeadTicks = segment.startTicks - Self.startOffsetSeconds * segment.timescale.perSecond
         }
         // The segment's first frame on the wall clock: its output time back to capture ticks.
@@ -247,7 +251,7 @@ final class LiveRecorder: @unchecked Sendable {
         try finishing.finish()
         finishedFiles.append(location)
         if settings.split != nil {
-            kept.add(.init(path: path, end: lastCaptured ?? Date(), byteCount: Int64(bytes)))
+            kept.add(.init(path: path, end: lastCaptured ?? clock.now(), byteCount: Int64(bytes)))
         }
         lock.withLock { finishedBytes += bytes }
         if settings.split != nil { messages(.recordingFileFinished(path: location, byteCount: bytes)) }
@@ -257,18 +261,25 @@ final class LiveRecorder: @unchecked Sendable {
     /// empty. The file being written is not in the index.
     private func applyRetention(now: Date) throws {
         guard let retention = settings.split?.retention, !retention.isEmpty else { return }
-        let root = settings.store.location
-        let free = retention.minimumFreeBytes == nil ? nil
-            : ((try? FileManager.default.attributesOfFileSystem(forPath: root))?[.systemFreeSize] as? NSNumber)?.int64Value
+        let store = settings.store
+        let free = retention.minimumFreeBytes == nil ? nil : try store.availableBytes()
         for deletion in retention.deletions(from: &kept, now: now, freeBytes: free) {
-            try settings.store.remove(deletion.file.path)
-            var folder = (deletion.file.path as NSString).deletingLastPathComponent
-            while !folder.isEmpty, (try? FileManager.default.contentsOfDirectory(atPath: root + "/" + folder))?.isEmpty == true {
-                try? FileManager.default.removeItem(atPath: root + "/" + folder)
+            try store.remove(deletion.file.path)
+            removeFoldersLeftEmpty(above: deletion.file.path)
+            messages(.recordingRemoved(path: store.location + "/" + deletion.file.path, reason: deletion.reason,
+                                        byteCount: deletion.file.byteCount))
+        }
+    }
+
+    /// A folder that cannot be removed is said, and the recording goes on.
+    private func removeFoldersLeftEmpty(above path: String) {
+        var folder = (path as NSString).deletingLastPathComponent
+        do {
+            while !folder.isEmpty, try settings.store.removeDirectoryIfEmpty(folder) {
                 folder = (folder as NSString).deletingLastPathComponent
             }
-            messages(.recordingRemoved(path: root + "/" + deletion.file.path, reason: deletion.reason,
-                                        byteCount: deletion.file.byteCount))
+        } catch {
+            messages(.removalFailed(error))
         }
     }
 

@@ -229,7 +229,7 @@ public struct DirectoryStore: StreamStore {
     }
 
     /// `path` itself when it exists, else its nearest existing parent ("." for a relative path).
-    private static func nearestExistingDirectory(of path: String) -> String {
+    static func nearestExistingDirectory(of path: String) -> String {
         var directory = path
         while !isDirectory(directory) {
             guard let slash = directory.lastIndex(of: "/") else { return "." }
@@ -313,7 +313,7 @@ public struct DirectoryStore: StreamStore {
         return lstat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFDIR
     }
 
-    private static func entries(of directory: String) throws(Errno) -> [String] {
+    static func entries(of directory: String) throws(Errno) -> [String] {
         guard let stream = opendir(directory) else {
             throw Errno.current
         }

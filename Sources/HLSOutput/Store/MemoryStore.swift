@@ -1,3 +1,4 @@
+import Foundation
 import Glibc
 import HLSBase
 import HLSKit
@@ -20,17 +21,30 @@ public final class MemoryStore: StreamStore, @unchecked Sendable {
     }
 
     public let location: String
+    /// Tells when each file was written.
+    private let clock: any Scheduler
     private let state = Locked(State())
 
     private struct State {
         var files: [String: [UInt8]] = [:]
+        var modified: [String: Date] = [:]
         var durable: Set<String> = []
         var faults: [Fault] = []
         var writes: [String] = []
+        var capacityBytes: Int64?
     }
 
-    public init(location: String = "memory") {
+    public init(location: String = "memory", clock: any Scheduler = SystemClock()) {
         self.location = location
+        self.clock = clock
+    }
+
+    /// The most bytes the files may take together, as a disk of that size would: `availableBytes()`
+    /// then tells what is left, and a write or an append beyond it fails with ENOSPC. Nil (the start)
+    /// has no limit, and `availableBytes()` cannot tell.
+    public var capacityBytes: Int64? {
+        get { state.withLock { $0.capacityBytes } }
+        set { state.withLock { $0.capacityBytes = newValue } }
     }
 
     /// Every later operation of that kind on a matching path fails, until `clearFaults`.
@@ -72,7 +86,9 @@ public final class MemoryStore: StreamStore, @unchecked Sendable {
     public func write(_ bytes: [UInt8], to path: String, durability: Durability) throws(StoreError) {
         try state.withLock { state throws(StoreError) in
             try check(.write, path, in: state)
+            try checkRoom(for: Int64(bytes.count - (state.files[path]?.count ?? 0)), path, in: state)
             state.files[path] = bytes
+            state.modified[path] = clock.now()
             state.writes.append(path)
             if durability == .immediate { state.durable.insert(path) } else { state.durable.remove(path) }
         }
@@ -82,7 +98,9 @@ public final class MemoryStore: StreamStore, @unchecked Sendable {
         try state.withLock { state throws(StoreError) in
             try check(.write, path, in: state)
             guard state.files[path] != nil else { throw StoreError(operation: .write, path: fullPath(path), errno: ENOENT) }
+            try checkRoom(for: Int64(bytes.count), path, in: state)
             state.files[path]! += bytes
+            state.modified[path] = clock.now()
             state.writes.append(path)
         }
     }
@@ -99,6 +117,7 @@ public final class MemoryStore: StreamStore, @unchecked Sendable {
         try state.withLock { state throws(StoreError) in
             try check(.remove, path, in: state)
             state.files[path] = nil
+            state.modified[path] = nil
             state.durable.remove(path)
         }
     }
@@ -131,4 +150,34 @@ public final class MemoryStore: StreamStore, @unchecked Sendable {
     public func removeStaleTemporaryFiles() throws(StoreError) -> [String] { [] }
 
     public func removeEmptyDirectories() {}
+
+    public func files(below directory: String) throws(StoreError) -> [StoredFile] {
+        try state.withLock { state throws(StoreError) in
+            try check(.list, directory, in: state)
+            let prefix = directory.isEmpty ? "" : directory + "/"
+            return state.files.compactMap { path, bytes -> StoredFile? in
+                guard path.hasPrefix(prefix) else { return nil }
+                let relative = String(path.dropFirst(prefix.count))
+                guard !relative.split(separator: "/").contains(where: { $0.hasPrefix(".") }) else { return nil }
+                return StoredFile(path: relative, byteCount: Int64(bytes.count),
+                                  modified: state.modified[path] ?? Date(timeIntervalSince1970: 0))
+            }.sorted { $0.path < $1.path }
+        }
+    }
+
+    public func availableBytes() throws(StoreError) -> Int64? {
+        state.withLock { state in state.capacityBytes.map { $0 - Self.usedBytes(state) } }
+    }
+
+    /// Directories exist here only as the paths of files: one that holds nothing is already gone.
+    public func removeDirectoryIfEmpty(_ directory: String) throws(StoreError) -> Bool { false }
+
+    private func checkRoom(for bytes: Int64, _ path: String, in state: State) throws(StoreError) {
+        guard let capacity = state.capacityBytes, bytes > 0, Self.usedBytes(state) + bytes > capacity else { return }
+        throw StoreError(operation: .write, path: fullPath(path), errno: ENOSPC)
+    }
+
+    private static func usedBytes(_ state: State) -> Int64 {
+        state.files.values.reduce(0) { $0 + Int64($1.count) }
+    }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// When a write must be on stable storage.
 public enum Durability: Sendable {
     /// Before `write` returns: the file and its directory entry are `fsync`ed.
@@ -43,6 +45,28 @@ public protocol StreamStore: Sendable {
     /// Removes the directories a failed run leaves empty, including the store's own top when the
     /// store created it; the next write makes them again.
     func removeEmptyDirectories()
+    /// Every file below `directory` (`""` is the top), at any depth, hidden and temporary files aside,
+    /// sorted by path (relative to `directory`); a directory that does not exist holds none.
+    func files(below directory: String) throws(StoreError) -> [StoredFile]
+    /// Bytes still free where the store writes; nil when it cannot tell.
+    func availableBytes() throws(StoreError) -> Int64?
+    /// Removes `directory` when it holds nothing; returns whether it did (one that holds something, or
+    /// none at all, is left).
+    func removeDirectoryIfEmpty(_ directory: String) throws(StoreError) -> Bool
+}
+
+/// A file a store holds, found by `files(below:)`.
+public struct StoredFile: Sendable, Equatable {
+    public var path: String
+    public var byteCount: Int64
+    /// When it was last written.
+    public var modified: Date
+
+    public init(path: String, byteCount: Int64, modified: Date) {
+        self.path = path
+        self.byteCount = byteCount
+        self.modified = modified
+    }
 }
 
 extension StreamStore {
@@ -85,4 +109,9 @@ struct SubdirectoryStore: StreamStore {
     }
 
     func removeEmptyDirectories() { base.removeEmptyDirectories() }
+    func files(below directory: String) throws(StoreError) -> [StoredFile] { try base.files(below: inside(directory)) }
+    func availableBytes() throws(StoreError) -> Int64? { try base.availableBytes() }
+    func removeDirectoryIfEmpty(_ directory: String) throws(StoreError) -> Bool {
+        try base.removeDirectoryIfEmpty(inside(directory))
+    }
 }
