@@ -17,9 +17,10 @@ import HLSOutput
 /// What it captures (its sources), where the stream goes (its store), its clock and where its messages
 /// go are given to it: tests run it in process on the test source and a store in memory.
 ///
-/// Unchecked sendable: the writing-queue state (`encoder`) is touched only on `writingQueue`, the
-/// output state (`writer`, `publisher`, `retired`) only on `outputQueue` once `run` has set it up, and the
-/// rest is immutable or under `state`.
+/// What happens to a finished segment is `LiveOutput`'s business.
+///
+/// Unchecked sendable: the writing-queue state (`encoder`) is touched only on `writingQueue`, and the
+/// rest is immutable or under a lock.
 public final class LiveEngine: @unchecked Sendable {
     /// How long `endAtOnce` waits for the output queue to add EXT-X-ENDLIST.
     public static let endAtOnceGraceMilliseconds = 500
@@ -32,11 +33,7 @@ public final class LiveEngine: @unchecked Sendable {
     private let messages: @Sendable (EngineMessage) -> Void
 
     private let writingQueue = DispatchQueue(label: "hlscap.live.writing")
-    private let outputQueue = DispatchQueue(label: "hlscap.live.output")
     private let stopped = DispatchSemaphore(value: 0)
-    /// Signalled when a clean stop's wait for retention times is over: by the clock, or by a second
-    /// interrupt (`State.abandonedWaits`), which gives it up.
-    private let retentionWaitOver = DispatchSemaphore(value: 0)
     /// Capture threads wait here until every source has started and the init sections are stored;
     /// then frames are taken, or dropped when the start failed, so a device that cannot be opened
     /// leaves no stream behind.
@@ -51,14 +48,8 @@ public final class LiveEngine: @unchecked Sendable {
         var stopping = false
         var accepting = false
         var failure: LiveError?
-        /// The stream's output failed: segments are no longer written (a recording goes on).
-        var streamStopped = false
         /// Lost devices by source index: what failed, since when, and what stands in.
         var outages: [Int: Outage] = [:]
-        /// A second interrupt ended the stream.
-        var endedAtOnce = false
-        /// A second interrupt gave up waiting for retention times.
-        var abandonedWaits = false
         /// Copied samples on the writing queue in a live run, and the most there were.
         var copiedWaiting = 0
         var copiedWaitingAtMost = 0
@@ -78,13 +69,8 @@ public final class LiveEngine: @unchecked Sendable {
 
     // Writing-queue state.
     private var encoder: LiveEncoder?
-    // Output-queue state.
-    private var writer: StreamWriter?
-    private var publisher: LayoutPublisher?
-    /// Files that left the window, deleted after their retention time, at the latest at a clean stop;
-    /// times on the monotonic clock, in seconds.
-    private var retired = RetiredFiles()
-    private var finishedOutput = false
+    /// Set by `run` before any frame is taken.
+    private let output = Locked<LiveOutput?>(nil)
 
     /// `sources` are started by `run`, each on its own thread; `messages` receives the warnings and
     /// notices of the way, on any thread.
@@ -177,7 +163,6 @@ public final class LiveEngine: @unchecked Sendable {
             abandonStart(sources[...])
             throw .store(error)
         }
-        self.writer = writer
         let directories = encoder.layout.renditions.map(\.directory)
         for observer in configuration.observers {
             observer.started(directories: directories, playlists: writer.mediaPlaylists,
@@ -198,7 +183,22 @@ public final class LiveEngine: @unchecked Sendable {
         }
         for path in writer.initPaths { publisher?.addFile(path) }
         statistics.publisher = publisher
-        self.publisher = publisher
+        let output = LiveOutput(
+            writer: writer, publisher: publisher, store: store, clock: clock, observers: configuration.observers,
+            statistics: statistics, messages: messages,
+            onStreamStopped: { [self] error in
+                guard self.encoder?.recorder != nil else { return stop(failure: .store(error)) }
+                // The recording goes on: only the stream ends, reported at the stop.
+                record(.store(error))
+                messages(.streamStopped(error))
+            },
+            onFinishFailed: { [self] error in record(.store(error)) })
+        // What an earlier run left waiting for its retention time goes when that time comes.
+        let now = clock.now()
+        for pending in writer.pendingRemovals {
+            output.retire(pending.path, afterSeconds: pending.removableAt.timeIntervalSince(now))
+        }
+        self.output.withLock { $0 = output }
 
         if let milliseconds = configuration.durationMilliseconds, isLive {
             clock.schedule(afterMicroseconds: Int64(milliseconds) * 1000, on: .global()) { [self] in requestStop() }
@@ -206,10 +206,10 @@ public final class LiveEngine: @unchecked Sendable {
         state.withLock { $0.accepting = true }
         startup.leave()
         stopped.wait()
-        let (failure, endedAtOnce) = state.withLock { ($0.failure, $0.endedAtOnce) }
+        let failure = state.withLock { $0.failure }
         return Outcome(summary: statistics.summary(), publishReport: finalReport.withLock { $0 },
                        recording: recording.withLock { $0 }, recordedFiles: recordedFiles.withLock { $0 },
-                       failure: failure, endedAtOnce: endedAtOnce)
+                       failure: failure, endedAtOnce: output.endedAtOnce)
     }
 
     private let finalReport = Locked<PublishReport?>(nil)
@@ -377,88 +377,11 @@ public final class LiveEngine: @unchecked Sendable {
         }
     }
 
-    // MARK: Output queue
+    // MARK: Output
 
     private func publish(_ segments: [Segment], parts: [Segment] = []) {
-        guard !segments.isEmpty || !parts.isEmpty, let timing = encoder?.timing,
-              !state.withLock({ $0.streamStopped }) else { return }
-        outputQueue.async { [self] in
-            // After a failed write, a later segment would leave a gap in the playlist that looks valid.
-            guard var writer, !state.withLock({ $0.streamStopped }) else { return }
-            defer { self.writer = writer }
-            if !configuration.observers.isEmpty {
-                for part in parts {
-                    for piece in writer.render(part: part) { observe { $0.part(piece) } }
-                }
-            }
-            for segment in segments {
-                do throws(StoreError) {
-                    let written = try writer.write(segment, programDateTime: timing.programDateTime(of: segment))
-                    let lastSampleTicks = Int64(segment.tracks.first?.samples.last?.durationTicks ?? 0)
-                    let latency = timing.publishLatencyMicroseconds(of: segment, lastSampleTicks: lastSampleTicks,
-                                                                    nowMicroseconds: clock.monotonicMicroseconds())
-                    statistics.countSegment(segment, bytes: written.byteCount, renditionBytes: written.renditionByteCounts,
-                                            latencyMicroseconds: latency, path: written.path)
-                    let report = LiveSegmentReport(path: written.path, durationSeconds: segment.durationSeconds,
-                                                   byteCount: written.byteCount, latencyMicroseconds: latency,
-                                                   droppedFramesSoFar: statistics.droppedFrameCount)
-                    observe { $0.segmentPublished(report) }
-                    for removal in written.removals { scheduleRemoval(removal) }
-                    if let publisher {
-                        for path in written.paths where StreamFileKind(path: path) == .segment {
-                            for dropped in publisher.addSegment(path, durationSeconds: segment.durationSeconds) {
-                                messages(.uploadDropped(path: dropped))
-                            }
-                        }
-                        publisher.updatePlaylists(writer.playlists)
-                        if written.wroteMaster { publisher.addFile(StreamLayout.masterPlaylistName) }
-                    }
-                    let playlists = writer.mediaPlaylists
-                    observe { $0.playlists(playlists) }
-                } catch {
-                    state.withLock { $0.streamStopped = true }
-                    guard encoder?.recorder != nil else {
-                        stop(failure: .store(error))
-                        return
-                    }
-                    // The recording goes on: only the stream ends, reported at the stop.
-                    record(.store(error))
-                    messages(.streamStopped(error))
-                    return
-                }
-            }
-        }
-    }
-
-    private func observe(_ tell: (any LiveStreamObserver) -> Void) {
-        for observer in configuration.observers { tell(observer) }
-    }
-
-    /// A file that left the window goes after its retention time (`retentionSeconds` from now).
-    private func scheduleRemoval(_ removal: LivePlaylist.Removal) {
-        // The publisher deletes the local copy itself, once the origin no longer needs it.
-        if let publisher { return publisher.removeFile(removal.uri, afterSeconds: removal.retentionSeconds) }
-        retire(removal.uri, afterSeconds: removal.retentionSeconds)
-    }
-
-    /// The one retention timer: `path` is deleted `seconds` from now on the engine's clock, or at a clean
-    /// stop at the latest.
-    private func retire(_ path: String, afterSeconds seconds: Double) {
-        let removableAt = clock.monotonicSeconds + max(0, seconds)
-        retired.add(path, removableAt: removableAt)
-        clock.schedule(afterSeconds: seconds, on: outputQueue) { [self] in
-            removeRetiredFiles(now: max(removableAt, clock.monotonicSeconds))
-        }
-    }
-
-    private func removeRetiredFiles(now: Double) {
-        for path in retired.takeRemovable(now: now) {
-            do {
-                try store.remove(path)
-            } catch {
-                messages(.removalFailed(error))
-            }
-        }
+        guard let timing = encoder?.timing, let output = output.withLock({ $0 }) else { return }
+        output.publish(segments, parts: parts, timing: timing)
     }
 
     // MARK: Stopping
@@ -510,50 +433,14 @@ public final class LiveEngine: @unchecked Sendable {
                         recordedFiles.withLock { $0 = outcome.files }
                     }
                 }
-                outputQueue.async { [self] in finishOutput() }
+                output.withLock { $0 }?.finish { [self] report in
+                    if let report {
+                        finalReport.withLock { $0 = report }
+                        if !report.isComplete { record(.publishIncomplete(report)) }
+                    }
+                    stopped.signal()
+                }
             }
-        }
-    }
-
-    private func finishOutput() {
-        guard !state.withLock({ $0.endedAtOnce }) else { return }
-        do {
-            _ = try writer?.finish()
-        } catch {
-            record(.store(error))
-        }
-        finishedOutput = true
-        if let playlists = writer?.mediaPlaylists { observe { $0.playlists(playlists) } }
-        // A viewer holding an earlier playlist may still fetch what left the window: wait out the
-        // retention time (RFC 8216bis 6.2.2), then delete it, saying so, since the wait can be long. A
-        // second interrupt leaves the files for the next run. A stream whose writing failed ends at once
-        // instead, and leaves those files to the run that resumes it.
-        if let last = retired.lastRemovableAt, !state.withLock({ $0.streamStopped }) {
-            let seconds = max(0, last - clock.monotonicSeconds)
-            messages(.waitingForRetention(fileCount: retired.count, seconds: seconds))
-            let timer = clock.schedule(afterSeconds: seconds, on: .global()) { [self] in retentionWaitOver.signal() }
-            retentionWaitOver.wait()
-            if state.withLock({ $0.abandonedWaits }) {
-                timer.cancel()
-                return  // `endAtOnce` is next on this queue and ends the run.
-            }
-            removeRetiredFiles(now: max(last, clock.monotonicSeconds))
-        }
-        guard let publisher, let writer else {
-            stopped.signal()
-            return
-        }
-        publisher.updatePlaylists(writer.playlists)
-        // The I-frame playlists go up once, complete.
-        for (path, _) in writer.playlists where path.hasSuffix(StreamLayout.iFramePlaylistName) {
-            publisher.addFile(path)
-        }
-        // Waiting for the origin off the output queue lets a second interrupt end at once.
-        DispatchQueue.global().async { [self] in
-            let report = publisher.finish()
-            finalReport.withLock { $0 = report }
-            if !report.isComplete { record(.publishIncomplete(report)) }
-            stopped.signal()
         }
     }
 
@@ -568,36 +455,8 @@ public final class LiveEngine: @unchecked Sendable {
     /// file and rename). Files still waiting for their retention time are left, listed for the next run
     /// in the store to delete when their time comes.
     public func endAtOnce() {
-        state.withLock { $0.abandonedWaits = true }
-        retentionWaitOver.signal()
-        let ended = DispatchSemaphore(value: 0)
-        outputQueue.async { [self] in
-            state.withLock { $0.endedAtOnce = true }
-            if !finishedOutput {
-                finishedOutput = true
-                do throws(StoreError) {
-                    _ = try writer?.finish()
-                } catch {
-                    messages(.endFailed(error))
-                }
-            }
-            leaveRetiredFiles()
-            ended.signal()
-        }
-        _ = ended.wait(timeout: .now() + .milliseconds(Self.endAtOnceGraceMilliseconds))
+        output.withLock { $0 }?.endAtOnce(graceMilliseconds: Self.endAtOnceGraceMilliseconds)
         stopped.signal()
-    }
-
-    /// Lists the files that still wait for their retention time where the next run finds them.
-    private func leaveRetiredFiles() {
-        guard retired.count > 0 else { return }
-        let manifest = retired.manifest(monotonicNow: clock.monotonicSeconds, now: clock.now())
-        do {
-            try store.write(Array(manifest.utf8), to: StreamLayout.retiredListName)
-            messages(.leftForNextRun(fileCount: retired.count))
-        } catch {
-            messages(.removalFailed(error))
-        }
     }
 
     // MARK: Set-up
@@ -640,11 +499,6 @@ public final class LiveEngine: @unchecked Sendable {
             throw .store(error)
         } catch {
             throw .cannotResume("\(error)")
-        }
-        // What an earlier run left waiting for its retention time goes when that time comes.
-        let now = clock.now()
-        for pending in writer.pendingRemovals {
-            retire(pending.path, afterSeconds: pending.removableAt.timeIntervalSince(now))
         }
         return writer
     }
