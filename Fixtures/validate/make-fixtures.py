@@ -117,6 +117,14 @@ def retype_first_video_nal(segment, video_track, nal_type):
     return bytes(data)
 
 
+def reserve_aspect_ratio_idc(init):
+    """A copy of init whose avcC SPS says aspect_ratio_idc 100 (17 to 254 are reserved) instead of 1, the
+    byte after the VUI's aspect_ratio_info_present_flag (its 8th) in the base stream's SPS."""
+    sps = bytes.fromhex("6742c00ada189b011000000300100000030140f1226a")
+    assert init.count(sps) == 1, "the base stream's SPS changed: find its aspect_ratio_idc again"
+    return init.replace(sps, sps[:7] + bytes([100]) + sps[8:])
+
+
 def write(directory, name, content):
     path = os.path.join(HERE, directory, name)
     os.makedirs(os.path.dirname(path), exist_ok=True)
@@ -288,8 +296,11 @@ def main():
     write("independent-segments", "playlist.m3u8", media_playlist([BASE_SEGMENTS[0], "000002.m4s", BASE_SEGMENTS[2]]))
     write("extinf-duration", "playlist.m3u8", media_playlist(BASE_SEGMENTS, durations={1: "1.300"}))
     # The second segment's first NAL unit read as a PPS: it names SPS 7, which the decoder never gets.
+    # And the sample entry's SPS with a reserved aspect_ratio_idc, which FFmpeg drops ("illegal aspect ratio").
     write("parameter-sets", "000002.m4s", retype_first_video_nal(segments[1], video, 8))
-    write("parameter-sets", "playlist.m3u8", media_playlist([BASE_SEGMENTS[0], "000002.m4s", BASE_SEGMENTS[2]]))
+    write("parameter-sets", "init.mp4", reserve_aspect_ratio_idc(open(os.path.join(HERE, "base", "init.mp4"), "rb").read()))
+    write("parameter-sets", "playlist.m3u8", media_playlist([BASE_SEGMENTS[0], "000002.m4s", BASE_SEGMENTS[2]],
+                                                            map_uri="init.mp4"))
 
     # Apple's authoring specification (warnings only).
     write("apple-iframe-playlists", "master.m3u8", master(iframe=False))

@@ -262,14 +262,16 @@ struct HEVCFixture: Sendable, CustomTestStringConvertible {
         }
     }
 
-    /// An SPS may declare 16-bit video, but hvcC's bit depth fields cannot carry it: the record would read
-    /// back as 8-bit. The 320x240 fixture's SPS with both bit depths rewritten to 16.
+    /// An SPS may declare 16-bit video, which hvcC's bit depth fields cannot carry (the record would read
+    /// back as 8-bit) and FFmpeg does not decode: the SPS is refused, so no record is made. The 320x240
+    /// fixture's SPS with both bit depths rewritten to 16.
     @Test func recordRefusesABitDepthItCannotCarry() throws {
         let vps = [UInt8](hex: "40010c01ffff01600000030090000003000003003c959809")
         let sps = [UInt8](hex: "42010101600000030090000003000003003ca00a080f109125959a4932bc05a0200000030020000003032100")
         let pps = [UInt8](hex: "4401c172b46240")
-        #expect(try HEVCSequenceParameterSet(parsing: sps).bitDepthLuma == 16)
-        #expect(throws: BitstreamError.invalidField(structure: "hvcC", field: "bitDepthLumaMinus8", value: 8)) {
+        let refused = BitstreamError.invalidField(structure: "HEVC SPS", field: "bit_depth_luma_minus8", value: 8)
+        #expect(throws: refused) { try HEVCSequenceParameterSet(parsing: sps) }
+        #expect(throws: refused) {
             try HEVCDecoderConfiguration(videoParameterSets: [vps], sequenceParameterSets: [sps], pictureParameterSets: [pps])
         }
     }
@@ -284,11 +286,16 @@ struct HEVCFixture: Sendable, CustomTestStringConvertible {
         }
     }
 
-    /// num_negative_pics and num_positive_pics near UInt32.max overflowed their sum (found by fuzz-hevc-sps).
+    /// num_negative_pics and num_positive_pics near UInt32.max overflowed their sum (found by fuzz-hevc-sps,
+    /// in an SPS that is now refused earlier for its coding tree blocks; written again with valid ones).
     @Test func rejectsReferencePictureCountsWhoseSumOverflows() {
+        #expect(throws: BitstreamError.invalidField(structure: "HEVC SPS", field: "log2_diff_max_min_luma_coding_block_size",
+                                                    value: 0)) {
+            try HEVCSequenceParameterSet(parsing: [UInt8](hex: "4200000005000000000000006c6500fffffa0300000000ffffffff69"))
+        }
         #expect(throws: BitstreamError.invalidField(structure: "HEVC SPS", field: "num_negative_pics",
                                                     value: 4_294_967_294)) {
-            try HEVCSequenceParameterSet(parsing: [UInt8](hex: "4200000005000000000000006c6500fffffa0300000000ffffffff69"))
+            try HEVCSequenceParameterSet(parsing: WrittenHEVCSPS { $0.shortTermSet = (4_294_967_294, 3) }.nalUnit)
         }
     }
 
@@ -298,6 +305,86 @@ struct HEVCFixture: Sendable, CustomTestStringConvertible {
         }
         #expect(throws: BitstreamError.truncated(structure: "HEVC SPS")) {
             try HEVCSequenceParameterSet(parsing: Array(HEVCFixture.all[0].sps.prefix(20)))
+        }
+    }
+}
+
+/// An HEVC SPS written field by field (7.3.2.2.1): Main, 4:2:0, 320x240, 16x16 coding tree blocks,
+/// no VUI; for values no encoder writes.
+struct WrittenHEVCSPS: Sendable {
+    var sequenceParameterSetID: UInt32 = 0
+    var width: UInt32 = 320
+    var bitDepthLumaMinus8: UInt32 = 0
+    var bitDepthChromaMinus8: UInt32 = 0
+    var pictureOrderCountBitsMinus4: UInt32 = 4
+    var decodedPictureBufferMinus1: UInt32 = 4
+    var codingTreeBlockDifference: UInt32 = 1
+    /// One short-term reference picture set of these counts, its pictures left out; none when nil.
+    var shortTermSet: (negative: UInt32, positive: UInt32)?
+
+    init(_ edit: (inout WrittenHEVCSPS) -> Void = { _ in }) {
+        edit(&self)
+    }
+
+    var nalUnit: [UInt8] {
+        var bits = BitWriter()
+        bits.write(0b0000_000_1, 8)  // sps_video_parameter_set_id, sps_max_sub_layers_minus1, temporal_id_nesting
+        bits.write(0b00_0_00001, 8)  // general_profile_space, tier, profile_idc: Main
+        bits.write(0x6000_0000, 32)  // general_profile_compatibility_flags
+        bits.write(0b1001, 4)  // progressive, interlaced, non-packed, frame-only
+        bits.write(0, 44)  // reserved, general_inbld_flag
+        bits.write(60, 8)  // general_level_idc: 2
+        bits.writeUE(sequenceParameterSetID)
+        bits.writeUE(1)  // chroma_format_idc
+        bits.writeUE(width)
+        bits.writeUE(240)
+        bits.write(0, 1)  // conformance_window_flag
+        bits.writeUE(bitDepthLumaMinus8)
+        bits.writeUE(bitDepthChromaMinus8)
+        bits.writeUE(pictureOrderCountBitsMinus4)
+        bits.write(1, 1)  // sps_sub_layer_ordering_info_present_flag
+        bits.writeUE(decodedPictureBufferMinus1)
+        bits.writeUE(2)  // sps_max_num_reorder_pics
+        bits.writeUE(0)  // sps_max_latency_increase_plus1
+        bits.writeUE(0)  // log2_min_luma_coding_block_size_minus3
+        bits.writeUE(codingTreeBlockDifference)
+        for value: UInt32 in [0, 2, 0, 0] { bits.writeUE(value) }  // transform block sizes and depths
+        bits.write(0, 4)  // scaling lists, AMP, SAO, PCM
+        bits.writeUE(shortTermSet == nil ? 0 : 1)  // num_short_term_ref_pic_sets
+        if let shortTermSet {
+            bits.writeUE(shortTermSet.negative)
+            bits.writeUE(shortTermSet.positive)
+        }
+        bits.write(0, 4)  // long-term pictures, temporal MVP, strong intra smoothing, VUI
+        bits.write(0, 1)  // sps_extension_present_flag
+        return [0x42, 0x01] + bits.escapedRBSP
+    }
+}
+
+/// What FFmpeg 5.1's `ff_hevc_parse_sps` drops, the parser refuses, so copying and the validator agree
+/// with the decoder.
+@Suite struct BitstreamHEVCSPSDecoderRefusalTests {
+    @Test func theWrittenSPSParses() throws {
+        let sps = try HEVCSequenceParameterSet(parsing: WrittenHEVCSPS().nalUnit)
+        #expect(sps.width == 320 && sps.height == 240 && sps.bitDepthLuma == 8)
+        #expect(try HEVCSequenceParameterSet(parsing: WrittenHEVCSPS { $0.bitDepthLumaMinus8 = 4; $0.bitDepthChromaMinus8 = 4 }.nalUnit)
+            .bitDepthLuma == 12)
+    }
+
+    @Test(arguments: [
+        ("id 16", WrittenHEVCSPS { $0.sequenceParameterSetID = 16 }, "sps_seq_parameter_set_id", 16),
+        ("11-bit luma", WrittenHEVCSPS { $0.bitDepthLumaMinus8 = 3; $0.bitDepthChromaMinus8 = 3 }, "bit_depth_luma_minus8", 3),
+        ("10-bit luma, 8-bit chroma", WrittenHEVCSPS { $0.bitDepthLumaMinus8 = 2 }, "bit_depth_chroma_minus8", 0),
+        ("a 2^17 picture order count", WrittenHEVCSPS { $0.pictureOrderCountBitsMinus4 = 13 },
+         "log2_max_pic_order_cnt_lsb_minus4", 13),
+        ("17 pictures buffered", WrittenHEVCSPS { $0.decodedPictureBufferMinus1 = 16 }, "sps_max_dec_pic_buffering_minus1", 16),
+        ("128x128 coding tree blocks", WrittenHEVCSPS { $0.codingTreeBlockDifference = 4 },
+         "log2_diff_max_min_luma_coding_block_size", 4),
+        ("a width of no whole coding blocks", WrittenHEVCSPS { $0.width = 322 }, "pic_width_in_luma_samples", 322),
+    ])
+    func refusesWhatFFmpegDrops(name: String, sps: WrittenHEVCSPS, field: String, value: Int) {
+        #expect(throws: BitstreamError.invalidField(structure: "HEVC SPS", field: field, value: value), "\(name)") {
+            try HEVCSequenceParameterSet(parsing: sps.nalUnit)
         }
     }
 }

@@ -35,6 +35,19 @@ import Testing
         #expect(problem.contains(field), "\(problem)")
     }
 
+    /// The sample entry's own SPS, dropped by a decoder, leaves nothing to decode: it is named, and
+    /// the samples are judged against what the decoder has, which is no SPS 0.
+    @Test func anSPSADecoderRefusesInTheSampleEntryIsNamed() throws {
+        let reserved = [UInt8](hex: "6742c00dda0507ed9040000003004000000c83c50aa8")
+        let configuration = try AVCDecoderConfiguration(sequenceParameterSets: [Self.sps, reserved],
+                                                        pictureParameterSets: [Self.pps])
+        let sets = InBandParameterSets(configuration)
+        let problem = try #require(sets.sampleEntryProblem)
+        #expect(problem.hasPrefix("an H.264 sequence parameter set in the sample entry (avcC) cannot be read"), "\(problem)")
+        #expect(problem.contains("aspect_ratio_idc"), "\(problem)")
+        #expect(try entry().sampleEntryProblem == nil)
+    }
+
     /// The same id for a 640x480 picture: the sample entry says 320x240.
     @Test func aChangedPictureIsAContradiction() throws {
         var sets = try entry()

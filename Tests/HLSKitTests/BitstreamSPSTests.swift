@@ -133,3 +133,101 @@ struct SPSFixture: Sendable, CustomTestStringConvertible {
         }
     }
 }
+
+/// An SPS written field by field (H.264 7.3.2.1.1, E.1.1), for values no encoder writes: High profile,
+/// 4:2:0, 320x240, a VUI with timing, optional NAL HRD parameters and bitstream restrictions.
+struct WrittenSPS: Sendable {
+    var chromaFormat: UInt32 = 1
+    var separateColourPlane = false
+    var bitDepthLumaMinus8: UInt32 = 0
+    var bitDepthChromaMinus8: UInt32 = 0
+    var maxReferenceFrames: UInt32 = 1
+    var widthInMacroblocksMinus1: UInt32 = 19
+    var heightInMapUnitsMinus1: UInt32 = 14
+    /// cpb_cnt_minus1 of NAL HRD parameters; none when nil.
+    var codedPictureBufferCountMinus1: UInt32?
+    /// max_num_reorder_frames of the bitstream restrictions; none when nil.
+    var reorderFrames: UInt32?
+    /// The VUI ends after time_scale, as a cut-short one does.
+    var cutAfterTiming = false
+
+    init(_ edit: (inout WrittenSPS) -> Void = { _ in }) {
+        edit(&self)
+    }
+
+    var nalUnit: [UInt8] {
+        var bits = BitWriter()
+        bits.write(100, 8)  // profile_idc: High
+        bits.write(0, 8)  // constraint flags
+        bits.write(30, 8)  // level_idc
+        bits.writeUE(0)  // seq_parameter_set_id
+        bits.writeUE(chromaFormat)
+        if chromaFormat == 3 { bits.write(separateColourPlane ? 1 : 0, 1) }
+        bits.writeUE(bitDepthLumaMinus8)
+        bits.writeUE(bitDepthChromaMinus8)
+        bits.write(0, 2)  // qpprime_y_zero_transform_bypass_flag, seq_scaling_matrix_present_flag
+        bits.writeUE(0)  // log2_max_frame_num_minus4
+        bits.writeUE(2)  // pic_order_cnt_type
+        bits.writeUE(maxReferenceFrames)
+        bits.write(0, 1)  // gaps_in_frame_num_value_allowed_flag
+        bits.writeUE(widthInMacroblocksMinus1)
+        bits.writeUE(heightInMapUnitsMinus1)
+        bits.write(0b110, 3)  // frame_mbs_only_flag, direct_8x8_inference_flag, frame_cropping_flag
+        bits.write(1, 1)  // vui_parameters_present_flag
+        bits.write(0, 4)  // aspect ratio, overscan, video signal type, chroma location: absent
+        bits.write(1, 1)  // timing_info_present_flag
+        bits.write(1, 32)  // num_units_in_tick
+        bits.write(50, 32)  // time_scale
+        guard !cutAfterTiming else { return [0x67] + bits.escapedRBSP }
+        bits.write(1, 1)  // fixed_frame_rate_flag
+        bits.write(codedPictureBufferCountMinus1 == nil ? 0 : 1, 1)  // nal_hrd_parameters_present_flag
+        if let count = codedPictureBufferCountMinus1 {
+            bits.writeUE(count)
+            bits.write(0, 8)  // bit_rate_scale, cpb_size_scale
+            for _ in 0...count {
+                bits.writeUE(1000)  // bit_rate_value_minus1
+                bits.writeUE(1000)  // cpb_size_value_minus1
+                bits.write(0, 1)  // cbr_flag
+            }
+            bits.write(0, 20)  // the four delay and offset lengths
+        }
+        bits.write(0, 1)  // vcl_hrd_parameters_present_flag
+        if codedPictureBufferCountMinus1 != nil { bits.write(0, 1) }  // low_delay_hrd_flag
+        bits.write(0, 1)  // pic_struct_present_flag
+        bits.write(reorderFrames == nil ? 0 : 1, 1)  // bitstream_restriction_flag
+        if let reorderFrames {
+            bits.write(1, 1)  // motion_vectors_over_pic_boundaries_flag
+            for value: UInt32 in [0, 0, 16, 16, reorderFrames, max(reorderFrames, 1)] { bits.writeUE(value) }
+        }
+        return [0x67] + bits.escapedRBSP
+    }
+}
+
+/// Every SPS FFmpeg 5.1's `ff_h264_decode_seq_parameter_set` drops is one the parser refuses, so the
+/// copy path and the validator, which both ask the parser, agree with the decoder.
+@Suite struct BitstreamSPSDecoderRefusalTests {
+    @Test func theWrittenSPSParses() throws {
+        let sps = try H264SequenceParameterSet(parsing: WrittenSPS().nalUnit)
+        #expect(sps.width == 320 && sps.height == 240 && sps.profileIndication == 100)
+        let restricted = try H264SequenceParameterSet(parsing: WrittenSPS { $0.reorderFrames = 16; $0.codedPictureBufferCountMinus1 = 31 }.nalUnit)
+        #expect(restricted.width == 320)
+        // A VUI cut short after its timing is read as far as it goes, as FFmpeg reads it.
+        #expect(try H264SequenceParameterSet(parsing: WrittenSPS { $0.cutAfterTiming = true }.nalUnit).height == 240)
+    }
+
+    @Test(arguments: [
+        ("separate colour planes", WrittenSPS { $0.chromaFormat = 3; $0.separateColourPlane = true },
+         "separate_colour_plane_flag", 1),
+        ("luma and chroma of different depths", WrittenSPS { $0.bitDepthLumaMinus8 = 2 }, "bit_depth_chroma_minus8", 0),
+        ("17 reference frames", WrittenSPS { $0.maxReferenceFrames = 17 }, "max_num_ref_frames", 17),
+        ("a picture too large to allocate", WrittenSPS { $0.widthInMacroblocksMinus1 = 1023; $0.heightInMapUnitsMinus1 = 1023 },
+         "coded picture size (luma samples)", 16384 * 16384),
+        ("33 coded picture buffers", WrittenSPS { $0.codedPictureBufferCountMinus1 = 32 }, "cpb_cnt_minus1", 32),
+        ("17 reorder frames", WrittenSPS { $0.reorderFrames = 17 }, "max_num_reorder_frames", 17),
+    ])
+    func refusesWhatFFmpegDrops(name: String, sps: WrittenSPS, field: String, value: Int) {
+        #expect(throws: BitstreamError.invalidField(structure: "H.264 SPS", field: field, value: value), "\(name)") {
+            try H264SequenceParameterSet(parsing: sps.nalUnit)
+        }
+    }
+}

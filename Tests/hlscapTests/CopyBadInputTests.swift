@@ -34,18 +34,30 @@ import Testing
         return PackagedStream(directory: output, result: result)
     }
 
+    /// 12000x2000 is a picture FFmpeg decodes and hlscap does not take; 20000x20000 one FFmpeg does not
+    /// allocate (it drops the SPS), so nothing in the input can be decoded.
     @Test func anImpossiblePictureIsRefusedInCopyMode() throws {
-        let input = try Self.transportStream(named: "huge.ts", editArguments: ["--size", "20000x20000"])
+        let input = try Self.transportStream(named: "huge.ts", editArguments: ["--size", "12000x2000"])
         let copied = try Self.package(input, ["--copy"])
         defer { copied.remove() }
         #expect(copied.result.exitStatus == 65, "\(copied.result.stderr)")
-        #expect(copied.result.stderr == "hlscap: \(input.path): the video is 20000x20000; hlscap takes pictures up "
+        #expect(copied.result.stderr == "hlscap: \(input.path): the video is 12000x2000; hlscap takes pictures up "
                 + "to 8192 pixels a side\n")
         #expect(!FileManager.default.fileExists(atPath: copied.playlistURL.path))
 
         let automatic = try Self.package(input, [])
         defer { automatic.remove() }
         #expect(automatic.result.exitStatus == 65, "\(automatic.result.stderr)")
+
+        let undecodable = try Self.transportStream(named: "undecodable.ts", editArguments: ["--size", "20000x20000"])
+        let undecodableCopy = try Self.package(undecodable, ["--copy"])
+        defer { undecodableCopy.remove() }
+        #expect(undecodableCopy.result.exitStatus == 65, "\(undecodableCopy.result.stderr)")
+        #expect(undecodableCopy.result.stderr == "hlscap: \(undecodable.path): no H.264 parameter sets (SPS/PPS) found; "
+                + "the video cannot be decoded\n")
+        let undecodableAutomatic = try Self.package(undecodable, [])
+        defer { undecodableAutomatic.remove() }
+        #expect(undecodableAutomatic.result.exitStatus == 65, "\(undecodableAutomatic.result.stderr)")
     }
 
     @Test func aDamagedFirstParameterSetCostsNoMoreFramesThanItCostsADecoder() throws {

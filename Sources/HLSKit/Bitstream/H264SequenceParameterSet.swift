@@ -90,11 +90,21 @@ public struct H264SequenceParameterSet: Sendable, Equatable {
             }
             if chromaFormat == Self.chroma444 {
                 separateColourPlane = try reader.readFlag()
+                // Decoders do not take colour planes coded apart (FFmpeg: "not supported").
+                guard !separateColourPlane else {
+                    throw BitstreamError.invalidField(structure: Self.structure, field: "separate_colour_plane_flag",
+                                                      value: 1)
+                }
             }
             bitDepthLuma = Self.defaultBitDepth
                 + Int(try Self.readBitDepthMinus8(field: "bit_depth_luma_minus8", &reader))
             bitDepthChroma = Self.defaultBitDepth
                 + Int(try Self.readBitDepthMinus8(field: "bit_depth_chroma_minus8", &reader))
+            // Nor luma and chroma of different depths (FFmpeg: "Different chroma and luma bit depth").
+            guard bitDepthChroma == bitDepthLuma else {
+                throw BitstreamError.invalidField(structure: Self.structure, field: "bit_depth_chroma_minus8",
+                                                  value: bitDepthChroma - Self.defaultBitDepth)
+            }
             try reader.skipBits(1)  // qpprime_y_zero_transform_bypass_flag
             if try reader.readFlag() {  // seq_scaling_matrix_present_flag
                 try Self.skipScalingLists(count: chromaFormat == Self.chroma444 ? 12 : 8, in: &reader)
@@ -103,11 +113,17 @@ public struct H264SequenceParameterSet: Sendable, Equatable {
 
         try Self.check("log2_max_frame_num_minus4", try reader.readUE(), in: Self.log2MinusFourRange)
         try Self.skipPictureOrderCount(in: &reader)
-        _ = try reader.readUE()  // max_num_ref_frames
+        try Self.check("max_num_ref_frames", try reader.readUE(), in: Self.referenceFrameRange)
         try reader.skipBits(1)  // gaps_in_frame_num_value_allowed_flag
         let widthInMacroblocks = Int(try reader.readUE()) + 1
         let heightInMapUnits = Int(try reader.readUE()) + 1
         frameMacroblocksOnly = try reader.readFlag()
+        let codedWidth = widthInMacroblocks * Self.macroblockSize
+        let codedHeight = (frameMacroblocksOnly ? 1 : 2) * heightInMapUnits * Self.macroblockSize
+        guard Self.isDecodableSize(width: codedWidth, height: codedHeight) else {
+            throw BitstreamError.invalidField(structure: Self.structure, field: "coded picture size (luma samples)",
+                                              value: codedWidth * codedHeight)
+        }
         if !frameMacroblocksOnly {
             try reader.skipBits(1)  // mb_adaptive_frame_field_flag
         }
@@ -123,6 +139,9 @@ public struct H264SequenceParameterSet: Sendable, Equatable {
             let vui = try VideoUsabilityHeader.read(&reader, reservedRatioIsError: Self.structure)
             sampleAspectRatio = vui.sampleAspectRatio ?? .square
             colourDescription = vui.colour
+            if let refused = Self.refusedVUITailField(reader) {
+                throw BitstreamError.invalidField(structure: Self.structure, field: refused.field, value: refused.value)
+            }
         }
 
         // Frame size and crop units follow H.264 7.4.2.1.1 (equations 7-19 to 7-22).
@@ -133,8 +152,8 @@ public struct H264SequenceParameterSet: Sendable, Equatable {
         let cropUnitY = subHeight * fieldFactor
         let horizontalCrop = Int(cropping.left) + Int(cropping.right)
         let verticalCrop = Int(cropping.top) + Int(cropping.bottom)
-        width = widthInMacroblocks * Self.macroblockSize - cropUnitX * horizontalCrop
-        height = fieldFactor * heightInMapUnits * Self.macroblockSize - cropUnitY * verticalCrop
+        width = codedWidth - cropUnitX * horizontalCrop
+        height = codedHeight - cropUnitY * verticalCrop
         guard width > 0, height > 0 else {
             throw BitstreamError.invalidField(structure: Self.structure, field: "frame cropping",
                                               value: horizontalCrop + verticalCrop)
@@ -146,6 +165,67 @@ public struct H264SequenceParameterSet: Sendable, Equatable {
     private static let parameterSetIDRange: ClosedRange<UInt32> = 0...31
     /// log2_max_frame_num_minus4 and log2_max_pic_order_cnt_lsb_minus4 are 0 to 12 (7.4.2.1.1).
     private static let log2MinusFourRange: ClosedRange<UInt32> = 0...12
+
+    /// max_num_ref_frames is at most MaxDpbFrames, 16 (A.3.1); FFmpeg refuses more ("too many reference frames").
+    private static let referenceFrameRange: ClosedRange<UInt32> = 0...16
+    /// cpb_cnt_minus1 is 0 to 31 (E.2.2); FFmpeg refuses more ("cpb_count invalid").
+    private static let codedPictureBufferCountRange: ClosedRange<UInt32> = 0...31
+    /// max_num_reorder_frames is at most 16 (E.2.1); FFmpeg refuses more ("illegal num_reorder_frames").
+    private static let reorderFrameRange: ClosedRange<UInt32> = 0...16
+
+    /// FFmpeg allocates no picture whose padded area reaches INT_MAX / 8 bytes (`av_image_check_size`,
+    /// which its SPS reader calls): such an SPS is dropped, whatever the level says.
+    static func isDecodableSize(width: Int, height: Int) -> Bool {
+        let paddedArea = (width + 128).multipliedReportingOverflow(by: height + 128)
+        return width > 0 && height > 0 && !paddedArea.overflow && paddedArea.partialValue < Int(Int32.max) / 8
+    }
+
+    /// The VUI after the colour description (E.1.1), read for the counts a decoder refuses. A VUI cut
+    /// short is read as far as it goes, as decoders do; the reader is a copy, so nothing after it is read.
+    private static func refusedVUITailField(_ reader: BitReader) -> (field: String, value: Int)? {
+        var reader = reader
+        return try? readVUITail(&reader)
+    }
+
+    private static func readVUITail(_ reader: inout BitReader) throws -> (field: String, value: Int)? {
+        if try reader.readFlag() {  // chroma_loc_info_present_flag
+            _ = try reader.readUE()  // chroma_sample_loc_type_top_field
+            _ = try reader.readUE()  // chroma_sample_loc_type_bottom_field
+        }
+        if try reader.readFlag() {  // timing_info_present_flag
+            try reader.skipBits(32 + 32 + 1)  // num_units_in_tick, time_scale, fixed_frame_rate_flag
+        }
+        let nalHRD = try reader.readFlag()
+        if nalHRD, let refused = try readHRDParameters(&reader) { return refused }
+        let vclHRD = try reader.readFlag()
+        if vclHRD, let refused = try readHRDParameters(&reader) { return refused }
+        if nalHRD || vclHRD {
+            try reader.skipBits(1)  // low_delay_hrd_flag
+        }
+        try reader.skipBits(1)  // pic_struct_present_flag
+        guard try reader.readFlag() else { return nil }  // bitstream_restriction_flag
+        try reader.skipBits(1)  // motion_vectors_over_pic_boundaries_flag
+        for _ in 0..<4 {  // max_bytes_per_pic_denom, max_bits_per_mb_denom, log2_max_mv_length_*
+            _ = try reader.readUE()
+        }
+        let reorderFrames = try reader.readUE()
+        _ = try reader.readUE()  // max_dec_frame_buffering
+        return reorderFrameRange.contains(reorderFrames) ? nil : ("max_num_reorder_frames", Int(reorderFrames))
+    }
+
+    /// hrd_parameters() (E.1.2).
+    private static func readHRDParameters(_ reader: inout BitReader) throws -> (field: String, value: Int)? {
+        let countMinus1 = try reader.readUE()
+        guard codedPictureBufferCountRange.contains(countMinus1) else { return ("cpb_cnt_minus1", Int(countMinus1)) }
+        try reader.skipBits(4 + 4)  // bit_rate_scale, cpb_size_scale
+        for _ in 0...countMinus1 {
+            _ = try reader.readUE()  // bit_rate_value_minus1
+            _ = try reader.readUE()  // cpb_size_value_minus1
+            try reader.skipBits(1)  // cbr_flag
+        }
+        try reader.skipBits(4 * 5)  // the four delay and offset lengths
+        return nil
+    }
 
     private static func check(_ field: String, _ value: UInt32, in range: ClosedRange<UInt32>) throws {
         guard range.contains(value) else {

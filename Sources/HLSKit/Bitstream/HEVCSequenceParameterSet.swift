@@ -55,6 +55,7 @@ public struct HEVCSequenceParameterSet: Sendable, Equatable {
         temporalIDNesting = try reader.readFlag()
         profileTierLevel = try HEVCProfileTierLevel(reading: &reader, maxSubLayersMinus1: maxSubLayersMinus1)
         sequenceParameterSetID = try reader.readUE()
+        try Self.check("sps_seq_parameter_set_id", sequenceParameterSetID, in: Self.parameterSetIDRange)
         chromaFormat = try reader.readUE()
         guard chromaFormat <= Self.chroma444 else {
             throw BitstreamError.invalidField(structure: Self.structure, field: "chroma_format_idc",
@@ -71,15 +72,39 @@ public struct HEVCSequenceParameterSet: Sendable, Equatable {
         bitDepthLuma = Self.baseBitDepth + Int(try Self.readBitDepthMinus8(field: "bit_depth_luma_minus8", &reader))
         bitDepthChroma = Self.baseBitDepth
             + Int(try Self.readBitDepthMinus8(field: "bit_depth_chroma_minus8", &reader))
-        let pictureOrderCountBits = Int(try reader.readUE()) + Self.pictureOrderCountBitsOffset
+        // FFmpeg decodes 8, 9, 10 and 12 bits, luma and chroma alike; it drops an SPS with others.
+        guard Self.decodableBitDepths.contains(bitDepthLuma) else {
+            throw BitstreamError.invalidField(structure: Self.structure, field: "bit_depth_luma_minus8",
+                                              value: bitDepthLuma - Self.baseBitDepth)
+        }
+        guard chromaFormat == 0 || bitDepthChroma == bitDepthLuma else {
+            throw BitstreamError.invalidField(structure: Self.structure, field: "bit_depth_chroma_minus8",
+                                              value: bitDepthChroma - Self.baseBitDepth)
+        }
+        let pictureOrderCountBitsMinus4 = try reader.readUE()
+        try Self.check("log2_max_pic_order_cnt_lsb_minus4", pictureOrderCountBitsMinus4, in: Self.log2MinusFourRange)
+        let pictureOrderCountBits = Int(pictureOrderCountBitsMinus4) + Self.pictureOrderCountBitsOffset
         let orderingInfoForEverySubLayer = try reader.readFlag()
         for _ in (orderingInfoForEverySubLayer ? 0 : maxSubLayersMinus1)...maxSubLayersMinus1 {
-            _ = try reader.readUE()  // sps_max_dec_pic_buffering_minus1
-            _ = try reader.readUE()  // sps_max_num_reorder_pics
+            try Self.check("sps_max_dec_pic_buffering_minus1", try reader.readUE(), in: Self.pictureBufferMinus1Range)
+            try Self.check("sps_max_num_reorder_pics", try reader.readUE(), in: Self.pictureBufferMinus1Range)
             _ = try reader.readUE()  // sps_max_latency_increase_plus1
         }
-        _ = try reader.readUE()  // log2_min_luma_coding_block_size_minus3
-        _ = try reader.readUE()  // log2_diff_max_min_luma_coding_block_size
+        let minCodingBlockBitsMinus3 = try reader.readUE()
+        try Self.check("log2_min_luma_coding_block_size_minus3", minCodingBlockBitsMinus3, in: Self.codingBlockBitsRange)
+        let codingTreeBlockBits = Int(minCodingBlockBitsMinus3) + 3 + Int(try reader.readUE())
+        // Coding tree blocks of 16 to 64 luma samples (A.4.1), pictures made of whole coding blocks
+        // (7.4.3.2.1): FFmpeg drops an SPS with others ("CTB size out of range", "Invalid coded frame dimensions").
+        guard Self.codingTreeBlockBitsRange.contains(codingTreeBlockBits) else {
+            throw BitstreamError.invalidField(structure: Self.structure, field: "log2_diff_max_min_luma_coding_block_size",
+                                              value: codingTreeBlockBits - Int(minCodingBlockBitsMinus3) - 3)
+        }
+        let minCodingBlockMask = (1 << (Int(minCodingBlockBitsMinus3) + 3)) - 1
+        guard codedWidth & minCodingBlockMask == 0, codedHeight & minCodingBlockMask == 0,
+              H264SequenceParameterSet.isDecodableSize(width: codedWidth, height: codedHeight) else {
+            throw BitstreamError.invalidField(structure: Self.structure, field: "pic_width_in_luma_samples",
+                                              value: codedWidth)
+        }
         _ = try reader.readUE()  // log2_min_luma_transform_block_size_minus2
         _ = try reader.readUE()  // log2_diff_max_min_luma_transform_block_size
         _ = try reader.readUE()  // max_transform_hierarchy_depth_inter
@@ -121,6 +146,22 @@ public struct HEVCSequenceParameterSet: Sendable, Equatable {
     }
 
     private static let structure = "HEVC SPS"
+    /// sps_seq_parameter_set_id is 0 to 15 (7.4.3.2.1): a decoder has 16 slots and refuses any other.
+    private static let parameterSetIDRange: ClosedRange<UInt32> = 0...15
+    /// log2_max_pic_order_cnt_lsb_minus4 is 0 to 12 (7.4.3.2.1).
+    private static let log2MinusFourRange: ClosedRange<UInt32> = 0...12
+    /// sps_max_dec_pic_buffering_minus1 and sps_max_num_reorder_pics stay below MaxDpbSize, 16 (A.4.2).
+    private static let pictureBufferMinus1Range: ClosedRange<UInt32> = 0...15
+    /// log2_min_luma_coding_block_size_minus3: coding blocks of 8 to 64 luma samples.
+    private static let codingBlockBitsRange: ClosedRange<UInt32> = 0...3
+    private static let codingTreeBlockBitsRange: ClosedRange<Int> = 4...6
+    private static let decodableBitDepths: Set<Int> = [8, 9, 10, 12]
+
+    private static func check(_ field: String, _ value: UInt32, in range: ClosedRange<UInt32>) throws {
+        guard range.contains(value) else {
+            throw BitstreamError.invalidField(structure: structure, field: field, value: Int(value))
+        }
+    }
     private static let baseBitDepth = 8
     private static let chroma444: UInt32 = 3
     /// bit_depth_luma_minus8 and bit_depth_chroma_minus8 are 0 to 8 (7.4.3.2.1).

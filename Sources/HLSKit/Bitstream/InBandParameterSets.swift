@@ -21,11 +21,20 @@ public struct InBandParameterSets: Sendable {
     private let codec: Codec
     /// The pictures of the SPSs in force, by id: the sample entry's, then those the samples brought.
     private var pictures: [UInt32: Picture] = [:]
+    /// What is wrong with the first SPS of the sample entry (avcC, hvcC) that a decoder drops, as a
+    /// sentence; nil when it drops none. Every picture that refers to such an SPS is lost, as with one
+    /// in the samples.
+    public private(set) var sampleEntryProblem: String?
 
     public init(_ configuration: AVCDecoderConfiguration) {
         codec = .h264
         for unit in configuration.sequenceParameterSets {
-            if let sps = try? H264SequenceParameterSet(parsing: unit) { pictures[sps.sequenceParameterSetID] = Self.picture(sps) }
+            do {
+                let sps = try H264SequenceParameterSet(parsing: unit)
+                pictures[sps.sequenceParameterSetID] = Self.picture(sps)
+            } catch {
+                noteSampleEntryProblem(error, record: "avcC")
+            }
         }
     }
 
@@ -33,10 +42,22 @@ public struct InBandParameterSets: Sendable {
         codec = .hevc
         for array in configuration.arrays where array.type == HEVCNALUnitType.sequenceParameterSet.rawValue {
             for unit in array.nalUnits {
-                if let sps = try? HEVCSequenceParameterSet(parsing: unit) { pictures[sps.sequenceParameterSetID] = Self.picture(sps) }
+                do {
+                    let sps = try HEVCSequenceParameterSet(parsing: unit)
+                    pictures[sps.sequenceParameterSetID] = Self.picture(sps)
+                } catch {
+                    noteSampleEntryProblem(error, record: "hvcC")
+                }
             }
         }
     }
+
+    private mutating func noteSampleEntryProblem(_ error: any Error, record: String) {
+        guard sampleEntryProblem == nil else { return }
+        sampleEntryProblem = "an \(codecName) sequence parameter set in the sample entry (\(record)) cannot be read (\(error))"
+    }
+
+    private var codecName: String { codec == .h264 ? "H.264" : "HEVC" }
 
     /// Checks the NAL units of one sample, in order; returns what is wrong with the first parameter set
     /// that breaks the stream, as a sentence, or nil.
@@ -59,7 +80,7 @@ public struct InBandParameterSets: Sendable {
                     continue
                 }
             } catch {
-                return "an \(codec == .h264 ? "H.264" : "HEVC") sequence parameter set in the samples cannot be read (\(error))"
+                return "an \(codecName) sequence parameter set in the samples cannot be read (\(error))"
             }
             if let problem = accept(picture.id, picture.picture) { return problem }
         }

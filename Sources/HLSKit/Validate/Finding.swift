@@ -128,7 +128,7 @@ extension ValidationRule {
         "extinf-duration", "\(rfc) 4.4.4.1", .error, "EXTINF is the segment's duration within one frame")
     public static let parameterSets = ValidationRule(
         "parameter-sets", "\(rfc) 4.4.4.3; ISO/IEC 14496-10 7.4.2.1.1", .error,
-        "parameter sets in the samples can be decoded and describe the pictures the sample entry describes")
+        "parameter sets in the sample entry and the samples can be decoded; those in the samples describe the pictures the sample entry describes")
 
     public static let key = ValidationRule(
         "key", "\(rfc) 4.4.4.4, 5.2", .error,

@@ -23,6 +23,8 @@ struct InitSectionInfo {
     var tracks: [Track]
     /// Rule breaks found while reading: (byte offset, sentence).
     var problems: [(offset: Int?, message: String)]
+    /// Sample entries whose parameter sets a decoder drops, as the `parameter-sets` rule reports them.
+    var parameterSetProblems: [(offset: Int?, message: String)] = []
 
     init(_ bytes: [UInt8]) {
         tracks = []
@@ -63,7 +65,9 @@ struct InitSectionInfo {
                     track.sampleEntryType = entry.type
                     track.codec = try Self.codecString(entry)
                     if track.isAudio { track.channelCount = try entry.audioSampleEntry().channelCount }
-                    Self.readParameterSets(entry, into: &track)
+                    if let (offset, problem) = Self.readParameterSets(entry, into: &track) {
+                        parameterSetProblems.append((offset, "track \(track.trackID): \(problem)"))
+                    }
                 }
                 tracks.append(track)
             } catch {
@@ -75,17 +79,24 @@ struct InitSectionInfo {
         }
     }
 
-    /// avcC's or hvcC's parameter sets; an unreadable record is the `codecs` rule's to report.
-    private static func readParameterSets(_ entry: MP4Box, into track: inout Track) {
+    /// avcC's or hvcC's parameter sets; an unreadable record is the `codecs` rule's to report. Returns
+    /// the record's offset and what is wrong with an SPS in it that a decoder drops.
+    private static func readParameterSets(_ entry: MP4Box, into track: inout Track) -> (Int, String)? {
+        let record: MP4Box
+        let sets: InBandParameterSets
         if let avcC = entry.children.first(where: { $0.type == "avcC" }),
            let configuration = try? AVCDecoderConfiguration(parsing: avcC.avcConfigurationBytes()) {
-            track.parameterSets = InBandParameterSets(configuration)
+            (record, sets) = (avcC, InBandParameterSets(configuration))
             track.nalUnitLengthSize = configuration.nalUnitLengthSize
         } else if let hvcC = entry.children.first(where: { $0.type == "hvcC" }),
                   let configuration = try? HEVCDecoderConfiguration(parsing: hvcC.hevcConfigurationBytes()) {
-            track.parameterSets = InBandParameterSets(configuration)
+            (record, sets) = (hvcC, InBandParameterSets(configuration))
             track.nalUnitLengthSize = configuration.nalUnitLengthSize
+        } else {
+            return nil
         }
+        track.parameterSets = sets
+        return sets.sampleEntryProblem.map { (record.offset, $0) }
     }
 
     /// The format an encrypted sample entry had, from its `frma`; nil for a clear entry.

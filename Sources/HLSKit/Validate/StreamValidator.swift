@@ -391,6 +391,9 @@ private struct Run {
         for problem in info.problems {
             findings.append(Finding(.initSection, file: name(url), byteOffset: problem.offset, message: problem.message))
         }
+        for problem in info.parameterSetProblems {
+            findings.append(Finding(.parameterSets, file: name(url), byteOffset: problem.offset, message: problem.message))
+        }
         for track in info.tracks where track.isAudio {
             audioChannelCounts.append((track.codec ?? track.sampleEntryType ?? "audio", track.channelCount ?? 0))
         }

@@ -97,13 +97,13 @@ public final class CopySource {
             } else if stream.isH264 {
                 let (framing, configuration) = try Self.videoConfiguration(
                     stream, streamIndex: index, demuxer: demuxer, readAhead: &readAhead)
-                state.append(Track(info: stream, conversion: .h264(framing, configuration),
-                                   timescale: Self.videoTimescale, parameterSets: InBandParameterSets(configuration)))
+                state.append(Track(info: stream, conversion: .h264(framing, configuration), timescale: Self.videoTimescale,
+                                   parameterSets: try Self.decodable(InBandParameterSets(configuration), path: demuxer.path)))
             } else if stream.isHEVC {
                 let (framing, configuration) = try Self.hevcConfiguration(
                     stream, streamIndex: index, demuxer: demuxer, readAhead: &readAhead)
-                state.append(Track(info: stream, conversion: .hevc(framing, configuration),
-                                   timescale: Self.videoTimescale, parameterSets: InBandParameterSets(configuration)))
+                state.append(Track(info: stream, conversion: .hevc(framing, configuration), timescale: Self.videoTimescale,
+                                   parameterSets: try Self.decodable(InBandParameterSets(configuration), path: demuxer.path)))
             } else {
                 let stripsADTS = stream.extradata.isEmpty
                 state.append(Track(info: stream, conversion: .aac(stripsADTS: stripsADTS),
@@ -225,6 +225,12 @@ public final class CopySource {
             return EncodedSample(track: index, decodeTime: decodeTime, durationHint: duration, isSync: true,
                                  data: data)
         }
+    }
+
+    /// The sample entry's parameter sets, when a decoder takes every SPS among them: the validator's rule.
+    private static func decodable(_ sets: InBandParameterSets, path: String) throws -> InBandParameterSets {
+        if let problem = sets.sampleEntryProblem { throw CopyError(path: path, reason: problem, transcodingHelps: true) }
+        return sets
     }
 
     /// A copied sample's own parameter sets must be ones a decoder takes and agree with the sample entry:
