@@ -40,9 +40,6 @@ public struct FilePackager {
         public var renditions: [String]
         /// Every cut point (chapter or asked for) inside the stream, and where its segment starts.
         public var cuts: [Cut] = []
-        /// Copied inputs whose parameters differ from the input before them: each starts a new init
-        /// section after a discontinuity, which some players do not follow.
-        public var inputsWithNewInitSection: [String] = []
     }
 
     /// A cut point and the segment start it gave: the first frame at or after it when transcoding (an IDR
@@ -143,20 +140,22 @@ public struct FilePackager {
         var output: Output?
         var nextSequenceNumber = 1
         var cuts: [Cut] = []
-        var inputsWithNewInitSection: [String] = []
-        var previousTracks: [TrackDescription]?
+        var previous: (input: String, tracks: [TrackDescription])?
         do {
-            var trackCount: Int?
             // Where each input starts on the joined timeline, for the cut points asked for.
             var elapsedMicroseconds: Int64 = 0
             for input in inputs {
                 let source = try CopySource(demuxer: FileDemuxer(path: input, audio: transcodeSettings.audioTracks))
                 source.askedCutMicroseconds = cutMicroseconds.filter { $0 >= elapsedMicroseconds }
                     .map { source.startMicroseconds + $0 - elapsedMicroseconds }
-                if let trackCount, trackCount != source.tracks.count {
-                    throw CopyError(path: input, reason: "it has \(source.tracks.count) tracks where the first input has "
-                        + "\(trackCount), so its renditions cannot follow a discontinuity", transcodingHelps: true)
+                // One init section for the whole stream: after a second one (a new EXT-X-MAP past a
+                // discontinuity) hls.js stops and FFmpeg keeps decoding with the first one's parameters.
+                if let previous, previous.tracks != source.tracks {
+                    throw CopyError(path: input, reason: "its encoding parameters differ from \(previous.input)'s ("
+                        + Self.difference(from: previous.tracks, to: source.tracks) + "), and copied inputs share one "
+                        + "init section", transcodingHelps: true)
                 }
+                previous = (input, source.tracks)
                 let current: Output
                 if let output {
                     current = output
@@ -165,10 +164,7 @@ public struct FilePackager {
                     let layout = StreamLayout.make(tracks: source.tracks, videoNames: nil, audioLanguages: languages)
                     current = try makeOutput(store: store, layout: layout)
                     output = current
-                    trackCount = source.tracks.count
                 }
-                if let previousTracks, previousTracks != source.tracks { inputsWithNewInitSection.append(input) }
-                previousTracks = source.tracks
                 try current.beginSection(tracks: source.tracks)
                 let packaged = try package(source, into: current, firstSequenceNumber: nextSequenceNumber,
                                            keyframeGapLimit: maximumKeyframeGapMilliseconds.map { ($0, input) })
@@ -181,12 +177,30 @@ public struct FilePackager {
             guard let output else { throw PackagingError.nothingToStream(inputs: inputs) }
             let (summary, report) = try finish(output)
             return Outcome(summary: summary, copied: true, reason: reason, skippedCorruptPackets: 0,
-                           publishReport: report, renditions: output.writer.renditionDirectories, cuts: cuts,
-                           inputsWithNewInitSection: inputsWithNewInitSection)
+                           publishReport: report, renditions: output.writer.renditionDirectories, cuts: cuts)
         } catch {
             output?.takeBack(reporting: onMessage)
             // Reasons to transcode instead go up as they are; the caller decides.
             throw error
+        }
+    }
+
+    /// What differs between two inputs' tracks, in the terms a user knows them: "H.264 1280x720 to
+    /// H.264 960x540", "AAC 48000 Hz 2 ch encoded with other settings", "2 tracks to 1".
+    static func difference(from previous: [TrackDescription], to current: [TrackDescription]) -> String {
+        guard previous.count == current.count else { return "\(previous.count) tracks to \(current.count)" }
+        return zip(previous, current).filter { $0 != $1 }.map { before, after in
+            let (was, now) = (summary(before), summary(after))
+            return was == now ? "\(was) encoded with other settings" : "\(was) to \(now)"
+        }.joined(separator: ", ")
+    }
+
+    private static func summary(_ track: TrackDescription) -> String {
+        switch track.format {
+        case .h264(let format): "H.264 \(format.width)x\(format.height)"
+        case .hevc(let format): "HEVC \(format.width)x\(format.height)"
+        case .aac(let format):
+            "AAC \(format.audioSpecificConfig.sampleRate) Hz \(format.audioSpecificConfig.channelCount) ch"
         }
     }
 

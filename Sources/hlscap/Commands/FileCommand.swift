@@ -191,10 +191,6 @@ struct FileCommand: Command {
             progress?.clear()
             throw CommandError(error, packaging: inputs)
         }
-        for input in outcome.inputsWithNewInitSection {
-            printError("warning: \(input) starts a new init section after a discontinuity; FFmpeg's HLS reader "
-                + "and older hls.js keep the first one and may fail to play it (without --copy it is transcoded)")
-        }
         if outcome.skippedCorruptPackets > 0 {
             printError("warning: skipped \(outcome.skippedCorruptPackets) corrupt packet(s); the stream is valid "
                 + "but may show a glitch there")
