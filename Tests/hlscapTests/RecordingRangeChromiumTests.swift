@@ -60,4 +60,36 @@ import Testing
             }
         }
     }
+
+    /// A file with sound copied with `--audio none`: the recording holds the video alone. It used to declare
+    /// the file's AAC track too and never fill it, and Chromium's player then waited for sound at 0 s
+    /// without an error (the media log: "Media segment did not contain any coded frames for track 2").
+    @Test func aCopiedFileRecordedWithoutItsSoundPlaysInChromiumsOwnPlayer() throws {
+        let directory = try PackagedStream.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let folder = directory.appendingPathComponent("rec")
+        let fixture = ExternalTools.fixturesDirectory.appendingPathComponent("h264-aac.mp4").path
+        let made = try ExternalTools.runHlscap(["live", "--video", fixture, "--audio", "none", "--no-realtime",
+                                                "--window", "0", "--quiet",
+                                                "--out", directory.appendingPathComponent("stream").path,
+                                                "--record", folder.appendingPathComponent("rec.mp4").path],
+                                               timeoutSeconds: 120)
+        try #require(made.succeeded, "\(made.stderr)")
+        let listed = try ExternalTools.runHlscap(["recordings", folder.path, "--json"])
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [String: Any])
+        let file = try #require((document["files"] as? [[String: Any]])?.first, "\(listed.stdout)")
+        let codecs = try #require(file["codecs"] as? [String], "\(listed.stdout)")
+        #expect(codecs.count == 1 && codecs[0].hasPrefix("avc1."), "\(listed.stdout)")
+        let start = try #require(file["start"] as? String, "\(listed.stdout)")
+
+        let served = try ServedStream.start(["serve", directory.appendingPathComponent("stream").path,
+                                             "--recordings", folder.path, "--listen", "127.0.0.1:0"])
+        defer { served.process.send(SIGTERM) }
+        let url = served.base.absoluteString + "recordings/playlist.m3u8?start=\(start)&duration=30"
+        let played = try ExternalTools.runJSONTool("chromium_play.py", ["--url", url, "--media-log", "--open-playlist",
+                                                                        "--timeout", "30"], timeoutSeconds: 80)
+        // The fixture's 4 s, to the end.
+        #expect(played.ok, "\(played.text)")
+        #expect(played.report["currentTime"] as? Double ?? 0 > 3.5, "\(played.text)")
+    }
 }

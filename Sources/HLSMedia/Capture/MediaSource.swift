@@ -125,10 +125,12 @@ public final class MediaSource: CaptureSource {
     /// Why copying was asked for and the video is decoded all the same (a codec HLS cannot carry).
     public let copyRefusal: String?
 
+    /// What the stream gets from this input: only the kinds asked of it (`--audio none` leaves a file's
+    /// sound out, and no track waits for it).
     public var delivers: CaptureKinds {
         var kinds: CaptureKinds = []
-        if streams.contains(where: { $0.kind == .video }) { kinds.insert(.video) }
-        if streams.contains(where: { $0.kind == .audio }) { kinds.insert(.audio) }
+        if configuration.video, streams.contains(where: { $0.kind == .video }) { kinds.insert(.video) }
+        if configuration.audio, streams.contains(where: { $0.kind == .audio }) { kinds.insert(.audio) }
         return kinds
     }
 
