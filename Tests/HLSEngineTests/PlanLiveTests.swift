@@ -200,7 +200,9 @@ import Testing
     @Test func anRTMPAddressIsTheCallersListener() throws {
         let plan = try LiveCase("") { $0.video = nil; $0.audio = nil; $0.listen = "rtmp://0.0.0.0:1935/live/key" }
             .request.plan()
-        #expect(plan.listen == .rtmp("rtmp://0.0.0.0:1935/live/key"))
+        guard case .rtmp(let address) = plan.listen else { Issue.record("\(String(describing: plan.listen))"); return }
+        #expect(address.url == "rtmp://0.0.0.0:1935/live/key" && address.host == "0.0.0.0" && address.port == 1935)
+        #expect(address.app == "live" && address.key == "key")
         #expect(plan.inputs.video == .media("rtmp://0.0.0.0:1935/live/key"))
         #expect(plan.inputs.audio == .media("rtmp://0.0.0.0:1935/live/key"))
         #expect(plan.notices.isEmpty)

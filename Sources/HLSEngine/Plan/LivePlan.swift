@@ -29,8 +29,8 @@ public struct LivePlan: Sendable {
 
     /// How a pushed stream arrives.
     public enum Listen: Equatable, Sendable {
-        /// hlscap's own RTMP listener at this URL, which checks the stream key.
-        case rtmp(String)
+        /// hlscap's own RTMP listener at this address, which checks the stream key.
+        case rtmp(RTMPListenAddress)
         /// libavformat's (libsrt's) listener at `address`, a passphrase in the URL checked by SRT's handshake.
         case srt(address: String)
     }
@@ -192,7 +192,7 @@ public struct LivePlan: Sendable {
     /// A listen address: RTMP is taken by the caller's listener (it opens a socket); an SRT address becomes
     /// libavformat's listener on the inputs.
     static func listen(_ url: String, inputs: inout CaptureInputs) throws(PlanError) -> Listen {
-        guard url.hasPrefix("srt://") else { return .rtmp(url) }
+        guard url.hasPrefix("srt://") else { return .rtmp(try RTMPListenAddress(url)) }
         guard let components = URLComponents(string: url), let port = components.port else {
             throw .srtListenAddress(url)
         }
@@ -201,5 +201,31 @@ public struct LivePlan: Sendable {
         let query = components.query.map { "?" + $0 } ?? ""
         inputs.listen(at: url, through: address + query, .init(name: address, options: ["mode": "listener"]))
         return .srt(address: address)
+    }
+}
+
+/// `--listen rtmp://ADDR:PORT/APP/KEY`: where hlscap's RTMP listener binds and the one stream it takes.
+public struct RTMPListenAddress: Equatable, Sendable {
+    /// The URL as given, for messages about binding it.
+    public var url: String
+    public var host: String
+    public var port: Int
+    public var app: String
+    /// The stream key, with the URL's query if it has one.
+    public var key: String
+
+    public static let defaultPort = 1935
+
+    public init(_ url: String) throws(PlanError) {
+        guard let components = URLComponents(string: url), components.scheme == "rtmp", let host = components.host else {
+            throw .rtmpListenAddress(url)
+        }
+        let path = components.path.split(separator: "/", omittingEmptySubsequences: true)
+        guard path.count == 2 else { throw .rtmpListenPath(url) }
+        self.url = url
+        self.host = host
+        port = components.port ?? Self.defaultPort
+        app = String(path[0])
+        key = String(path[1]) + (components.query.map { "?" + $0 } ?? "")
     }
 }

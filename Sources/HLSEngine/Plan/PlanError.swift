@@ -14,6 +14,10 @@ public enum PlanError: Error, Equatable, Sendable {
     case listenAddress(String)
     /// An srt:// listen address without a port.
     case srtListenAddress(String)
+    /// An rtmp:// listen address without a host.
+    case rtmpListenAddress(String)
+    /// An rtmp:// listen address whose path is not /APP/KEY.
+    case rtmpListenPath(String)
     /// Looping without a file among the inputs.
     case loopWithoutFile
     /// Reconnecting with a file among the inputs: a file cannot come back.
@@ -104,6 +108,27 @@ public enum PlanError: Error, Equatable, Sendable {
     case playlistCacheControl
     /// A header line that is not 'Name: value'.
     case header(String)
+
+    // The built-in server.
+    /// A server option (certificate, connection limit, timeouts, tokens, signing key) without an address.
+    case needsServing
+    case authTokenTwice
+    /// A secret file ("auth-token-file", "auth-key") that cannot be read.
+    case secretUnreadable(option: String, path: String)
+    /// A token file that holds nothing but blanks.
+    case tokenFileEmpty(String)
+    /// A signing key file that holds under `ServerPlan.minimumSigningKeyBytes` bytes.
+    case signingKeyShort(String)
+    /// An empty stream or metrics token.
+    case emptySecret
+    /// A certificate without its key, or a key without its certificate.
+    case tlsPairing
+    /// A certificate or key file ("tls-cert", "tls-key") that cannot be read.
+    case pemUnreadable(option: String, path: String)
+    /// A certificate or key file that is not PEM text.
+    case notPEM(option: String, path: String)
+    /// A connection limit or timeout ("max-clients", "idle-timeout", "header-timeout") outside `range`.
+    case serverNumber(option: String, ClosedRange<Int>)
 
     // The recording.
     /// A recording option ("record-size", "record-codec", "record-bitrate", "record-every",

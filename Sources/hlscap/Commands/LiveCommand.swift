@@ -105,7 +105,7 @@ struct LiveCommand: Command {
         do {
             store = try DirectoryStore(root: directory)
             PlanNotice.say(plan.notices)
-            if case .rtmp(let url) = plan.listen { listener = try Self.listen(url, inputs: &plan.inputs) }
+            if case .rtmp(let address) = plan.listen { listener = try Self.listen(address, inputs: &plan.inputs) }
             sources = try plan.inputs.makeSources()
             PlanNotice.say(try plan.resolve(opened: SourceFacts(sources)))
             plan.configuration.record = try plan.recording?.configuration(startingAt: Date())
@@ -201,14 +201,14 @@ struct LiveCommand: Command {
 
     /// `--listen rtmp://…`: hlscap's own listener checks the stream key and hands the publisher on to
     /// libavformat on a loopback port.
-    private static func listen(_ url: String, inputs: inout CaptureInputs) throws -> RTMPListener {
+    private static func listen(_ address: RTMPListenAddress, inputs: inout CaptureInputs) throws -> RTMPListener {
         let listener: RTMPListener
         do {
-            listener = try RTMPListener(url: url) { printError($0) }
+            listener = try RTMPListener(address: address) { printError($0) }
         } catch {
-            throw error.isUsage ? CommandError.usage(error.description) : CommandError(error.description, exitCode: .unavailable)
+            throw CommandError(error.description, exitCode: .unavailable)
         }
-        inputs.listen(at: url, through: listener.internalURL,
+        inputs.listen(at: address.url, through: listener.internalURL,
                       .init(name: listener.name, options: ["listen": "1"], handedOn: { listener.connectionsHandedOn }))
         printError("waiting for a publisher on \(listener.name)")
         return listener

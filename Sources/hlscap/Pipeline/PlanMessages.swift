@@ -6,7 +6,26 @@ import HLSMedia
 /// A plan's refusals in the command line's words, each with its exit status.
 extension CommandError {
     init(_ error: PlanError) {
+        self.init(error, addressOption: "--serve")
+    }
+
+    /// `addressOption` names the server's address (--serve or --listen) where a server option lacks it.
+    init(_ error: PlanError, addressOption: String) {
         switch error {
+        case .needsServing:
+            self.init("--tls-cert, --tls-key, --max-clients, --idle-timeout, --header-timeout and "
+                + "--auth-…/--metrics-token need \(addressOption) ADDR:PORT", exitCode: .usage)
+        case .secretUnreadable(let option, let path):
+            self.init("--\(option) \(path) cannot be read", exitCode: .noInput)
+        case .tokenFileEmpty(let path):
+            self.init("--auth-token-file \(path) is empty", exitCode: .dataError)
+        case .signingKeyShort(let path):
+            self.init("--auth-key \(path) holds under \(ServerPlan.minimumSigningKeyBytes) bytes; make one with: "
+                + "openssl rand -hex 32 > \(path)", exitCode: .dataError)
+        case .pemUnreadable(let option, let path):
+            self.init("--\(option) \(path) cannot be read; give a PEM file", exitCode: .noInput)
+        case .notPEM(let option, let path):
+            self.init("--\(option) \(path) is not PEM text (-----BEGIN …)", exitCode: .dataError)
         case .authorityFileUnreadable(let path):
             self.init("--ca-file \(path): cannot be read; give a PEM file of certificates", exitCode: .noInput)
         case .overlayUnavailable(let reason):
@@ -36,6 +55,9 @@ extension CommandError {
         case .listenWithVideo: "--listen and --video exclude each other: the publisher is the video"
         case .listenAddress(let url): "--listen \(url): give rtmp://ADDR:PORT/APP/KEY or srt://ADDR:PORT"
         case .srtListenAddress(let url): "--listen \(url): write srt://ADDR:PORT, such as srt://0.0.0.0:9000"
+        case .rtmpListenAddress(let url): "--listen \(url): write rtmp://ADDR:PORT/APP/KEY, such as rtmp://0.0.0.0:1935/live/cam1"
+        case .rtmpListenPath(let url):
+            "--listen \(url): the path is /APP/KEY, an application and a stream key, such as /live/cam1"
         case .loopWithoutFile: "--loop repeats a file given to --video or --audio"
         case .reconnectWithFile: "--reconnect waits for cameras, microphones and URLs; a file cannot come back"
         case .rtspTransport: "--rtsp-transport takes tcp or udp"
@@ -89,6 +111,11 @@ extension CommandError {
         case .playlistCacheControl: "--playlist-cache-control takes a Cache-Control value such as max-age=1"
         case .header(let line): "--header takes 'Name: value' (got \"\(line)\")"
         case .needsRecording(let option): "--\(option) needs --record PATH"
+        case .authTokenTwice: "--auth-token and --auth-token-file exclude each other"
+        case .emptySecret: "--auth-token and --metrics-token take a non-empty secret"
+        case .tlsPairing: "--tls-cert and --tls-key go together"
+        case .serverNumber(let option, let range):
+            "--\(option) takes a whole number from \(range.lowerBound) to \(range.upperBound)"
         case .recordingPattern(let path, let reason): "--record \(path): \(reason)"
         case .recordingPeriod(let reason): "--record-every \(reason)"
         case .recordingNameWithoutTime(let path):
@@ -119,7 +146,8 @@ extension CommandError {
         case .clipNeedsFolder(let inputs):
             "--from and --to take one folder of recordings (written by hlscap live --record), not "
                 + inputs.joined(separator: " ")
-        case .authorityFileUnreadable, .overlayUnavailable, .encoderUnavailable, .folderWithoutClip, .cameraFormatMissing:
+        case .authorityFileUnreadable, .overlayUnavailable, .encoderUnavailable, .folderWithoutClip, .cameraFormatMissing,
+             .needsServing, .secretUnreadable, .tokenFileEmpty, .signingKeyShort, .pemUnreadable, .notPEM:
             "\(error)"
         }
     }

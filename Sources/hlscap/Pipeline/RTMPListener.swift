@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import HLSCrypto
+import HLSEngine
 import HLSKit
 import HLSMedia
 
@@ -31,24 +32,13 @@ final class RTMPListener: @unchecked Sendable {
 
     struct Refusal: Error, CustomStringConvertible {
         var description: String
-        /// The URL is not one to listen on (a usage error), rather than an address that cannot be had.
-        var isUsage = false
     }
 
     /// Binds the address; `report` is told each connection refused.
-    init(url: String, report: @escaping @Sendable (String) -> Void) throws(Refusal) {
-        guard let components = URLComponents(string: url), components.scheme == "rtmp", let host = components.host else {
-            throw Refusal(description: "--listen \(url): write rtmp://ADDR:PORT/APP/KEY, such as rtmp://0.0.0.0:1935/live/cam1",
-                          isUsage: true)
-        }
-        let path = components.path.split(separator: "/", omittingEmptySubsequences: true)
-        guard path.count == 2 else {
-            throw Refusal(description: "--listen \(url): the path is /APP/KEY, an application and a stream key, such as /live/cam1",
-                          isUsage: true)
-        }
-        app = String(path[0])
-        key = String(path[1]) + (components.query.map { "?" + $0 } ?? "")
-        let port = components.port ?? 1935
+    init(address: RTMPListenAddress, report: @escaping @Sendable (String) -> Void) throws(Refusal) {
+        let (url, host, port) = (address.url, address.host, address.port)
+        app = address.app
+        key = address.key
         name = "rtmp://\(host):\(port)/\(app)/…"
         self.report = report
         socket = try Self.bind(host: host, port: port, url: url)

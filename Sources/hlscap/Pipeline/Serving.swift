@@ -35,59 +35,37 @@ struct ServerOptions {
 
     /// nil when `option` (the address) is absent; its companions are then refused.
     init?(arguments: inout ArgumentList, option: String) throws {
-        let certificate = try arguments.value("--tls-cert")
-        let key = try arguments.value("--tls-key")
-        let limit = try arguments.value("--max-clients")
-        let idle = try arguments.value("--idle-timeout")
-        let header = try arguments.value("--header-timeout")
-        let token = try arguments.value("--auth-token")
-        let tokenFile = try arguments.value("--auth-token-file")
-        let keyFile = try arguments.value("--auth-key")
-        let metricsToken = try arguments.value("--metrics-token")
-        guard let text = try arguments.value(option) else {
-            if certificate != nil || key != nil || limit != nil || idle != nil || header != nil || token != nil || tokenFile != nil || keyFile != nil
-                || metricsToken != nil {
-                throw CommandError.usage("--tls-cert, --tls-key, --max-clients, --idle-timeout, --header-timeout and "
-                    + "--auth-…/--metrics-token need \(option) ADDR:PORT")
-            }
-            return nil
-        }
-        guard token == nil || tokenFile == nil else {
-            throw CommandError.usage("--auth-token and --auth-token-file exclude each other")
-        }
-        let streamToken = try token ?? tokenFile.map { path in
-            let secret = String(decoding: try Self.readSecret(path, option: "--auth-token-file"), as: UTF8.self)
-                .trimmingCharacters(in: .whitespacesAndNewlines)
-            guard !secret.isEmpty else { throw CommandError("--auth-token-file \(path) is empty", exitCode: .dataError) }
-            return secret
-        }
-        let signingKey = try keyFile.map { AccessControl.key(fileContents: try Self.readSecret($0, option: "--auth-key")) }
-        if let signingKey, signingKey.count < 16 {
-            throw CommandError("--auth-key \(keyFile!) holds under 16 bytes; make one with: openssl rand -hex 32 > \(keyFile!)",
-                               exitCode: .dataError)
-        }
-        if streamToken?.isEmpty == true || metricsToken?.isEmpty == true {
-            throw CommandError.usage("--auth-token and --metrics-token take a non-empty secret")
-        }
-        if streamToken != nil || signingKey != nil || metricsToken != nil {
-            access = AccessControl(token: streamToken, signingKey: signingKey, metricsToken: metricsToken)
+        var request = ServerRequest()
+        request.certificatePath = try arguments.value("--tls-cert")
+        request.keyPath = try arguments.value("--tls-key")
+        // A value that is no number is outside every range, and refused as one.
+        request.connectionLimit = try arguments.value("--max-clients").map { Int($0) ?? .min }
+        request.idleTimeoutSeconds = try arguments.value("--idle-timeout").map { Int($0) ?? .min }
+        request.headerTimeoutSeconds = try arguments.value("--header-timeout").map { Int($0) ?? .min }
+        request.token = try arguments.value("--auth-token")
+        request.tokenFile = try arguments.value("--auth-token-file")
+        request.signingKeyFile = try arguments.value("--auth-key")
+        request.metricsToken = try arguments.value("--metrics-token")
+        request.address = try arguments.value(option)
+        let plan: ServerPlan
+        do {
+            guard let planned = try ServerPlan(request) else { return nil }
+            plan = planned
+        } catch {
+            throw CommandError(error, addressOption: option)
         }
         do {
-            address = try ListenAddress(text)
+            address = try ListenAddress(plan.address)
         } catch {
             throw CommandError.usage("\(option): \(error)")
         }
-        switch (certificate, key) {
-        case (nil, nil):
-            tls = nil
-        case (let certificate?, let key?):
-            tls = (key: try Self.readPEM(key, option: "--tls-key"), certificate: try Self.readPEM(certificate, option: "--tls-cert"))
-        default:
-            throw CommandError.usage("--tls-cert and --tls-key go together")
+        tls = plan.tls.map { (key: $0.key, certificate: $0.certificate) }
+        connectionLimit = plan.connectionLimit
+        idleTimeoutSeconds = plan.idleTimeoutSeconds
+        headerTimeoutSeconds = plan.headerTimeoutSeconds
+        if plan.isProtected {
+            access = AccessControl(token: plan.streamToken, signingKey: plan.signingKey, metricsToken: plan.metricsToken)
         }
-        if let limit { connectionLimit = try Parse.integer(limit, option: "--max-clients", in: 1...100_000) }
-        if let idle { idleTimeoutSeconds = try Parse.integer(idle, option: "--idle-timeout", in: 1...86_400) }
-        if let header { headerTimeoutSeconds = try Parse.integer(header, option: "--header-timeout", in: 1...86_400) }
     }
 
     /// Descriptors besides the connections: the stream's files being sent, the capture, the store.
@@ -116,17 +94,6 @@ struct ServerOptions {
             throw CommandError("\(option) \(path) cannot be read", exitCode: .noInput)
         }
         return data
-    }
-
-    private static func readPEM(_ path: String, option: String) throws -> String {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw CommandError("\(option) \(path) cannot be read; give a PEM file", exitCode: .noInput)
-        }
-        let text = String(decoding: data, as: UTF8.self)
-        guard text.contains("-----BEGIN ") else {
-            throw CommandError("\(option) \(path) is not PEM text (-----BEGIN …)", exitCode: .dataError)
-        }
-        return text
     }
 
     /// Starts the server for `server`'s directory; the URL a viewer opens goes to standard error.
