@@ -75,7 +75,9 @@ enum ServerHeaders {
         guard fields.count == 6, fields[5] == "GMT", let day = Int(fields[1]), let year = Int(fields[3]),
               let month = months.firstIndex(of: String(fields[2])) else { return nil }
         let clock = fields[4].split(separator: ":").compactMap { Int($0) }
-        guard clock.count == 3 else { return nil }
+        // Four-digit years and the clock's own ranges: beyond, the fields of `tm` overflow.
+        guard clock.count == 3, (1...31).contains(day), (0...9999).contains(year), (0...23).contains(clock[0]),
+              (0...59).contains(clock[1]), (0...60).contains(clock[2]) else { return nil }
         var parts = tm()
         parts.tm_year = Int32(year - 1900)
         parts.tm_mon = Int32(month)

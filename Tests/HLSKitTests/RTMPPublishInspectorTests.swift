@@ -77,4 +77,18 @@ import Testing
         let header: [UInt8] = [3, 0, 0, 0, 0x10, 0, 0, 20, 0, 0, 0, 0]
         #expect(throws: RTMPPublishInspector.Malformed.self) { try huge.feed([3] + Array(repeating: 0, count: 3072) + header) }
     }
+
+    /// A message header in the middle of a message on the same chunk stream, here shorter than what
+    /// already came, is malformed; the inspector took it for a negative number of bytes still to read
+    /// and trapped (found by fuzz-rtmp-publish).
+    @Test func aNewMessageBeforeTheLastOneIsWholeIsMalformed() {
+        var inspector = RTMPPublishInspector()
+        let handshake: [UInt8] = [3] + Array(repeating: 0, count: 3072)
+        // 300 bytes announced, the first 128 sent, then a type-1 header saying 50.
+        let first: [UInt8] = [3, 0, 0, 0, 0, 0x01, 0x2C, 20, 0, 0, 0, 0] + Array(repeating: 0x05, count: 128)
+        let second: [UInt8] = [0x43, 0, 0, 0, 0, 0, 50, 20] + Array(repeating: 0x05, count: 50)
+        #expect(throws: RTMPPublishInspector.Malformed(reason: "a new message on chunk stream 3 before its last one was whole")) {
+            try inspector.feed(handshake + first + second)
+        }
+    }
 }

@@ -43,6 +43,9 @@ import Testing
         #expect(text == "Sun, 06 Nov 1994 08:49:37 GMT")
         #expect(ServerHeaders.parseHTTPDate(text) == 784_111_777)
         #expect(ServerHeaders.parseHTTPDate("yesterday") == nil)
+        // A year or an hour beyond what `tm` holds trapped converting to Int32.
+        #expect(ServerHeaders.parseHTTPDate("Sun, 06 Nov 99999999999 08:49:37 GMT") == nil)
+        #expect(ServerHeaders.parseHTTPDate("Sun, 06 Nov 1994 99999999999:49:37 GMT") == nil)
     }
 
     static func stream(targetSeconds: Int = 2) -> LowLatencyStream {

@@ -67,6 +67,10 @@ public struct RTMPPublishInspector: Sendable {
         }
         var stream = streams[id] ?? ChunkStream()
         if format < 3 {
+            // Type 0, 1 and 2 headers start a message; only type 3 continues one.
+            guard stream.payload.isEmpty else {
+                throw Malformed(reason: "a new message on chunk stream \(id) before its last one was whole")
+            }
             guard let slice = reader.bytes(format == 0 ? 11 : format == 1 ? 7 : 3) else { return nil }
             let header = Array(slice)
             stream.extendedTimestamp = header[0] == 0xFF && header[1] == 0xFF && header[2] == 0xFF
