@@ -129,3 +129,43 @@ public struct RecordingFileSummary: Sendable, Equatable {
         public var result: RecordingFileSummary { summary }
     }
 }
+
+extension RecordingFileSummary {
+    /// Boxes read whole; anything larger than this of those kinds is damage.
+    public static let largestReadBox = 64 << 20
+
+    /// A recording file's summary, up to where it can be read, and why it stops there (a crash cut it
+    /// short, or it is not a recording): its top-level boxes one header at a time, `moov`, `prft` and
+    /// `moof` whole, the media data skipped, so an hour-long file costs a few hundred small reads.
+    /// `read(offset, count)` gives up to `count` bytes of the file from `offset`.
+    public static func read(byteCount fileSize: Int,
+                            _ read: (_ offset: Int, _ count: Int) throws -> [UInt8]) -> (RecordingFileSummary, String?) {
+        var builder = Builder()
+        var offset = 0
+        while offset + 8 <= fileSize {
+            do {
+                let header = try read(offset, 16)
+                guard header.count >= 8 else { break }
+                var size = Int(header[0..<4].reduce(UInt32(0)) { $0 << 8 | UInt32($1) })
+                let type = String(decoding: header[4..<8], as: UTF8.self)
+                if size == 1, header.count == 16 {
+                    // A 64-bit size past Int.max is past any file's end too.
+                    size = Int(exactly: header[8..<16].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }) ?? Int.max
+                }
+                guard size >= 8, size <= fileSize - offset else {
+                    return (builder.result, "its box at byte \(offset) runs past the end (a write cut short)")
+                }
+                var bytes: [UInt8]?
+                if ["moov", "prft", "moof"].contains(type) {
+                    guard size <= largestReadBox else { return (builder.result, "its \(type) box is \(size) bytes") }
+                    bytes = try read(offset, size)
+                }
+                try builder.take(type: type, offset: offset, size: size, bytes: bytes)
+                offset += size
+            } catch {
+                return (builder.result, "its box at byte \(offset) cannot be read: \(error)")
+            }
+        }
+        return (builder.result, nil)
+    }
+}

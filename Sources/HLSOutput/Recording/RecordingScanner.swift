@@ -1,13 +1,9 @@
 import Foundation
 import HLSKit
 
-/// Reads recording files for `hlscap recordings`: the top-level boxes one header at a time, the small
-/// ones (`moov`, `prft`, `moof`) whole, the media data skipped, so an hour-long file costs a few hundred
-/// small reads and not its gigabytes.
+/// Finds and reads recording files for `hlscap recordings` and the server (`RecordingFileSummary.read`
+/// says how a file is read).
 public enum RecordingScanner {
-    /// Boxes read whole; anything larger than this of those kinds is damage.
-    static let largestReadBox = 64 << 20
-
     public struct Scanned: Sendable {
         /// The file's path below the folder scanned.
         public var path: String
@@ -59,37 +55,12 @@ public enum RecordingScanner {
 
     /// One file's summary, up to where it can be read.
     public static func read(_ path: String) -> (RecordingFileSummary, String?) {
-        var builder = RecordingFileSummary.Builder()
-        guard let handle = FileHandle(forReadingAtPath: path) else { return (builder.result, "cannot be opened") }
+        guard let handle = FileHandle(forReadingAtPath: path) else { return (RecordingFileSummary(), "cannot be opened") }
         defer { try? handle.close() }
         let fileSize = (try? handle.seekToEnd()).map(Int.init) ?? 0
-        var offset = 0
-        while offset + 8 <= fileSize {
-            do {
-                try handle.seek(toOffset: UInt64(offset))
-                var header = [UInt8](try handle.read(upToCount: 16) ?? Data())
-                guard header.count >= 8 else { break }
-                var size = Int(header[0..<4].reduce(UInt32(0)) { $0 << 8 | UInt32($1) })
-                let type = String(decoding: header[4..<8], as: UTF8.self)
-                if size == 1, header.count == 16 {
-                    size = Int(header[8..<16].reduce(UInt64(0)) { $0 << 8 | UInt64($1) })
-                }
-                guard size >= 8, offset + size <= fileSize else {
-                    return (builder.result, "its box at byte \(offset) runs past the end (a write cut short)")
-                }
-                var bytes: [UInt8]?
-                if ["moov", "prft", "moof"].contains(type) {
-                    guard size <= largestReadBox else { return (builder.result, "its \(type) box is \(size) bytes") }
-                    try handle.seek(toOffset: UInt64(offset))
-                    bytes = [UInt8](try handle.read(upToCount: size) ?? Data())
-                    header = []
-                }
-                try builder.take(type: type, offset: offset, size: size, bytes: bytes)
-                offset += size
-            } catch {
-                return (builder.result, "its box at byte \(offset) cannot be read: \(error)")
-            }
+        return RecordingFileSummary.read(byteCount: fileSize) { offset, count in
+            try handle.seek(toOffset: UInt64(offset))
+            return [UInt8](try handle.read(upToCount: count) ?? Data())
         }
-        return (builder.result, nil)
     }
 }
