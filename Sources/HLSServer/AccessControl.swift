@@ -52,7 +52,10 @@ public struct AccessControl: Sendable {
            let signature = request.query["signature"] {
             presentedSomething = true
             guard let expiry = Int(expires), Double(expiry) >= clock().timeIntervalSince1970,
-                  prefix.hasPrefix("/"), request.path.hasPrefix(prefix) || request.path == "/" || request.path == "/index.html",
+                  // Byte for byte, as paths name files: String's prefix compares characters, so "/" was no
+                  // prefix of "/" and a combining mark, and "/café/" opened "/cafe\u{301}/", another folder.
+                  prefix.utf8.first == UInt8(ascii: "/"),
+                  request.path.utf8.starts(with: prefix.utf8) || request.path == "/" || request.path == "/index.html",
                   Digest.constantTimeEqual(Array(signature.lowercased().utf8),
                                            Array(Self.signature(prefix: prefix, expires: expiry, key: signingKey).utf8))
             else { return .refused }

@@ -42,6 +42,21 @@ import Testing
          "signature": AccessControl.signature(prefix: prefix, expires: expires, key: key)]
     }
 
+    /// A signed prefix is compared with the path byte for byte, as paths name files: a combining mark
+    /// after the first slash made "/" no prefix of it and refused a URL signed for it (found by
+    /// fuzz-access-control), and a prefix with a precomposed "é" opened a folder spelt with "e" and a
+    /// combining accent, another folder on disk.
+    @Test func aSignedPrefixIsComparedWithThePathByteForByte() {
+        let access = AccessControl(signingKey: Self.key, clock: { Self.now })
+        let combining = "/\u{313}e/"
+        #expect(access.decide(HTTPRequest(method: "GET", path: combining + "x", query: Self.signed(combining))) != .refused)
+        let precomposed = "/caf\u{E9}/"
+        #expect(access.decide(HTTPRequest(method: "GET", path: "/cafe\u{301}/seg/000001.m4s",
+                                          query: Self.signed(precomposed))) == .refused)
+        #expect(access.decide(HTTPRequest(method: "GET", path: precomposed + "seg/000001.m4s",
+                                          query: Self.signed(precomposed))) != .refused)
+    }
+
     @Test func withoutCredentials401AndWithWrongOnes403AndNeitherNamesAFile() throws {
         let root = try Self.directory()
         defer { try? FileManager.default.removeItem(at: root) }
