@@ -156,8 +156,10 @@ fuzz: build
 	HLSCAP_FUZZ_CASES=$(FUZZ_CASES) HLSCAP_FUZZ_SEED=$(FUZZ_SEED) \
 		$(SWIFT) test $(SWIFT_BUILD_FLAGS) --filter 'HostileFileTests' 2>&1 | tee .build/fuzz.log
 
-# libFuzzer targets for HLSKit's parsers (Fuzz/: playlists, H.264 and HEVC SPS, avcC, hvcC,
-# AudioSpecificConfig and ADTS, the box reader, the validator on one segment), each under
+# libFuzzer targets for the parsers (Fuzz/: playlists, H.264 and HEVC SPS, avcC, hvcC,
+# AudioSpecificConfig and ADTS, the box reader, the validator on one segment; and what comes from the
+# network: an RTMP publisher's bytes, requests to the server, credentials and signed URLs, object
+# stores' error bodies, recording files as the recordings index reads them), each under
 # AddressSanitizer for FUZZ_PARSER_SECONDS after replaying its committed corpus (Fuzz/Corpus/). A
 # package of its own, built into .build/fuzz, so the flags never reach the main build. lld, because
 # gold stops with an internal error on these links. New inputs collect in .build/fuzz-corpus/,

@@ -6,6 +6,8 @@ let package = Package(
     products: [
         .executable(name: "hlscap", targets: ["hlscap"]),
         .library(name: "HLSKit", targets: ["HLSKit"]),
+        // For the fuzzers of what reaches the server (Fuzz/).
+        .library(name: "HLSServer", targets: ["HLSServer"]),
     ],
     targets: [
         .systemLibrary(

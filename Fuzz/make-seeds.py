@@ -1,15 +1,21 @@
 #!/usr/bin/env python3
 """Writes the seed corpus of each parser fuzzer (Fuzz/Corpus/<target>/) from the committed fixtures:
 playlists, init sections and segments as they are, and the avcC, hvcC and esds payloads, SPS NAL
-units and AudioSpecificConfigs found inside the init sections, and the SPS the unit tests quote. Seeds are named by their SHA-1, as
+units and AudioSpecificConfigs found inside the init sections, and the SPS the unit tests quote; and
+for the parsers of what comes from the network, real requests, credentials, object stores' error
+bodies and a recording written by the built hlscap (the RTMP capture is committed as it was made). Seeds are named by their SHA-1, as
 libFuzzer names what it adds, so running this again only adds files.
 """
 import glob
 import hashlib
+import hmac
 import os
 import re
 import struct
+import subprocess
 import sys
+import tempfile
+import urllib.parse
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CORPUS = os.path.join(ROOT, "Fuzz", "Corpus")
@@ -103,6 +109,84 @@ def adts_frame(audio_config, payload_size=16):
     return header + bytes(payload_size)
 
 
+# What reaches the built-in server: request lines and headers as players and curl send them.
+HTTP_REQUESTS = [
+    "GET /playlist.m3u8 HTTP/1.1\r\nHost: camera.local:8080\r\nAccept-Encoding: gzip, deflate\r\n"
+    "User-Agent: Mozilla/5.0 (X11; Linux x86_64) Chrome/120.0\r\n\r\n",
+    "GET /seg/000001.m4s HTTP/1.1\r\nHost: camera.local:8080\r\nRange: bytes=0-1023\r\n\r\n",
+    "GET /seg/000001.m4s HTTP/1.1\r\nHost: camera.local:8080\r\nRange: bytes=-500\r\n\r\n",
+    "GET /init.mp4 HTTP/1.1\r\nHost: camera.local:8080\r\nRange: bytes=100-\r\n"
+    "If-None-Match: \"5f3a-258\"\r\n\r\n",
+    "GET /init.mp4 HTTP/1.1\r\nHost: camera.local:8080\r\nIf-Modified-Since: Sun, 06 Nov 1994 08:49:37 GMT\r\n\r\n",
+    "GET /playlist.m3u8?_HLS_msn=42&_HLS_part=3&_HLS_skip=YES HTTP/1.1\r\nHost: camera.local:8080\r\n\r\n",
+    "GET /720p/playlist.m3u8?token=viewer-token HTTP/1.1\r\nHost: camera.local:8080\r\n\r\n",
+    "GET /recordings/playlist.m3u8?start=2026-12-01T10%3A02%3A00Z&duration=30 HTTP/1.1\r\nHost: camera.local\r\n\r\n",
+    "GET /recordings/playlist.m3u8?start=2026-12-01T10:02:00.250Z&end=2026-12-01T10:15:00Z HTTP/1.1\r\n\r\n",
+    "GET /recordings/index.json HTTP/1.1\r\nHost: camera.local\r\n\r\n",
+    "GET /recordings/files/2026-12-01/10-00-00.mp4 HTTP/1.1\r\nRange: bytes=1103-40000\r\n\r\n",
+    "GET /keys/0123abcd-1.key HTTP/1.1\r\nAuthorization: Bearer viewer-token\r\n\r\n",
+    "HEAD /playlist.m3u8 HTTP/1.1\r\nHost: camera.local:8080\r\n\r\n",
+    "OPTIONS /seg/000001.m4s HTTP/1.1\r\nOrigin: https://example.com\r\nAccess-Control-Request-Headers: range\r\n\r\n",
+    "GET /../../etc/passwd HTTP/1.1\r\n\r\n",
+    "GET /metrics HTTP/1.1\r\n\r\n",
+]
+
+# Credentials: a path, a query string and an Authorization header, one a line (fuzz-access-control's
+# server has the token "viewer-token" and this signing key).
+SIGNING_KEY = b"0123456789abcdef0123456789abcdef"
+ACCESS_EXPIRES = 1767229200
+
+
+def signed_query(prefix):
+    signature = hmac.new(SIGNING_KEY, f"{prefix}\n{ACCESS_EXPIRES}".encode(), hashlib.sha256).hexdigest()
+    return f"prefix={urllib.parse.quote(prefix, safe='')}&expires={ACCESS_EXPIRES}&signature={signature}"
+
+
+def access_requests():
+    return [
+        "/playlist.m3u8\ntoken=viewer-token\n",
+        "/seg/000001.m4s\n\nBearer viewer-token",
+        "/seg/000001.m4s\n\nbearer wrong-token",
+        "/live/playlist.m3u8\n" + signed_query("/live/").replace("%2F", "/") + "\n",
+        "/live/seg/000002.m4s\nprefix=/live/&expires=1767225599&signature=00ff\n",
+        "/metrics\n\nBasic dXNlcjpwYXNz",
+    ]
+
+
+# Object stores' error bodies as they send them: RADOS Gateway (Ceph), AWS S3, MinIO; and the answer
+# to a multipart upload's start.
+S3_BODIES = [
+    '<?xml version="1.0" encoding="UTF-8"?><Error><Code>NoSuchBucket</Code><BucketName>hlscap</BucketName>'
+    "<RequestId>tx000003a8f2c11e0b4b0ad-006571e5c2-1f4a-default</RequestId>"
+    "<HostId>1f4a-default-default</HostId></Error>",
+    '<?xml version="1.0" encoding="UTF-8"?><Error><Code>AccessDenied</Code><BucketName>hlscap</BucketName>'
+    "<RequestId>tx00000b2e4f71a3c6d9e18-006571e5d0-1f4a-default</RequestId>"
+    "<HostId>1f4a-default-default</HostId></Error>",
+    '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>SignatureDoesNotMatch</Code><Message>The request '
+    "signature we calculated does not match the signature you provided.</Message><RequestId>4442587FB7D0A2F9"
+    "</RequestId><HostId>eftixk72aD6Ap51TnqcoF8eFidJG9Z/2mkiDFu8yU9AS1ed4OpIszj7UDNEHGran</HostId></Error>",
+    '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>SlowDown</Code><Message>Resource requested is unreadable, '
+    "please reduce your request rate</Message><Key>live/seg/000001.m4s</Key><BucketName>hlscap</BucketName>"
+    "<Resource>/hlscap/live/seg/000001.m4s</Resource><RequestId>17A3C1F2E4B5D6A7</RequestId></Error>",
+    '<?xml version="1.0" encoding="UTF-8"?><InitiateMultipartUploadResult xmlns="http://s3.amazonaws.com/doc/'
+    '2006-03-01/"><Bucket>hlscap</Bucket><Key>rec/2026-12-01/10-00-00.mp4</Key><UploadId>2~iCw_lDY8VoRJ3E4o1'
+    "XqCzcd1ihnIRz1</UploadId></InitiateMultipartUploadResult>",
+]
+
+
+def trimmed_recording(data, media_bytes=16):
+    """A recording file's boxes with each mdat cut to a few bytes: the reader skips media data by its size."""
+    out, position = bytearray(), 0
+    while position + 8 <= len(data):
+        size, kind = struct.unpack(">I4s", data[position:position + 8])
+        box = data[position:position + size]
+        if kind == b"mdat":
+            box = struct.pack(">I4s", 8 + media_bytes, b"mdat") + box[8:8 + media_bytes]
+        out += box
+        position += size
+    return bytes(out)
+
+
 def write(target, data):
     directory = os.path.join(CORPUS, target)
     os.makedirs(directory, exist_ok=True)
@@ -153,6 +237,26 @@ def main():
             media = segment.read()
         write("fuzz-mp4-box", media)
         write("fuzz-segment", struct.pack(">H", len(data)) + data + media)
+    for request in HTTP_REQUESTS:
+        write("fuzz-http-request", request.encode())
+    for request in access_requests():
+        write("fuzz-access-control", request.encode())
+    for body in S3_BODIES:
+        write("fuzz-s3-error", body.encode())
+    # A recording as `hlscap live --record` writes it, media data cut short: 96x64 test pattern, 4 s.
+    hlscap = os.path.join(ROOT, ".build", "debug", "hlscap")
+    if os.path.exists(hlscap):
+        with tempfile.TemporaryDirectory() as directory:
+            subprocess.run([hlscap, "live", "--video", "test", "--audio", "test", "--size", "96x64",
+                            "--duration", "4", "--no-realtime", "--segment-duration", "1", "--record-codec", "h264",
+                            "--record", os.path.join(directory, "rec.mp4"), "--out", os.path.join(directory, "out"),
+                            "--quiet"], check=True, stdout=subprocess.DEVNULL)
+            with open(os.path.join(directory, "rec.mp4"), "rb") as recording:
+                write("fuzz-recording-summary", trimmed_recording(recording.read()))
+    # fuzz-rtmp-publish holds what FFmpeg's RTMP client sent, from its handshake to its first video
+    # packets, to `ffmpeg -listen 1 -i rtmp://127.0.0.1:PORT/live/secret-key` through a recording proxy
+    # (`ffmpeg -re -f lavfi -i testsrc=size=64x48:rate=10 -t 1 -c:v libx264 -f flv rtmp://…/live/secret-key`):
+    # C1 carries a time and random bytes, so it is committed as captured rather than made here.
     return 0
 
 
