@@ -2,6 +2,7 @@ import Foundation
 import HLSKit
 import HLSMedia
 import HLSOutput
+import HLSTestSupport
 import Testing
 @testable import HLSEngine
 
@@ -28,10 +29,7 @@ import Testing
         let playlist = try run.playlist()
         let times = playlist.segments.compactMap(\.programDateTime)
         try #require(times.count == playlist.segments.count, "\(playlist.render())")
-        let offGrid = times.filter { time in
-            let sinceStart = time.timeIntervalSince(times[0])
-            return abs(sinceStart - (sinceStart / Self.segmentSeconds).rounded() * Self.segmentSeconds) > 0.005
-        }
+        let offGrid = SegmentGridCheck.startsOffTheGrid(times, segmentSeconds: Self.segmentSeconds)
         #expect(offGrid.count == 1, "one segment starts off the 2 s grid: \(playlist.render())")
         if let cut = offGrid.first {
             // The mark came right after frame 140 (4.667 s), so before frame 141.

@@ -9,6 +9,25 @@ import Testing
 /// The live engine on a virtual clock: an hour of stream in the seconds its samples take to segment
 /// and store.
 @Suite(.serialized) struct LiveEngineVirtualTimeTests {
+    /// A live stream of `seconds` at 10 fps in 2 s segments, 160x96, recorded as copied into files split
+    /// every `periodSeconds` in UTC, named by `pattern`, kept by `retention`.
+    private static func splitRecordingConfiguration(seconds: Int64, recordings: MemoryStore, pattern: String,
+                                                    periodSeconds: Int, retention: RecordingRetention) throws
+        -> LiveConfiguration {
+        var configuration = LiveConfiguration()
+        configuration.size = OutputSize(width: 160, height: 96)
+        configuration.framesPerSecond = 10
+        configuration.segmentMilliseconds = 2000
+        configuration.durationMilliseconds = seconds * 1000
+        var recording = LiveConfiguration.Recording(store: recordings, path: pattern)
+        recording.encodes = false
+        recording.split = .init(pattern: try RecordingPattern(pattern), period: try RecordingPeriod(seconds: periodSeconds),
+                                timeZone: TimeZone(identifier: "UTC")!)
+        recording.split?.retention = retention
+        configuration.record = recording
+        return configuration
+    }
+
     /// What the store and the playlist held as each segment was listed.
     private final class Listings: LiveStreamObserver, @unchecked Sendable {
         struct Listing {
@@ -49,19 +68,10 @@ import Testing
         let listings = Listings(clock: clock, store: store)
         let messages = MessageLog()
 
-        var configuration = LiveConfiguration()
-        configuration.size = OutputSize(width: 160, height: 96)
-        configuration.framesPerSecond = 10
-        configuration.segmentMilliseconds = 2000
+        var configuration = try Self.splitRecordingConfiguration(
+            seconds: 3600, recordings: recordings, pattern: "%Y-%m-%d/%H-%M-%S.mp4", periodSeconds: 600,
+            retention: RecordingRetention(keepSeconds: 25 * 60))
         configuration.windowSize = 5
-        configuration.durationMilliseconds = 3_600_000
-        let pattern = "%Y-%m-%d/%H-%M-%S.mp4"
-        var recording = LiveConfiguration.Recording(store: recordings, path: pattern)
-        recording.encodes = false
-        recording.split = .init(pattern: try RecordingPattern(pattern), period: try RecordingPeriod(seconds: 600),
-                                timeZone: TimeZone(identifier: "UTC")!)
-        recording.split?.retention = RecordingRetention(keepSeconds: 25 * 60)
-        configuration.record = recording
         configuration.observers = [listings, source.observer]
 
         let engine = LiveEngine(configuration: configuration, sources: [source], store: store, clock: clock,
@@ -140,18 +150,9 @@ import Testing
         let fileBytes = Int64(source.pictures.reduce(0) { $0 + $1.data.count }) * 150
         recordings.capacityBytes = 100 * fileBytes
         let messages = MessageLog()
-        var configuration = LiveConfiguration()
-        configuration.size = OutputSize(width: 160, height: 96)
-        configuration.framesPerSecond = 10
-        configuration.segmentMilliseconds = 2000
-        configuration.durationMilliseconds = 1_800_000
-        let pattern = "%H-%M-%S.mp4"
-        var recording = LiveConfiguration.Recording(store: recordings, path: pattern)
-        recording.encodes = false
-        recording.split = .init(pattern: try RecordingPattern(pattern), period: try RecordingPeriod(seconds: 300),
-                                timeZone: TimeZone(identifier: "UTC")!)
-        recording.split?.retention = RecordingRetention(minimumFreeBytes: 100 * fileBytes - fileBytes * 5 / 2)
-        configuration.record = recording
+        var configuration = try Self.splitRecordingConfiguration(
+            seconds: 1800, recordings: recordings, pattern: "%H-%M-%S.mp4", periodSeconds: 300,
+            retention: RecordingRetention(minimumFreeBytes: 100 * fileBytes - fileBytes * 5 / 2))
         configuration.observers = [source.observer]
 
         let engine = LiveEngine(configuration: configuration, sources: [source], store: MemoryStore(), clock: clock,

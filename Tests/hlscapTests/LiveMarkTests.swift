@@ -28,10 +28,7 @@ import Testing
         let playlist = try LiveStream.playlist(in: stream)
         let times = playlist.segments.compactMap(\.programDateTime)
         try #require(times.count == playlist.segments.count, "\(playlist.render())")
-        let offGrid = times.filter { time in
-            let sinceStart = time.timeIntervalSince(times[0])
-            return abs(sinceStart - (sinceStart / Self.segmentSeconds).rounded() * Self.segmentSeconds) > 0.005
-        }
+        let offGrid = SegmentGridCheck.startsOffTheGrid(times, segmentSeconds: Self.segmentSeconds)
         #expect(offGrid.count == 1, "one segment starts off the 2 s grid: \(playlist.render())")
         if let cut = offGrid.first {
             let late = cut.timeIntervalSince(markedAt)
