@@ -213,7 +213,7 @@ struct HTTPCamera {
 
     /// Waits until something listens on `port` on loopback, without connecting: a server that takes one
     /// client (ffmpeg's `-listen 1`) keeps it for the reader.
-    static func waitUntilListening(port: Int, timeoutSeconds: Double = 15) throws {
+    static func waitUntilListening(port: Int, timeoutSeconds: Double = 30) throws {
         let local = String(format: "0100007F:%04X", port)
         let deadline = Date(timeIntervalSinceNow: timeoutSeconds)
         while Date() < deadline {
