@@ -84,7 +84,6 @@ public final class LiveEngine: @unchecked Sendable {
         self.messages = messages
         statistics = LiveStatistics(clock: clock)
         copiedRoom = DispatchSemaphore(value: max(1, configuration.copiedSamplesWaitingAtMost))
-        startup.enter()
     }
 
     /// What the stream became.
@@ -156,6 +155,9 @@ public final class LiveEngine: @unchecked Sendable {
         let isLive = sources.allSatisfy(\.isLive)
         if !isLive { backpressure = DispatchSemaphore(value: VideoAdmission.queueLimit) }
         encoder.recorder?.waitsForEncoder = !isLive
+        // Entered only now, when capture threads are about to exist: a run refused before this point leaves no
+        // group entered (which libdispatch can never free).
+        startup.enter()
         try startSources()
         do {
             try writer.beginSection(tracks: encoder.tracks)
