@@ -2,7 +2,7 @@
 """Measures A/V sync in a stream whose picture flashes white while a beep starts.
 
 Decodes PATH (a file or an HLS playlist) with ffmpeg, finds the white frames (luma average) and
-the beep onsets (first loud sample after a quiet stretch), pairs each flash with the nearest
+the beep onsets (first loud sample of a stretch of at least 30 ms after a quiet one), pairs each flash with the nearest
 onset and prints one JSON line with the offsets (audio minus video, milliseconds).
 Exit status: 0 when at least --min-pairs pairs were found and every |offset| <= --max-offset-ms,
 1 otherwise, 2 when ffmpeg could not decode PATH.
@@ -18,6 +18,7 @@ SAMPLE_RATE = 48000
 WHITE_LUMA = 128          # a flash frame is white, the others black or a pattern well below
 LOUD = 0.25 * 32767       # beep amplitude is 0.5 of full scale; pre-echo stays far below this
 QUIET_SECONDS = 0.2       # an onset must follow this much quiet
+BEEP_SECONDS = 0.03       # the fixture's beeps last 50 ms; one AAC frame is 21.3 ms
 
 
 def run(arguments):
@@ -59,15 +60,40 @@ def beep_times(path):
                "-ar", str(SAMPLE_RATE), "-f", "s16le", "-"])
     samples = array.array("h")
     samples.frombytes(raw[: len(raw) // 2 * 2])
-    onsets, quiet_run, needed = [], 0, int(QUIET_SECONDS * SAMPLE_RATE)
-    for index, value in enumerate(samples):
-        if abs(value) >= LOUD:
-            if quiet_run >= needed:
-                onsets.append(start + index / SAMPLE_RATE)
-            quiet_run = 0
-        else:
-            quiet_run += 1
-    return onsets
+    return [start + index / SAMPLE_RATE for index in onsets(samples)]
+
+
+def onsets(samples):
+    """Indexes of the first loud sample of each beep: a loud stretch of at least BEEP_SECONDS after
+    QUIET_SECONDS without one. A shorter burst is not a beep: where copied AAC is joined, the frame at
+    the join overlaps the sound just past the cut (the transform's overlap), up to one AAC frame of it."""
+    bin_size = SAMPLE_RATE // 1000
+    loud_bins = [max(map(abs, samples[start:start + bin_size]), default=0) >= LOUD
+                 for start in range(0, len(samples), bin_size)]
+    # Loud stretches, bins apart by less than a beep's own zero crossings joined: (first bin, last bin).
+    stretches, first, last = [], None, None
+    for index, loud in enumerate(loud_bins):
+        if not loud:
+            continue
+        if first is not None and index - last > 2:
+            stretches.append((first, last))
+            first = None
+        if first is None:
+            first = index
+        last = index
+    if first is not None:
+        stretches.append((first, last))
+    found, previous_end = [], None
+    for first, last in stretches:
+        if (last - first + 1) * bin_size < BEEP_SECONDS * SAMPLE_RATE:
+            continue
+        if previous_end is None or (first - previous_end - 1) * bin_size >= QUIET_SECONDS * SAMPLE_RATE:
+            if previous_end is not None or first * bin_size >= QUIET_SECONDS * SAMPLE_RATE:
+                offset = first * bin_size
+                found.append(offset + next(i for i, value in enumerate(samples[offset:offset + bin_size])
+                                           if abs(value) >= LOUD))
+        previous_end = last
+    return found
 
 
 def main():

@@ -1,5 +1,7 @@
 """Tests of the end-to-end checkers against ffmpeg-made fMP4 HLS streams, intact and broken."""
+import array
 import json
+import math
 import os
 import shutil
 import subprocess
@@ -111,6 +113,21 @@ class AVSyncTests(unittest.TestCase):
         self.assertEqual(status, 0, report)
         self.assertGreaterEqual(report["pairs"], 4)
         self.assertLessEqual(report["max_abs_offset_ms"], 1.0)
+
+    def test_a_join_overlap_burst_is_not_a_beep(self):
+        # What a copied AAC join decodes to when the sound past the cut was a beep: 20 ms of it, 25 ms
+        # of quiet, then the next part's beep. Only the beep is an onset.
+        sys.path.insert(0, TOOLS)
+        import av_sync
+        rate = av_sync.SAMPLE_RATE
+        tone = lambda seconds: [int(16000 * math.sin(2 * math.pi * 1000 * i / rate)) for i in range(int(seconds * rate))]
+        quiet = lambda seconds: [0] * int(seconds * rate)
+        samples = array.array("h", quiet(0.3) + tone(0.02) + quiet(0.025) + tone(0.05) + quiet(0.3))
+        beep = int(0.345 * rate)
+        for case in (samples, array.array("h", quiet(0.345) + tone(0.05) + quiet(0.3))):
+            found = av_sync.onsets(case)
+            self.assertEqual(len(found), 1, found)
+            self.assertLess(abs(found[0] - beep), rate // 1000, found)
 
     def test_audio_shifted_by_40_ms_fails(self):
         directory = tempfile.mkdtemp(prefix="av-sync-test-")

@@ -8,6 +8,10 @@ import HLSKit
 /// that is not enough, the sound alone moves by up to half an AAC frame (about 10 ms at 48 kHz), or its
 /// first sample is left out when it would overlap more.
 ///
+/// A copied AAC join cannot be sample-exact: the decoder overlaps each frame with the one before, so
+/// the frame at a join carries up to one AAC frame (21 ms at 48 kHz) of the sound just past the cut,
+/// fading into the next part's, as any copy joining AAC has it.
+///
 /// Every part must have the first part's tracks: a clip is one init section.
 public final class ClipSource: SampleSource {
     public struct Part: Sendable, Equatable {
