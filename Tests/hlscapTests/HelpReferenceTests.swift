@@ -206,8 +206,9 @@ struct OptionReference {
             let all = Set(FileManager.default.enumerator(atPath: source.path)?.compactMap { item -> String? in
                 guard let path = item as? String else { return nil }
                 var isDirectory: ObjCBool = false
-                FileManager.default.fileExists(atPath: source.appendingPathComponent(path).path, isDirectory: &isDirectory)
-                return isDirectory.boolValue ? (path as NSString).lastPathComponent : nil
+                let exists = FileManager.default.fileExists(atPath: source.appendingPathComponent(path).path,
+                                                            isDirectory: &isDirectory)
+                return exists && isDirectory.boolValue ? (path as NSString).lastPathComponent : nil
             } ?? [])
             let named = Set(row.matches(of: /`([A-Za-z0-9]+)\/`/).map { String($0.1) })
             // The README's rows may leave folders out; docs/architecture.md's name them all.
