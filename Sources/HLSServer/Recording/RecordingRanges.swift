@@ -15,6 +15,7 @@ public final class RecordingRanges: Sendable {
     static let playlistPath = prefix + "playlist.m3u8"
     static let indexPath = prefix + "index.json"
     static let thumbnailPath = prefix + "thumbnail.jpg"
+    static let thumbnailsPath = prefix + "thumbnails.json"
     static let filesFolder = "files"
     /// A range longer than this is refused as absurd.
     static let longestRangeSeconds = 31.0 * 86_400
@@ -55,6 +56,27 @@ public final class RecordingRanges: Sendable {
         return HTTPResponse(status: 200, headers: [("Content-Type", "application/json"), ("Cache-Control", "no-cache")]
                                 + ServerHeaders.cors,
                             body: .bytes(Array(RecordingTimeline.json(entries, directory: nil, fragments: false).utf8)))
+    }
+
+    /// The moments a timeline shows a thumbnail for (`RecordingThumbnails`), in order of time:
+    /// `{"thumbnails": [{"at": "2026-12-01T10:01:00.000Z", "path": "2026-12-01/10-00.mp4"}]}`.
+    func thumbnailsReply() -> HTTPResponse {
+        struct Listed: Encodable {
+            var at: String
+            var path: String
+        }
+        struct Body: Encodable {
+            var thumbnails: [Listed]
+        }
+        let files = RecordingTimeline.ordered(summaries().map { RecordingScanner.Scanned(path: $0.path, summary: $0.summary) })
+            .compactMap { file in file.summary.start.flatMap { start in file.summary.end.map { (file.path, start, $0) } } }
+            .map { (path: $0.0, start: $0.1, end: $0.2) }
+        let body = Body(thumbnails: RecordingThumbnails.moments(files).map { Listed(at: ProgramDateTime.format($0.at), path: $0.path) })
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes]
+        guard let data = try? encoder.encode(body) else { preconditionFailure("strings always encode") }
+        return HTTPResponse(status: 200, headers: [("Content-Type", "application/json"), ("Cache-Control", "no-cache")]
+                                + ServerHeaders.cors, body: .bytes(Array(data)))
     }
 
     /// A thumbnail of the fragment that holds `at=` (RFC 3339): its first picture, the keyframe at or

@@ -4,7 +4,8 @@
 /// browsers get a small Media Source player that follows the master playlist's first variant and its
 /// audio rendition. The delay is the wall clock minus the EXT-X-PROGRAM-DATE-TIME of the frame shown.
 /// With a recordings folder, a timeline below the video: a thumbnail a minute of each recording
-/// (`/recordings/index.json`, `/recordings/thumbnail.jpg?at=…`, loaded lazily); a click plays the
+/// (`/recordings/index.json`, `/recordings/thumbnails.json`, `/recordings/thumbnail.jpg?at=…`, loaded
+/// lazily); a click plays the
 /// recordings from that moment (`/recordings/playlist.m3u8?start=…&duration=…`, byte ranges).
 enum PreviewPage {
     static let html = """
@@ -200,46 +201,44 @@ enum PreviewPage {
           if (current === session) source.endOfStream();
         }
 
-        // The recordings' timeline: a thumbnail at the start of each file and at every whole minute in it.
-        function thumbnailTimes(file) {
-          const start = Date.parse(file.start), end = Date.parse(file.end);
-          const times = [start];
-          for (let minute = Math.floor(start / 60000) * 60000 + 60000; minute < end; minute += 60000) times.push(minute);
-          return times;
-        }
         function recordingURL(path, query) {
           const url = new URL("recordings/" + path, location.href);
           for (const [name, value] of Object.entries(query || {})) url.searchParams.set(name, value);
           return withCredentials(url.href);
         }
+        // The recordings' timeline: a thumbnail at the start of each file and at every whole minute in it,
+        // one a second (the server lists the moments).
         async function showRecordings() {
-          let index;
-          try { index = JSON.parse(await get(recordingURL("index.json"), "text")); } catch (error) { return; }
-          const files = index.files.filter(file => file.start && file.end);
-          if (!files.length) return;
+          let index, moments;
+          try {
+            index = JSON.parse(await get(recordingURL("index.json"), "text"));
+            moments = JSON.parse(await get(recordingURL("thumbnails.json"), "text")).thumbnails;
+          } catch (error) { return; }
+          const files = new Map(index.files.filter(file => file.start && file.end).map(file => [file.path, file]));
+          if (!files.size) return;
           const box = document.getElementById("timeline");
-          const last = Math.max(...files.map(file => Date.parse(file.end)));
-          for (const file of files) {
-            for (const time of thumbnailTimes(file)) {
-              const at = new Date(time).toISOString();
-              const figure = document.createElement("figure");
-              const image = document.createElement("img");
-              image.loading = "lazy";
-              image.alt = at;
-              image.src = recordingURL("thumbnail.jpg", { at });
-              const caption = document.createElement("figcaption");
-              caption.textContent = at.slice(11, 19);
-              figure.append(image, caption);
-              figure.addEventListener("click", () => {
-                const duration = Math.max(1, (last - time) / 1000).toFixed(3);
-                const url = recordingURL("playlist.m3u8", { start: at, duration });
-                window.hlscapPreview.recording = { url, at };
-                window.hlscapPreview.error = null;
-                play([{ url, codecs: file.codecs.join(","), primary: true, sequential: true }]).catch(failed);
-              });
-              box.append(figure);
-              window.hlscapPreview.thumbnails.push({ at, url: image.src });
-            }
+          const last = Math.max(...[...files.values()].map(file => Date.parse(file.end)));
+          for (const moment of moments) {
+            const file = files.get(moment.path);
+            if (!file) continue;
+            const at = moment.at, time = Date.parse(at);
+            const figure = document.createElement("figure");
+            const image = document.createElement("img");
+            image.loading = "lazy";
+            image.alt = at;
+            image.src = recordingURL("thumbnail.jpg", { at });
+            const caption = document.createElement("figcaption");
+            caption.textContent = at.slice(11, 19);
+            figure.append(image, caption);
+            figure.addEventListener("click", () => {
+              const duration = Math.max(1, (last - time) / 1000).toFixed(3);
+              const url = recordingURL("playlist.m3u8", { start: at, duration });
+              window.hlscapPreview.recording = { url, at };
+              window.hlscapPreview.error = null;
+              play([{ url, codecs: file.codecs.join(","), primary: true, sequential: true }]).catch(failed);
+            });
+            box.append(figure);
+            window.hlscapPreview.thumbnails.push({ at, url: image.src });
           }
           box.hidden = false;
         }

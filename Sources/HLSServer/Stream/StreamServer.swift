@@ -138,6 +138,7 @@ public struct StreamServer: Sendable {
         if let recordings, request.path.hasPrefix(RecordingRanges.prefix) {
             if request.path == RecordingRanges.playlistPath { return answer(.playlist, recordings.playlistReply(request)) }
             if request.path == RecordingRanges.indexPath { return answer(.page, recordings.indexReply()) }
+            if request.path == RecordingRanges.thumbnailsPath { return answer(.page, recordings.thumbnailsReply()) }
             if request.path == RecordingRanges.thumbnailPath {
                 guard let pictures else { return answer(.picture, .text(404, "this server makes no pictures", headers: ServerHeaders.noStore)) }
                 return answer(.picture, recordings.thumbnailReply(request, pictures: pictures, metrics: metrics))
