@@ -104,7 +104,12 @@ import Testing
             #expect(listing.microseconds == start + Int64(listed) * 2_000_000, "segment \(listed)")
             #expect(listing.uris == (max(1, listed - 4)...listed).map(StreamLayout.segmentPath), "segment \(listed)")
             #expect(listing.mediaSequence == max(1, listed - 4), "segment \(listed)")
-            let expected = Set((max(1, listed - 11)...listed).map(StreamLayout.segmentPath))
+            var expected = Set((max(1, listed - 11)...listed).map(StreamLayout.segmentPath))
+            // The last segment is listed by the stop, which the duration's timer makes at 3600 s: the same
+            // instant segment 1788's deletion is due, so either may come first (the stop deletes it anyway).
+            if listed == 1800, listing.storedSegments.contains(StreamLayout.segmentPath(1788)) {
+                expected.insert(StreamLayout.segmentPath(1788))
+            }
             #expect(listing.storedSegments == expected,
                     "segment \(listed): deleted too early \(expected.subtracting(listing.storedSegments).sorted()), too late \(listing.storedSegments.subtracting(expected).sorted())")
         }
