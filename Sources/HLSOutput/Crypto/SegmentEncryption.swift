@@ -68,6 +68,22 @@ public final class SegmentEncryption: @unchecked Sendable {
                 MediaPlaylist.Key(uri: keyURI(keyName(for: sequenceNumber), directory: directory)))
     }
 
+    /// Encrypts one rendition's segment as the method says: AES-128 its file, SAMPLE-AES its samples, from
+    /// which the file is then made. Sets the playlist's key entry.
+    public func encrypt(_ media: inout StreamRenderer.RenditionMedia) throws(StoreError) {
+        switch method {
+        case .aes128:
+            (media.bytes, media.key) = try encrypt(media.bytes, sequenceNumber: media.sequenceNumber,
+                                                   directory: media.directory)
+        case .sampleAES:
+            let encrypted = try encryptSamples(&media.tracks, descriptions: media.descriptions,
+                                               directory: media.directory)
+            media.bytes = MediaFragment.make(sequenceNumber: UInt32(media.sequenceNumber), tracks: media.tracks,
+                                             descriptions: media.descriptions, encrypted: encrypted.subsamples)
+            media.key = encrypted.key
+        }
+    }
+
     /// SAMPLE-AES: the key ID and constant IV the init sections name; the key is made and stored on
     /// first use.
     public func sampleKey() throws(StoreError) -> SampleEncryption.TrackKey {

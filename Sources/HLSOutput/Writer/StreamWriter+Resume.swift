@@ -66,25 +66,19 @@ extension StreamWriter {
                     try store.remove(rendition.path(path))
                 }
             }
-            renditions[index] = RenditionWriter(directory: rendition.directory, policy: policy, resuming: previous,
-                                                initName: initName)
+            renderer.resume(rendition: index, from: previous, initName: initName)
         }
-        nextSequenceNumber = highest + 1
+        renderer.nextSequenceNumber = highest + 1
         try store.remove(StreamLayout.retiredListName)
         // The master playlist names the same renditions; it is written again only if missing, or if
         // the tracks changed, since its CODECS must then list the formats from before and after.
-        wroteMaster = try store.exists(StreamLayout.masterPlaylistName)
-        let tracksChanged = renditions.contains { rendition in
-            rendition.initName != (rendition.playlist.segments.last?.mapURI ?? StreamLayout.initName)
-        }
-        if wroteMaster, tracksChanged {
+        let masterStored = try store.exists(StreamLayout.masterPlaylistName)
+        var earlier: MasterPlaylistDocument?
+        if masterStored, renderer.changesInitSection {
             let text = try store.read(StreamLayout.masterPlaylistName)
-            let previous = MasterPlaylistDocument(text: String(decoding: text, as: UTF8.self))
-            for variant in previous.variants + previous.iFrameVariants {
-                earlierCodecs[variant.uri] = variant.codecs ?? []
-            }
-            wroteMaster = false
+            earlier = MasterPlaylistDocument(text: String(decoding: text, as: UTF8.self))
         }
+        renderer.resumeMaster(stored: masterStored, earlier: earlier)
     }
 
     /// Whether `store` already holds a stream that a new one would overwrite.

@@ -1,11 +1,10 @@
 import Foundation
-import HLSKit
 
-/// One rendition of a stream as its writer keeps it: where its files go, its tracks and init section,
+/// One rendition of a stream as its renderer keeps it: where its files go, its tracks and init section,
 /// the playlist and I-frame index of the segments stored so far, and the rates they measured.
-struct RenditionWriter {
+struct RenditionListing {
     let directory: String
-    let policy: StreamWriter.PlaylistPolicy
+    let policy: StreamRenderer.PlaylistPolicy
     var tracks: [TrackDescription] = []
     /// The tracks of earlier sections that had other parameters (CODECS lists them too).
     var earlierTracks: [TrackDescription] = []
@@ -26,14 +25,14 @@ struct RenditionWriter {
     private(set) var peakBitrate = 0
     private var frameRate: FrameRateMeter?
 
-    init(directory: String, policy: StreamWriter.PlaylistPolicy) {
+    init(directory: String, policy: StreamRenderer.PlaylistPolicy) {
         self.directory = directory
         self.policy = policy
         listing = Self.emptyListing(policy: policy, firstSequenceNumber: 1)
     }
 
     /// Continues `previous`, the rendition's playlist from an earlier run.
-    init(directory: String, policy: StreamWriter.PlaylistPolicy, resuming previous: MediaPlaylist, initName: String) {
+    init(directory: String, policy: StreamRenderer.PlaylistPolicy, resuming previous: MediaPlaylist, initName: String) {
         self.init(directory: directory, policy: policy)
         listing = LivePlaylist(resuming: previous, windowSize: policy.windowSize)
         for segment in previous.segments {
@@ -45,7 +44,7 @@ struct RenditionWriter {
         iFrameSequenceOffset = previous.mediaSequence + previous.segments.count
     }
 
-    private static func emptyListing(policy: StreamWriter.PlaylistPolicy, firstSequenceNumber: Int) -> LivePlaylist {
+    private static func emptyListing(policy: StreamRenderer.PlaylistPolicy, firstSequenceNumber: Int) -> LivePlaylist {
         // A recording is listed whole: its target duration is set from its segments at the end.
         LivePlaylist(targetDurationSeconds: policy.targetDurationSeconds ?? 1, windowSize: policy.windowSize,
                      firstSequenceNumber: firstSequenceNumber)
@@ -175,7 +174,7 @@ struct RenditionWriter {
     }
 }
 
-extension StreamWriter.PlaylistPolicy {
+extension StreamRenderer.PlaylistPolicy {
     var targetDurationSeconds: Int? {
         switch self {
         case .vod: nil
