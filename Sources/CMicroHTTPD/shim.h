@@ -61,4 +61,10 @@ static inline int hlscap_mhd_connection_socket(struct MHD_Connection *connection
     return info == NULL ? -1 : info->connect_fd;
 }
 
+/* The client's address (an IPv4 or IPv6 socket address), or NULL. */
+static inline const struct sockaddr *hlscap_mhd_client_address(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    return info == NULL ? NULL : info->client_addr;
+}
+
 #endif

@@ -34,8 +34,14 @@ public struct AccessControl: Sendable {
     /// Whether anything is protected.
     public var protectsStream: Bool { token != nil || signingKey != nil }
 
-    public func decide(_ request: HTTPRequest) -> Decision {
-        if request.path == "/metrics", let metricsToken {
+    /// Whether a request for `path` asks for credentials: the stream's, or `/metrics`'s own token.
+    /// `mount` is where the stream's paths begin (`/cam1` for `/cam1/playlist.m3u8`), empty at the root.
+    public func protects(_ path: String, mount: String = "") -> Bool {
+        protectsStream || (metricsToken != nil && path == mount + "/metrics")
+    }
+
+    public func decide(_ request: HTTPRequest, mount: String = "") -> Decision {
+        if request.path == mount + "/metrics", let metricsToken {
             guard let presented = Self.presentedToken(request) else { return .missing }
             return Digest.constantTimeEqual(Array(presented.utf8), Array(metricsToken.utf8)) ? .allowed(carry: "") : .refused
         }
@@ -55,7 +61,8 @@ public struct AccessControl: Sendable {
                   // Byte for byte, as paths name files: String's prefix compares characters, so "/" was no
                   // prefix of "/" and a combining mark, and "/café/" opened "/cafe\u{301}/", another folder.
                   prefix.utf8.first == UInt8(ascii: "/"),
-                  request.path.utf8.starts(with: prefix.utf8) || request.path == "/" || request.path == "/index.html",
+                  request.path.utf8.starts(with: prefix.utf8) || request.path == mount + "/"
+                      || request.path == mount + "/index.html",
                   Digest.constantTimeEqual(Array(signature.lowercased().utf8),
                                            Array(Self.signature(prefix: prefix, expires: expiry, key: signingKey).utf8))
             else { return .refused }

@@ -1,16 +1,20 @@
 /// A request as the server's handler sees it: the method, the decoded path, and the query arguments
-/// and headers (header names in lower case).
+/// and headers (header names in lower case), and the client's address when known.
 public struct HTTPRequest: Sendable, Equatable {
     public var method: String
     public var path: String
     public var query: [String: String]
     public var headers: [String: String]
+    /// The client's IP address as text (`192.0.2.7`, `2001:db8::7`).
+    public var client: String?
 
-    public init(method: String, path: String, query: [String: String] = [:], headers: [String: String] = [:]) {
+    public init(method: String, path: String, query: [String: String] = [:], headers: [String: String] = [:],
+                client: String? = nil) {
         self.method = method
         self.path = path
         self.query = query
         self.headers = headers
+        self.client = client
     }
 
     public func header(_ name: String) -> String? { headers[name.lowercased()] }

@@ -148,7 +148,8 @@ public final class HTTPServer: @unchecked Sendable {
         }
         let request = HTTPRequest(method: method, path: url,
                                   query: Self.values(of: connection, kind: .GET_ARGUMENT_KIND, lowercased: false),
-                                  headers: Self.values(of: connection, kind: .HEADER_KIND, lowercased: true))
+                                  headers: Self.values(of: connection, kind: .HEADER_KIND, lowercased: true),
+                                  client: Self.clientAddress(of: connection))
         switch handler(request) {
         case .now(let response):
             return queue(response, on: connection)
@@ -196,6 +197,16 @@ public final class HTTPServer: @unchecked Sendable {
             }
             return made
         }
+    }
+
+    /// The client's numeric address, as `getnameinfo` writes it.
+    private static func clientAddress(of connection: OpaquePointer) -> String? {
+        guard let address = hlscap_mhd_client_address(connection) else { return nil }
+        let length = socklen_t(Int32(address.pointee.sa_family) == AF_INET6 ? MemoryLayout<sockaddr_in6>.size
+                                                                             : MemoryLayout<sockaddr_in>.size)
+        var host = [CChar](repeating: 0, count: Int(NI_MAXHOST))
+        guard getnameinfo(address, length, &host, socklen_t(host.count), nil, 0, NI_NUMERICHOST) == 0 else { return nil }
+        return String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     private static func values(of connection: OpaquePointer, kind: MHD_ValueKind, lowercased: Bool) -> [String: String] {

@@ -43,6 +43,9 @@ public final class ServerMetrics: Sendable {
         var picturesMade = 0
     }
 
+    /// Connections are the whole HTTP server's, never one stream's.
+    static let connectionsFamily = "hlscap_http_connections"
+
     private let counts = Locked(Counts())
     /// Connected clients, read when the metrics are rendered.
     private let connections = Locked<(@Sendable () -> Int)?>(nil)
@@ -79,13 +82,18 @@ public final class ServerMetrics: Sendable {
 
     /// The exposition text.
     public func render() -> String {
+        Self.render(families())
+    }
+
+    /// Families in the order they are exposed: the server's, then the engine's.
+    func families() -> [Family] {
         let counts = counts.withLock { $0 }
         var families = [
             Family(name: "hlscap_http_requests_total", help: "HTTP requests answered, by what they asked for",
                    kind: .counter, samples: RequestKind.allCases.map { ([("kind", $0.rawValue)], Double(counts.requests[$0] ?? 0)) }),
             Family(name: "hlscap_http_responses_total", help: "HTTP responses, by status code", kind: .counter,
                    samples: counts.statuses.keys.sorted().map { ([("code", String($0))], Double(counts.statuses[$0]!)) }),
-            Family(name: "hlscap_http_connections", help: "client connections open now", kind: .gauge,
+            Family(name: Self.connectionsFamily, help: "client connections open now", kind: .gauge,
                    value: Double(connections.withLock { $0 }?() ?? 0)),
             Family(name: "hlscap_blocking_requests_waiting", help: "blocking reloads and part requests held now",
                    kind: .gauge, value: Double(counts.waiting)),
@@ -98,7 +106,12 @@ public final class ServerMetrics: Sendable {
                    kind: .counter, value: Double(counts.picturesMade)),
         ]
         families += extra.withLock { $0 }?() ?? []
-        return families.map(Self.render).joined()
+        return families
+    }
+
+    /// Families as exposition text.
+    static func render(_ families: [Family]) -> String {
+        families.map(render).joined()
     }
 
     private static func render(_ family: Family) -> String {

@@ -20,6 +20,10 @@ public struct StreamServer: Sendable {
     public let recordings: RecordingRanges?
     /// Makes `/snapshot.jpg` and the recordings' thumbnails; nil answers both with 404.
     public let pictures: StreamPictures?
+    /// Where the stream's paths begin: empty at the root, `/cam1` when a `SiteServer` serves it below `/cam1/`.
+    public private(set) var mount = ""
+    /// The whole server's credentials, which open a mounted stream as its own do.
+    private(set) var siteAccess: AccessControl?
 
     /// Directory levels below the root a stream file may sit at (`audio/en/seg/000001.m4s`).
     static let maximumDepth = 4
@@ -60,22 +64,42 @@ public struct StreamServer: Sendable {
                             body: .bytes(Array(bytes)))
     }
 
+    /// The same stream, served below `/NAME/`, where the whole server's credentials open it too.
+    func mounted(at name: String, siteAccess: AccessControl?) -> StreamServer {
+        var mounted = self
+        mounted.mount = "/" + name
+        mounted.siteAccess = siteAccess
+        return mounted
+    }
+
     /// Checks the client's credentials first, when access is controlled: 401 without any, 403 with
     /// wrong ones (neither names a file); a playlist served to a client that brought them in the
     /// query carries them into every URI it names, so players need no configuration.
     public func handle(_ request: HTTPRequest) -> HTTPReply {
-        guard let access, request.method != "OPTIONS" else { return serve(request) }
-        switch access.decide(request) {
+        var local = request
+        if !mount.isEmpty {
+            guard request.path.hasPrefix(mount + "/") else {
+                return answer(.other, .text(404, "not found", headers: ServerHeaders.noStore))
+            }
+            local.path = String(request.path.dropFirst(mount.count))
+        }
+        // Credentials are checked on the whole path: a signed URL's prefix names it from the server's root.
+        let guarding = [access, siteAccess].compactMap { $0 }.filter { $0.protects(request.path, mount: mount) }
+        guard !guarding.isEmpty, request.method != "OPTIONS" else { return serve(local) }
+        let decisions = guarding.map { $0.decide(request, mount: mount) }
+        let decision = decisions.first { if case .allowed = $0 { true } else { false } }
+            ?? (decisions.contains(.refused) ? .refused : .missing)
+        switch decision {
         case .missing:
             return answer(.other, .text(401, "credentials required",
                                         headers: [("WWW-Authenticate", "Bearer")] + ServerHeaders.noStore))
         case .refused:
             return answer(.other, .text(403, "forbidden", headers: ServerHeaders.noStore))
         case .allowed(let carry) where carry.isEmpty:
-            return serve(request)
+            return serve(local)
         case .allowed(let carry):
             // Playlists are rewritten before they are compressed.
-            var plain = request
+            var plain = local
             plain.headers["accept-encoding"] = nil
             let gzip = ServerHeaders.acceptsGzip(request.header("Accept-Encoding"))
             let rewrite: @Sendable (HTTPResponse) -> HTTPResponse = { Self.carry(carry, in: $0, gzip: gzip) }
