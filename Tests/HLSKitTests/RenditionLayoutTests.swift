@@ -63,11 +63,11 @@ private func sample(_ decodeTime: Int64, sync: Bool, bytes: Int) -> TimedSample 
 }
 
 @Suite struct IFramePlaylistTests {
-    /// The byte range of each sync sample runs from the moof (after the 24-byte styp) through the end of
+    /// The byte range of a segment's I-frame runs from the moof (after the 24-byte styp) through the end of
     /// that sample's bytes, and each entry lasts until the next I-frame or its segment's end.
     @Test func rangesCoverTheMoofAndTheSampleAndDurationsRunToTheNextIFrame() throws {
         let track = video(640, 360, id: 1)
-        let samples = (0..<60).map { sample(900_000 + Int64($0) * 3000, sync: $0 == 0 || $0 == 30, bytes: 100 + $0) }
+        let samples = (0..<60).map { sample(900_000 + Int64($0) * 3000, sync: $0 == 0, bytes: 100 + $0) }
         let run = FragmentTrack(trackID: 1, baseDecodeTime: 900_000, samples: samples)
         let bytes = MediaFragment.make(sequenceNumber: 1, tracks: [run], descriptions: [track])
         let segment = Segment(sequenceNumber: 1, tracks: [run], startTicks: 900_000, durationTicks: 180_000,
@@ -77,17 +77,43 @@ private func sample(_ decodeTime: Int64, sync: Bool, bytes: Int) -> TimedSample 
                   fragmentSize: bytes.count)
         let playlist = index.playlist(playlistType: .vod)
         #expect(playlist.iFramesOnly && playlist.version == 5)
-        let ranges = playlist.segments.map { try! #require($0.byteRange) }
-        #expect(ranges.map(\.offset) == [24, 24])
+        let range = try #require(playlist.segments.first?.byteRange)
+        #expect(playlist.segments.count == 1 && range.offset == 24)
         let dataStart = bytes.count - samples.reduce(0) { $0 + $1.data.count }
-        #expect(ranges[0].length == dataStart + 100 - 24)
-        #expect(ranges[1].length == dataStart + (0...30).reduce(0) { $0 + 100 + $1 } - 24)
-        #expect(playlist.segments.map(\.durationSeconds) == [1.0, 1.0])
+        #expect(range.length == dataStart + 100 - 24)
+        #expect(playlist.segments.map(\.durationSeconds) == [2.0])
         let text = playlist.render()
         #expect(text.contains("#EXT-X-I-FRAMES-ONLY\n"))
-        #expect(text.contains("#EXTINF:1.000,\n#EXT-X-BYTERANGE:\(ranges[1].length)@24\nseg/000001.m4s\n"))
+        #expect(text.contains("#EXTINF:2.000,\n#EXT-X-BYTERANGE:\(range.length)@24\nseg/000001.m4s\n"))
         // The moof and the first sample, read from the bytes themselves.
         #expect(Array(bytes[28..<32]) == Array("moof".utf8))
+    }
+
+    /// A camera's keyframe inside a segment (every 0.8 s in 2 s segments) gets no entry: a range from the
+    /// moof through it would hold every picture before it too. Each segment's own I-frame lasts to the next.
+    @Test func keyframesInsideASegmentAreLeftOut() throws {
+        let track = video(640, 360, id: 1)
+        let audioTrack = audio(id: 2)
+        var index = IFrameIndex()
+        for number in 1...2 {
+            let start = 900_000 + Int64(number - 1) * 180_000
+            let samples = (0..<60).map { sample(start + Int64($0) * 3000, sync: $0 % 24 == 0, bytes: 100 + $0) }
+            let sound = FragmentTrack(trackID: 2, baseDecodeTime: UInt64(start / 90 * 48),
+                                      samples: (0..<94).map { sample(start / 90 * 48 + Int64($0) * 1024, sync: true, bytes: 20) })
+            let tracks = [sound, FragmentTrack(trackID: 1, baseDecodeTime: UInt64(start), samples: samples)]
+            let bytes = MediaFragment.make(sequenceNumber: UInt32(number), tracks: tracks, descriptions: [track, audioTrack])
+            index.add(segment: Segment(sequenceNumber: number, tracks: tracks, startTicks: start, durationTicks: 180_000,
+                                       timescale: 90_000),
+                      uri: "seg/00000\(number).m4s", mapURI: "init.mp4", discontinuity: false, video: track,
+                      fragmentSize: bytes.count)
+            let entry = try #require(index.playlist(playlistType: .vod).segments.last?.byteRange)
+            let dataStart = bytes.count - tracks.reduce(0) { $0 + $1.samples.reduce(0) { $0 + $1.data.count } }
+            // Through the sound that precedes the picture in the mdat, and the picture alone.
+            #expect(entry.length == dataStart + 94 * 20 + 100 - 24)
+        }
+        let playlist = index.playlist(playlistType: .vod)
+        #expect(playlist.segments.map(\.uri) == ["seg/000001.m4s", "seg/000002.m4s"])
+        #expect(playlist.segments.map(\.durationSeconds) == [2.0, 2.0])
     }
 
     @Test func aLiveWindowDropsTheEntriesOfRemovedSegments() {

@@ -117,6 +117,22 @@ import Testing
         #expect(report.errors.first?.message.hasPrefix("the I-frame range ends at byte \(range[0] - 10 + range[1]), before") == true)
     }
 
+    /// An I-frame entry decodes to one picture: a range that runs on into the next picture is an error.
+    @Test func anIFrameRangeMustHoldOnlyItsPicture() throws {
+        var files = try Self.baseFiles()
+        let playlist = String(decoding: files["/stream/iframes.m3u8"]!, as: UTF8.self)
+        let line = try #require(playlist.split(separator: "\n").first { $0.hasPrefix("#EXT-X-BYTERANGE:") })
+        let range = line.dropFirst("#EXT-X-BYTERANGE:".count).split(separator: "@").compactMap { Int($0) }
+        let report = try #require(validate(files))
+        #expect(report.errors.isEmpty, "\(report.text)")
+        files["/stream/iframes.m3u8"] = Array(playlist.replacingOccurrences(
+            of: String(line), with: "#EXT-X-BYTERANGE:\(range[0] + 10)@\(range[1])").utf8)
+        let longer = try #require(validate(files))
+        #expect(longer.errors.map(\.rule) == ["byterange"], "\(longer.text)")
+        #expect(longer.errors.first?.message.hasPrefix("the I-frame range runs to byte \(range[0] + 10 + range[1]), "
+                                                        + "through more pictures") == true)
+    }
+
     @Test(arguments: 0..<40)
     func aTruncatedSegmentIsAlwaysAnError(seed: UInt64) throws {
         var files = try Self.baseFiles()

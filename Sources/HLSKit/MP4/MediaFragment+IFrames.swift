@@ -1,5 +1,5 @@
 extension MediaFragment {
-    /// One sync sample of a fragment, for an I-frame playlist.
+    /// A fragment's leading sync sample, for an I-frame playlist.
     public struct SyncSampleRange: Sendable, Equatable {
         /// Presentation time in the track's timescale.
         public var presentationTime: Int64
@@ -9,25 +9,28 @@ extension MediaFragment {
         public var length: Int
     }
 
-    /// Where the sync samples of `trackID` lie in the fragment `make` writes for `tracks`, whose
-    /// total size is `fragmentSize`.
-    public static func syncSampleRanges(of trackID: UInt32, in tracks: [FragmentTrack],
-                                        fragmentSize: Int) -> [SyncSampleRange] {
+    /// Where the first sample of `trackID` lies in the fragment `make` writes for `tracks`, whose total
+    /// size is `fragmentSize`, when it is a sync sample. A sync sample later in the fragment (a camera's
+    /// keyframe inside a segment) has no range of its own: one from the `moof` through it would hold
+    /// every picture before it too.
+    public static func leadingSyncSampleRange(of trackID: UInt32, in tracks: [FragmentTrack],
+                                              fragmentSize: Int) -> SyncSampleRange? {
         let runs = tracks.filter { !$0.samples.isEmpty }
         let dataSize = runs.reduce(0) { total, run in total + run.samples.reduce(0) { $0 + $1.data.count } }
         // The mdat payload is the end of the fragment; the moof follows the fixed-size styp.
         var position = fragmentSize - dataSize
-        var ranges: [SyncSampleRange] = []
         for run in runs {
-            for sample in run.samples {
-                position += sample.data.count
-                if run.trackID == trackID && sample.isSync {
-                    ranges.append(SyncSampleRange(presentationTime: sample.decodeTime + Int64(sample.compositionOffset),
-                                                  offset: stypSize, length: position - stypSize))
-                }
+            guard run.trackID == trackID else {
+                position += run.samples.reduce(0) { $0 + $1.data.count }
+                continue
             }
+            let first = run.samples[0]
+            guard first.isSync else { return nil }
+            position += first.data.count
+            return SyncSampleRange(presentationTime: first.decodeTime + Int64(first.compositionOffset),
+                                   offset: stypSize, length: position - stypSize)
         }
-        return ranges
+        return nil
     }
 
     /// `styp` with its size, FourCC, major brand, minor version and two compatible brands.

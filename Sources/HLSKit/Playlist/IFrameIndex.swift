@@ -1,8 +1,8 @@
 import Foundation
 
 /// The I-frames of a video rendition, for its I-frame playlist (RFC 8216bis 4.4.3.6): one entry per
-/// sync sample, a byte range from its fragment's `moof` through the sample's bytes, lasting until the
-/// next I-frame.
+/// segment that starts with a sync sample, a byte range from its fragment's `moof` through that sample's
+/// bytes (one picture), lasting until the next I-frame. Keyframes inside a segment are not listed.
 public struct IFrameIndex: Sendable, Equatable {
     struct Entry: Sendable, Equatable {
         var uri: String
@@ -33,7 +33,7 @@ public struct IFrameIndex: Sendable, Equatable {
 
     public init() {}
 
-    /// Adds the sync samples of `video` in a stored fragment of `segment`.
+    /// Adds the leading sync sample of `video` in a stored fragment of `segment`.
     /// `firstFragment` is the segment's first part when the file holds several fragments (LL-HLS):
     /// its I-frames are found there, and `fragmentSize` is that fragment's.
     public mutating func add(segment: Segment, uri: String, mapURI: String, discontinuity: Bool,
@@ -43,17 +43,15 @@ public struct IFrameIndex: Sendable, Equatable {
         else { return }
         let start = first.decodeTime + Int64(first.compositionOffset)
         let end = start + run.samples.reduce(Int64(0)) { $0 + Int64($1.durationTicks) }
-        let ranges = MediaFragment.syncSampleRanges(of: video.trackID, in: (firstFragment ?? segment).tracks,
-                                                    fragmentSize: fragmentSize)
-        for (position, range) in ranges.enumerated() {
-            let offsetSeconds = video.timescale.seconds(range.presentationTime - start)
-            entries.append(Entry(uri: uri, mapURI: mapURI, discontinuity: discontinuity && position == 0,
-                                 range: MediaPlaylist.ByteRange(length: range.length, offset: range.offset),
-                                 presentationTicks: range.presentationTime, segmentEndTicks: end,
-                                 timescale: video.timescale,
-                                 programDateTime: programDateTime?.addingTimeInterval(offsetSeconds)))
-            if discontinuity && position == 0 { discontinuities += 1 }
-        }
+        guard let range = MediaFragment.leadingSyncSampleRange(of: video.trackID, in: (firstFragment ?? segment).tracks,
+                                                               fragmentSize: fragmentSize)
+        else { return }
+        entries.append(Entry(uri: uri, mapURI: mapURI, discontinuity: discontinuity,
+                             range: MediaPlaylist.ByteRange(length: range.length, offset: range.offset),
+                             presentationTicks: range.presentationTime, segmentEndTicks: end,
+                             timescale: video.timescale,
+                             programDateTime: programDateTime))
+        if discontinuity { discontinuities += 1 }
         // An entry's duration is known once the next one is there.
         while rendered.count < entries.count - 1 { rendered.append(self.segment(at: rendered.count)) }
     }

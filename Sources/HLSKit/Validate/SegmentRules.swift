@@ -102,6 +102,7 @@ struct SegmentChecker {
         let base = header.baseDataOffset.map { Int(clamping: $0) } ?? moof.offset
         var dataPosition = base
         var fragmentTicks: UInt64 = 0
+        var rangeHoldsMorePictures = false
         for trunBox in traf.all("trun") {
             let run = try trunBox.trackRun()
             if let offset = run.dataOffset {
@@ -117,6 +118,13 @@ struct SegmentChecker {
                                    report: report)
                 let flags = index == 0 ? (run.firstSampleFlags ?? entry.flags ?? defaultFlags) : (entry.flags ?? defaultFlags)
                 let isSync = flags & MP4Box.nonSyncSampleFlag == 0
+                if track.isVideo, let pictureEnd, firstOfTrack.contains(track.trackID), sampleStart < pictureEnd,
+                   !rangeHoldsMorePictures {
+                    rangeHoldsMorePictures = true
+                    report(.byteRange, trunBox.offset,
+                           "the I-frame range runs to byte \(pictureEnd), through more pictures than its I-frame "
+                               + "(the next starts at byte \(sampleStart))")
+                }
                 if track.isVideo, !firstOfTrack.contains(track.trackID) {
                     firstOfTrack.insert(track.trackID)
                     if let pictureEnd, dataPosition &+ runBytes > pictureEnd {
