@@ -12,10 +12,10 @@ import Testing
     }
 
     /// A 2 s audio-only segment (94 AAC frames of 1024 samples, a little over 2 s).
-    func segment(_ number: Int) -> Segment {
+    func segment(_ number: Int, sampleBytes: Int = 2) -> Segment {
         let samples = (0..<94).map { index in
             TimedSample(decodeTime: Int64(index) * 1024, durationTicks: 1024, compositionOffset: 0, isSync: true,
-                        data: [0x21, UInt8(index)])
+                        data: [0x21, UInt8(index)] + [UInt8](repeating: 0x55, count: sampleBytes - 2))
         }
         return Segment(sequenceNumber: number,
                        tracks: [FragmentTrack(trackID: 1, baseDecodeTime: UInt64(number) * 96_256, samples: samples)],
@@ -55,6 +55,36 @@ import Testing
         #expect(try store.exists("seg/000001.m4s"), "a removed segment stays until its retention time")
         try writer.finish()
         #expect(try MediaPlaylist.parse(String(decoding: try store.read("playlist.m3u8"), as: UTF8.self)).endList)
+    }
+
+    /// A copied camera's rate is a guess until measured: the master declares the first segment's, and is
+    /// declared again once the average over the stream is more than a tenth off it, as Apple's authoring
+    /// rule asks of AVERAGE-BANDWIDTH (a camera's first segment, its keyframe and the scene settling, is
+    /// often the largest).
+    @Test func aGuessedRateIsDeclaredAgainOnceTheAverageSettlesAwayFromIt() throws {
+        let store = try temporaryStore()
+        var guess = RenditionMeasure(tracks: [audioTrack()], peakBitrate: 1_000_000, averageBitrate: 1_000_000,
+                                     framesPerSecond: nil, iFramePeakBitrate: 0, iFrameAverageBitrate: 0)
+        guess.isEstimate = true
+        var writer = StreamWriter(store: store, layout: .single(trackCount: 1),
+                                  policy: .live(targetDurationSeconds: 2, windowSize: 0), declared: [guess])
+        try writer.beginSection(tracks: [audioTrack()])
+        func declaredAverage() throws -> Int {
+            let master = String(decoding: try store.read("master.m3u8"), as: UTF8.self)
+            let match = try #require(master.firstMatch(of: /AVERAGE-BANDWIDTH=(\d+)/))
+            return try #require(Int(match.1))
+        }
+        var declarations: [Int] = []
+        for number in 1...12 {
+            let written = try writer.write(segment(number, sampleBytes: number == 1 ? 1200 : 700))
+            if written.wroteMaster { declarations.append(try declaredAverage()) }
+        }
+        let measured = Double(1200 + 11 * 700) * 94 * 8 / (Double(12 * 96_256) / 48_000)
+        #expect(declarations.count >= 2 && declarations.count <= 5, "\(declarations)")
+        #expect(abs(Double(try declaredAverage()) - measured) <= measured / 10, "declared \(declarations), measured \(measured)")
+        // The first declaration was the first segment's.
+        let first = Double(1200 * 94 * 8) / (96_256.0 / 48_000)
+        #expect(abs(Double(declarations[0]) - first) < first / 50, "\(declarations)")
     }
 
     /// A segment after a device came back follows EXT-X-DISCONTINUITY with the same init section, and the

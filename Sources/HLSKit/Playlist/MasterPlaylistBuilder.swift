@@ -23,6 +23,20 @@ public struct RenditionMeasure: Sendable, Equatable {
         self.iFrameAverageBitrate = iFrameAverageBitrate
     }
 
+    /// Whether a master playlist that declared this guess must declare `measured` instead: a segment went
+    /// past the declared peak, or the measured average is more than a tenth off the declared one (Apple's
+    /// HLS authoring specification asks AVERAGE-BANDWIDTH within 10 % of what the stream measures).
+    public func isOutdated(by measured: RenditionMeasure) -> Bool {
+        guard isEstimate else { return false }
+        return measured.peakBitrate > peakBitrate || measured.iFramePeakBitrate > iFramePeakBitrate
+            || Self.isMoreThanATenthOff(measured.averageBitrate, from: averageBitrate)
+            || Self.isMoreThanATenthOff(measured.iFrameAverageBitrate, from: iFrameAverageBitrate)
+    }
+
+    private static func isMoreThanATenthOff(_ measured: Int, from declared: Int) -> Bool {
+        abs(Int64(measured) - Int64(declared)) * 10 > Int64(declared)
+    }
+
     /// Every format of the variant, video first, each once.
     var codecs: [String] {
         let all = earlierTracks + tracks

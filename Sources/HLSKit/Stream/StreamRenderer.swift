@@ -274,10 +274,10 @@ public struct StreamRenderer: Sendable {
             earlierCodecs = [:]
             renderedMaster = false
         }
-        // A guessed rate went past what the master playlist declares: it is declared again, measured.
+        // A guessed rate went past what the master playlist declares, or its average moved away from it as
+        // the measure settled: it is declared again, measured.
         if renderedMaster, let masterMeasures, masterMeasures.indices.contains(where: { index in
-            masterMeasures[index].isEstimate && (renditions[index].peakBitrate > masterMeasures[index].peakBitrate
-                || renditions[index].iFrames.peakBitrate > masterMeasures[index].iFramePeakBitrate)
+            masterMeasures[index].isOutdated(by: renditions[index].measure)
         }) {
             renderedMaster = false
         }
@@ -287,8 +287,11 @@ public struct StreamRenderer: Sendable {
                 // What was measured so far, with room for a camera's rate to vary.
                 let measured = renditions[index].measure
                 measures[index].averageBitrate = measured.averageBitrate
-                measures[index].peakBitrate = measured.peakBitrate + measured.peakBitrate / 4
-                measures[index].iFramePeakBitrate = measured.iFramePeakBitrate + measured.iFramePeakBitrate / 4
+                measures[index].iFrameAverageBitrate = measured.iFrameAverageBitrate
+                measures[index].peakBitrate = max(masterMeasures?[index].peakBitrate ?? 0,
+                                                  measured.peakBitrate + measured.peakBitrate / 4)
+                measures[index].iFramePeakBitrate = max(masterMeasures?[index].iFramePeakBitrate ?? 0,
+                                                        measured.iFramePeakBitrate + measured.iFramePeakBitrate / 4)
                 continue
             }
             measures[index].peakBitrate = max(measures[index].peakBitrate, renditions[index].peakBitrate)

@@ -156,6 +156,26 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: refused.appendingPathComponent("master.m3u8").path))
     }
 
+    /// A camera that sends keyframes inside segments (every 0.8 s, as GStreamer's x264 camera does when set
+    /// so): every I-frame entry of the copied rung decodes to exactly one picture (those keyframes are not
+    /// listed), and the master playlist's AVERAGE-BANDWIDTH is within 10 % of what the stream measures,
+    /// declared again as the measure settles rather than left at the first segment's.
+    @Test func aCameraWithKeyframesInsideSegmentsListsOnePictureAnIFrame() throws {
+        let camera = try RTSPCamera.start(["--key-seconds", "0.8"])
+        defer { camera.stop() }
+        let directory = try PackagedStream.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let stream = directory.appendingPathComponent("stream")
+        let run = try ExternalTools.runHlscap(["live", "--video", camera.url("h264-aac"), "--ladder", "source,180p",
+                                               "--duration", "10", "--window", "0", "--out", stream.path, "--quiet"],
+                                              timeoutSeconds: 60)
+        #expect(run.succeeded && run.stdout.contains("video copied"), "\(run.stdout)\(run.stderr)")
+        try ExternalTools.validateStream(stream)
+        let ladder = LadderStream(directory: stream, rungs: ["360p", "180p"])
+        let problems = try ladder.problems(checkingEveryIFrame: true)
+        #expect(problems.isEmpty, "\(problems)")
+    }
+
     /// How many packets of `first`, from its first, follow one another in `second` from where that first
     /// packet is; 0 when it is not there.
     static func commonRun(_ first: [String], _ second: [String]) -> Int {
