@@ -29,9 +29,11 @@ struct TestClock: Scheduler {
 struct Observing: LiveStreamObserver {
     var part: @Sendable (StreamWriter.RenditionPart) -> Void = { _ in }
     var segmentPublished: @Sendable (LiveSegmentReport) -> Void = { _ in }
+    var counted: @Sendable (LiveStatistics.Snapshot) -> Void = { _ in }
 
     func part(_ part: StreamWriter.RenditionPart) { self.part(part) }
     func segmentPublished(_ report: LiveSegmentReport) { segmentPublished(report) }
+    func counted(_ statistics: LiveStatistics.Snapshot) { counted(statistics) }
 }
 
 /// The messages an engine gave, with when each came (seconds on the monotonic clock).

@@ -99,6 +99,29 @@ import Testing
         try run.expectListedFilesStored()
     }
 
+    /// The counters follow the stream (what `/metrics` shows): once it starts, after every listed segment,
+    /// and as it ends, with the figures the run ends with.
+    @Test func observersAreToldTheCountersAsTheStreamGoes() throws {
+        var run = EngineRun(seconds: 3)
+        let told = Locked<[(published: Int, counters: LiveStatistics.Snapshot)]>([])
+        let published = Locked(0)
+        run.configuration.observers = [Observing(
+            segmentPublished: { _ in published.withLock { $0 += 1 } },
+            counted: { counters in told.withLock { $0.append((published.withLock { $0 }, counters)) } })]
+        let engine = try run.makeEngine()
+        let outcome = try engine.run()
+        #expect(outcome.failure == nil)
+        let segments = published.withLock { $0 }
+        let all = told.withLock { $0 }
+        #expect(segments >= 3)
+        #expect(all.map(\.published) == Array(0...segments) + [segments])
+        #expect(all.map(\.counters.segments) == Array(0...segments) + [segments])
+        let final = engine.statistics.snapshot()
+        #expect(all.last?.counters.frames == final.frames)
+        #expect(all.last?.counters.mediaBytes == final.mediaBytes)
+        #expect(final.frames == 90)
+    }
+
     @Test func aLadderCutsEveryRungAtTheSameInstants() throws {
         var run = EngineRun(seconds: 3)
         run.configuration.size = OutputSize(width: 320, height: 180)

@@ -185,6 +185,8 @@ public final class LiveEngine: @unchecked Sendable {
         }
         for path in writer.initPaths { publisher?.addFile(path) }
         statistics.publisher = publisher
+        let counters = statistics.snapshot()
+        for observer in configuration.observers { observer.counted(counters) }
         let output = LiveOutput(
             writer: writer, publisher: publisher, store: store, clock: clock, observers: configuration.observers,
             statistics: statistics, messages: messages,

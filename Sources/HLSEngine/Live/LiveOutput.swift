@@ -110,6 +110,13 @@ final class LiveOutput: @unchecked Sendable {
         }
         let playlists = writer.mediaPlaylists
         observe { $0.playlists(playlists) }
+        tellCounters()
+    }
+
+    private func tellCounters() {
+        guard !observers.isEmpty else { return }
+        let counters = statistics.snapshot()
+        observe { $0.counted(counters) }
     }
 
     private func observe(_ tell: (any LiveStreamObserver) -> Void) {
@@ -150,6 +157,8 @@ final class LiveOutput: @unchecked Sendable {
     func finish(_ completion: @escaping @Sendable (PublishReport?) -> Void) {
         queue.async { [self] in
             guard !endedAtOnce else { return }
+            // Counted before the playlists end, so that whoever sees EXT-X-ENDLIST finds the final figures.
+            tellCounters()
             do throws(StoreError) {
                 _ = try writer.finish()
             } catch {

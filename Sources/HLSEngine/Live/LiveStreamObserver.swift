@@ -16,6 +16,9 @@ public protocol LiveStreamObserver: Sendable {
     func playlists(_ playlists: [MediaPlaylist])
     /// A segment was stored and listed.
     func segmentPublished(_ report: LiveSegmentReport)
+    /// The stream's counters as they stand: once it has started, after every listed segment, and as it
+    /// ends (before its playlists get EXT-X-ENDLIST).
+    func counted(_ statistics: LiveStatistics.Snapshot)
 }
 
 extension LiveStreamObserver {
@@ -23,4 +26,5 @@ extension LiveStreamObserver {
     public func part(_ part: StreamWriter.RenditionPart) {}
     public func playlists(_ playlists: [MediaPlaylist]) {}
     public func segmentPublished(_ report: LiveSegmentReport) {}
+    public func counted(_ statistics: LiveStatistics.Snapshot) {}
 }

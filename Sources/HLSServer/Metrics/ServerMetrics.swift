@@ -3,8 +3,8 @@ import HLSKit
 
 /// Counters for `GET /metrics`, in the Prometheus text exposition format (version 0.0.4).
 ///
-/// The server counts its own requests here; whoever runs the server adds the engine's figures
-/// (frames, segments, uploads) through `extra`.
+/// The server counts its own requests here; the stream's figures (frames, segments, uploads) come from
+/// whoever follows the stream, as it reports them (`report`).
 public final class ServerMetrics: Sendable {
     /// One metric family: a name, its help line, counter or gauge, and samples by label set.
     public struct Family: Sendable {
@@ -49,7 +49,7 @@ public final class ServerMetrics: Sendable {
     private let counts = Locked(Counts())
     /// Connected clients, read when the metrics are rendered.
     private let connections = Locked<(@Sendable () -> Int)?>(nil)
-    private let extra = Locked<(@Sendable () -> [Family])?>(nil)
+    private let reported = Locked<[Family]>([])
 
     public init() {}
 
@@ -75,9 +75,9 @@ public final class ServerMetrics: Sendable {
         connections.withLock { $0 = source }
     }
 
-    /// Families added to every rendering: the engine's.
-    public func add(_ source: @escaping @Sendable () -> [Family]) {
-        extra.withLock { $0 = source }
+    /// The stream's families, rendered after the server's own until the next report replaces them.
+    public func report(_ families: [Family]) {
+        reported.withLock { $0 = families }
     }
 
     /// The exposition text.
@@ -105,7 +105,7 @@ public final class ServerMetrics: Sendable {
                    help: "JPEGs decoded and encoded for /snapshot.jpg and thumbnails (not those served from the cache)",
                    kind: .counter, value: Double(counts.picturesMade)),
         ]
-        families += extra.withLock { $0 }?() ?? []
+        families += reported.withLock { $0 }
         return families
     }
 

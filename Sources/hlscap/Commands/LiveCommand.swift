@@ -120,6 +120,7 @@ struct LiveCommand: Command {
         }
         if verbose { configuration.observers.append(SegmentLog()) }
         let metrics = ServerMetrics()
+        if serve != nil { configuration.observers.append(MetricsObserver(metrics: metrics)) }
         let lowLatency = configuration.partMilliseconds.map { _ in LowLatencyStream(metrics: metrics) }
         if let lowLatency { configuration.observers.append(LowLatencyObserver(stream: lowLatency)) }
         // The recording's folder, served by time range below /recordings/.
@@ -136,7 +137,6 @@ struct LiveCommand: Command {
         }
         let engine = LiveEngine(configuration: configuration, sources: sources, store: store,
                                 messages: EngineMessage.print)
-        metrics.add { [statistics = engine.statistics] in EngineMetrics.families(statistics) }
         // A stream that ran is served three target durations more, so that viewers fetch the last
         // playlist, parts and segments before the server goes; one that did not start, not at all.
         var lingerSeconds = 0.0

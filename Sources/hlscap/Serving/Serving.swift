@@ -127,8 +127,7 @@ struct ServerOptions {
 
 /// The engine's figures for `GET /metrics`.
 enum EngineMetrics {
-    static func families(_ statistics: LiveStatistics) -> [ServerMetrics.Family] {
-        let snapshot = statistics.snapshot()
+    static func families(_ snapshot: LiveStatistics.Snapshot) -> [ServerMetrics.Family] {
         let names = snapshot.renditions.map { $0.name.isEmpty ? "video" : $0.name }
         let perRendition = { (value: Int) in names.map { ([("rendition", $0)], Double(value)) } }
         var families = [

@@ -40,6 +40,15 @@ struct DeltaPlaylistsObserver: LiveStreamObserver {
     }
 }
 
+/// `GET /metrics`: the stream's figures as the engine counts them, after every segment and at the end.
+struct MetricsObserver: LiveStreamObserver {
+    let metrics: ServerMetrics
+
+    func counted(_ statistics: LiveStatistics.Snapshot) {
+        metrics.report(EngineMetrics.families(statistics))
+    }
+}
+
 /// `--verbose`: a line on standard error for every segment listed.
 struct SegmentLog: LiveStreamObserver {
     func segmentPublished(_ report: LiveSegmentReport) {
