@@ -24,11 +24,12 @@ S3_PACKAGES := ceph-mon ceph-osd radosgw ceph-common uuid-runtime libssl-dev fak
 # bench measures the built-in server against, with wrk giving the requests.
 # libcurl's development link, because the release build links the Swift runtime and Foundation
 # statically and FoundationNetworking links libcurl. libmicrohttpd and zlib for the built-in server;
+# libyaml for the file `hlscap run` reads;
 # Prometheus's parser, curl and openssl for its tests; pip and unzip fetch hls.js from PyPI.
 DEPS_PACKAGES := libavcodec-dev libavformat-dev libavdevice-dev libavfilter-dev libavutil-dev libswscale-dev \
 	libswresample-dev pkg-config ffmpeg chromium python3 fonts-dejavu-core time nginx \
 	gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad \
-	gstreamer1.0-libav libcurl4-openssl-dev libmicrohttpd-dev zlib1g-dev python3-prometheus-client \
+	gstreamer1.0-libav libcurl4-openssl-dev libmicrohttpd-dev zlib1g-dev libyaml-dev python3-prometheus-client \
 	gstreamer1.0-plugins-ugly gir1.2-gst-rtsp-server-1.0 python3-gi \
 	python3-pip unzip curl openssl systemd wrk linux-perf $(S3_PACKAGES)
 

@@ -20,9 +20,11 @@ let package = Package(
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
         .target(name: "HLSBase"),
         .target(name: "HLSCrypto", dependencies: ["CCrypto"]),
         .target(name: "HLSKit"),
+        .target(name: "HLSConfig", dependencies: ["CYAML"]),
         .target(name: "HLSOutput", dependencies: ["HLSBase", "HLSCrypto", "HLSKit"]),
         .target(
             name: "HLSMedia",
@@ -38,13 +40,15 @@ let package = Package(
         ),
         .executableTarget(
             name: "hlscap",
-            dependencies: ["HLSBase", "HLSCrypto", "HLSKit", "HLSOutput", "HLSMedia", "HLSEngine", "HLSServer"]
+            dependencies: ["HLSBase", "HLSConfig", "HLSCrypto", "HLSKit", "HLSOutput", "HLSMedia", "HLSEngine",
+                           "HLSServer"]
         ),
         .target(name: "HLSTestSupport", dependencies: ["HLSKit", "HLSOutput"], path: "Tests/HLSTestSupport"),
         .testTarget(name: "HLSKitTests", dependencies: ["HLSKit", "HLSTestSupport"]),
         .testTarget(name: "HLSOutputTests", dependencies: ["HLSOutput", "HLSCrypto", "HLSKit", "HLSTestSupport"]),
         .testTarget(name: "HLSBaseTests", dependencies: ["HLSBase"]),
         .testTarget(name: "HLSCryptoTests", dependencies: ["HLSCrypto"]),
+        .testTarget(name: "HLSConfigTests", dependencies: ["HLSConfig"]),
         .testTarget(name: "HLSMediaTests", dependencies: ["HLSMedia", "HLSBase", "HLSKit", "HLSTestSupport"]),
         .testTarget(name: "HLSEngineTests", dependencies: ["HLSEngine", "HLSBase", "HLSMedia", "HLSOutput", "HLSKit", "HLSTestSupport"]),
         .testTarget(name: "HLSServerTests", dependencies: ["HLSServer", "HLSBase", "HLSOutput", "HLSKit", "HLSTestSupport"]),
