@@ -185,6 +185,11 @@ extension PlanNotice {
 
     /// Says each notice on stderr.
     static func say(_ notices: [PlanNotice]) {
-        for notice in notices { printError(notice.line) }
+        say(notices, to: { printError($0) })
+    }
+
+    /// Says each notice through `say`, which writes a line for stderr.
+    static func say(_ notices: [PlanNotice], to say: (String) -> Void) {
+        for notice in notices { say(notice.line) }
     }
 }
