@@ -3,7 +3,7 @@ import HLSMedia
 
 let version = "0.1.0"
 
-let commands: [any Command.Type] = [LiveCommand.self, FileCommand.self, ServeCommand.self, SignCommand.self, DevicesCommand.self,
+let commands: [any Command.Type] = [LiveCommand.self, RunCommand.self, FileCommand.self, ServeCommand.self, SignCommand.self, DevicesCommand.self,
                                     ValidateCommand.self, RecordingsCommand.self]
 
 let programOptions: [(name: String, text: String)] = [

@@ -1,0 +1,84 @@
+import Foundation
+import HLSBase
+import HLSEngine
+
+/// The streams one process runs, by name: each a `LiveRun` on its own thread with its own engine, so that
+/// one stream can start, stop or fail without touching the others. A stream that fails ends alone, its
+/// error said on one line that starts with its name.
+final class StreamSet: Sendable {
+    private struct Member {
+        var engine: LiveEngine?
+        var exitCode: ExitCode?
+    }
+
+    private struct State {
+        var members: [String: Member] = [:]
+        var stopping = false
+    }
+
+    private let state = Locked(State())
+    private let running = DispatchGroup()
+
+    /// Starts `run` as the stream `name`, which must not be running.
+    func start(_ name: String, _ run: LiveRun) {
+        state.withLock { state in
+            precondition(state.members[name] == nil, "stream \(name) runs already")
+            state.members[name] = Member()
+        }
+        running.enter()
+        let thread = Thread { [self] in
+            let exitCode: ExitCode
+            do {
+                try run.run { engine in watch(name, engine) }
+                exitCode = .success
+            } catch let error as CommandError {
+                if !error.message.isEmpty { run.voice.error(error.message) }
+                exitCode = error.exitCode
+            } catch {
+                run.voice.error("\(error)")
+                exitCode = .software
+            }
+            state.withLock { state in
+                state.members[name]?.engine = nil
+                state.members[name]?.exitCode = exitCode
+            }
+            running.leave()
+        }
+        thread.name = "hlscap.stream.\(name)"
+        thread.start()
+    }
+
+    /// Registers the engine of `name`; one whose set is stopping already is stopped as soon as it runs.
+    private func watch(_ name: String, _ engine: LiveEngine) -> LiveRun.Watch {
+        let stopping = state.withLock { state in
+            state.members[name]?.engine = engine
+            return state.stopping
+        }
+        if stopping { DispatchQueue.global().async { engine.requestStop() } }
+        return LiveRun.Watch()
+    }
+
+    /// Ends every stream as `live` ends one (the last segment, ENDLIST, recordings closed), or, `atOnce`,
+    /// as a second interrupt ends it.
+    func stopAll(atOnce: Bool = false) {
+        let engines = state.withLock { state in
+            state.stopping = true
+            return state.members.values.compactMap(\.engine)
+        }
+        for engine in engines {
+            if atOnce { engine.endAtOnce() } else { engine.requestStop() }
+        }
+    }
+
+    /// A new segment at the next frame in every stream.
+    func markAll() {
+        for engine in state.withLock({ $0.members.values.compactMap(\.engine) }) { engine.startSegmentAtNextFrame() }
+    }
+
+    /// Waits until every stream has ended; the worst exit status among them.
+    func wait() -> ExitCode {
+        running.wait()
+        let codes = state.withLock { $0.members.values.compactMap(\.exitCode) }
+        return codes.max { $0.rawValue < $1.rawValue } ?? .success
+    }
+}
