@@ -76,12 +76,16 @@ extension RunConfiguration.Stream {
         var mode: [String] = []
         if let ladder = file.setting("ladder")?.text {
             mode.append("ladder \(ladder)")
-        } else if plan.inputs.video.media != nil || plan.inputs.cameraCopy,
-                  !["transcode", "size", "fps", "overlay"].contains(where: { file.setting($0) != nil }) {
+        } else if plan.inputs.video.media != nil, plan.inputs.copy {
             mode.append("copied when it can be")
+        } else if plan.inputs.videoIsCamera, plan.inputs.cameraCopy {
+            mode.append("copied when the camera sends H.264")
         } else {
             let size = plan.configuration.size
-            mode.append("encoded \(size.width)x\(size.height) \(plan.configuration.videoCodec.rawValue)")
+            // A URL or a file keeps its own size unless one is asked for.
+            let sizeText = request.size == nil && plan.inputs.video.media != nil ? "at its own size"
+                : "\(size.width)x\(size.height)"
+            mode.append("encoded \(sizeText) \(plan.configuration.videoCodec.rawValue)")
         }
         if let record = request.record { mode.append("recorded to \(record)") }
         if request.lowLatency { mode.append("low latency") }

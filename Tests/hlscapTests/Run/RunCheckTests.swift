@@ -25,7 +25,7 @@ import Testing
         #expect(result.stdout.split(separator: "\n") == [
             "a: test, audio test -> /tmp/live/a (encoded 320x180 h264)",
             "b: test, audio test -> /tmp/live/b (ladder 360p,180p, recorded to /tmp/rec/b.mp4)",
-            "c: /dev/video9, audio test -> /tmp/elsewhere/c (copied when it can be)",
+            "c: /dev/video9, audio test -> /tmp/elsewhere/c (copied when the camera sends H.264)",
         ])
     }
 
