@@ -183,12 +183,17 @@ private final class BurstSource: CaptureSource, @unchecked Sendable {
     private var events: [CaptureEvent] = []
     private var handler: ((CaptureEvent) -> Void)?
 
+    /// Hands on every event, then lets go of them: Foundation's Thread keeps its block, and with it this
+    /// source, after it ends, so what the source still held would stay allocated for good.
     private func replay() {
+        let events = self.events
+        self.events = []
         for event in events {
             handler?(event)
             handedOn += 1
         }
         handler?(.ended)
+        handler = nil
     }
 
     func stop() { encoded.stop() }
