@@ -244,6 +244,20 @@ import Testing
         #expect(site.names == ["cam-1_a"])
     }
 
+    @Test func theIndexListsStreamsInTheirOrderWhateverOrderTheyStartIn() throws {
+        let folder = try Self.streamFolder("one")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let site = SiteServer()
+        let server = StreamServer(root: folder.path, metrics: ServerMetrics())
+        for (name, order) in [("c", 2), ("a", 0), ("late", Int.max), ("b", 1), ("a2", 0)] {
+            try site.add(name, server: server, status: FixedStatus(), order: order)
+        }
+        #expect(site.names == ["a", "a2", "b", "c", "late"])
+        site.remove("b")
+        try site.add("b", server: server, status: FixedStatus(), order: 1)
+        #expect(site.names == ["a", "a2", "b", "c", "late"])
+    }
+
     static func metricsSamples(_ text: String) -> [String] {
         text.split(separator: "\n").filter { !$0.hasPrefix("#") }.map(String.init)
     }

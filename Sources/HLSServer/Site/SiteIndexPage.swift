@@ -1,6 +1,6 @@
 import Foundation
 
-/// `GET /` of a `SiteServer`: every stream as a card, in the order they were added, with its latest
+/// `GET /` of a `SiteServer`: every stream as a card, in the streams' order, with its latest
 /// snapshot, its state (and why it stopped), bit rate, viewers, a link to its player page (`NAME/`)
 /// and, when it records, to its recordings' timeline there (`NAME/#timeline`).
 ///

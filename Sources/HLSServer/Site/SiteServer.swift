@@ -19,6 +19,7 @@ public final class SiteServer: Sendable {
         var server: StreamServer
         var status: any StreamStatusSource
         var viewers: ViewerCount
+        var order: Int
     }
 
     /// Counts the requests for the index, the API and `/metrics`, and the connections.
@@ -26,7 +27,7 @@ public final class SiteServer: Sendable {
     /// The whole server's credentials; nil lets anyone see the index.
     public let access: AccessControl?
     private let clock: any Scheduler
-    /// In the order they were added: the index lists them so.
+    /// In their order, then as they were added: the index lists them so.
     private let streams = Locked<[Mounted]>([])
 
     static let apiPath = "/api/v1/streams"
@@ -41,13 +42,16 @@ public final class SiteServer: Sendable {
     }
 
     /// Serves `server`'s stream below `/NAME/`; its own `access` still applies, and the server's opens it too.
-    public func add(_ name: String, server: StreamServer, status: any StreamStatusSource) throws(NameError) {
+    /// The index lists streams by `order` (a configuration file's), those of one order as they were added:
+    /// streams that start at once are added in whatever order they get going.
+    public func add(_ name: String, server: StreamServer, status: any StreamStatusSource,
+                    order: Int = .max) throws(NameError) {
         try Self.check(name)
         let mounted = Mounted(name: name, server: server.mounted(at: name, siteAccess: access), status: status,
-                              viewers: ViewerCount(clock: clock))
+                              viewers: ViewerCount(clock: clock), order: order)
         let added = streams.withLock { streams in
             guard !streams.contains(where: { $0.name == name }) else { return false }
-            streams.append(mounted)
+            streams.insert(mounted, at: streams.firstIndex { $0.order > order } ?? streams.endIndex)
             return true
         }
         guard added else { throw NameError(description: "a stream named \(name) is served already") }
@@ -64,11 +68,11 @@ public final class SiteServer: Sendable {
         }
     }
 
-    /// The streams served, in the order they were added.
+    /// The streams served, in the index's order.
     public var names: [String] { streams.withLock { $0.map(\.name) } }
 
     /// A name is one path component: 1 to 64 ASCII letters, digits, `-` and `_`, none of the server's own.
-    static func check(_ name: String) throws(NameError) {
+    public static func check(_ name: String) throws(NameError) {
         guard !name.isEmpty, name.count <= longestName, name.allSatisfy(StreamServer.isPlain) else {
             throw NameError(description: "the stream name \"\(name)\" is not 1 to \(longestName) letters, digits, - and _")
         }

@@ -13,6 +13,17 @@ struct LiveRun {
     var serve: ServerOptions?
     var verbose: Bool
     var voice: Voice
+    /// `hlscap run`'s one server, where the stream is served below `/NAME/` instead of by a server of its own.
+    var site: SiteMount?
+
+    struct SiteMount {
+        var server: SiteServer
+        var name: String
+        /// Where the index lists it: its place in the file.
+        var order: Int
+        /// The stream's own credentials; the whole server's open it too.
+        var access: AccessControl?
+    }
 
     /// Where the stream's lines go: `error` for stderr (after "hlscap: "), `output` for stdout.
     struct Voice: Sendable {
@@ -72,32 +83,42 @@ struct LiveRun {
             configuration.makePublisher = { store, directory in publish.makeLivePublisher(store: store, directory: directory) }
         }
         if verbose { configuration.observers.append(SegmentLog()) }
+        let served = serve != nil || site != nil
         let metrics = ServerMetrics()
-        if serve != nil { configuration.observers.append(MetricsObserver(metrics: metrics)) }
+        if served { configuration.observers.append(MetricsObserver(metrics: metrics)) }
         let lowLatency = configuration.partMilliseconds.map { _ in LowLatencyStream(metrics: metrics) }
         if let lowLatency { configuration.observers.append(LowLatencyObserver(stream: lowLatency)) }
         // The recording's folder, served by time range below /recordings/.
         let recordingsFolder = configuration.record.map { $0.store.location }
         // Low-Latency HLS serves delta updates of its own; a regular stream with a DVR window gets them here.
-        let deltaPlaylists = plan.deltaUpdates && lowLatency == nil && serve != nil ? DeltaPlaylists() : nil
+        let deltaPlaylists = plan.deltaUpdates && lowLatency == nil && served ? DeltaPlaylists() : nil
         if let deltaPlaylists { configuration.observers.append(DeltaPlaylistsObserver(deltaPlaylists: deltaPlaylists)) }
         let entry = configuration.ladder == nil ? StreamLayout.playlistName : StreamLayout.masterPlaylistName
-        let http = try serve.map {
-            try $0.start(StreamServer(root: directory, lowLatency: lowLatency, metrics: metrics,
-                                      keyDirectory: plan.encryption?.keyDirectory, deltaPlaylists: deltaPlaylists,
-                                      recordings: recordingsFolder.map(RecordingRanges.init(root:)),
-                                      pictures: .decodedByFFmpeg()), entry: entry)
+        let server = StreamServer(root: directory, lowLatency: lowLatency, metrics: metrics, access: site?.access,
+                                  keyDirectory: plan.encryption?.keyDirectory, deltaPlaylists: deltaPlaylists,
+                                  recordings: recordingsFolder.map(RecordingRanges.init(root:)), pictures: .decodedByFFmpeg())
+        let http = try serve.map { try $0.start(server, entry: entry) }
+        // On the one server's index, API and metrics: what the stream is doing, from what the engine says.
+        let status = site.map { _ in LiveStreamStatus(input: Self.input(plan), recordingFolder: recordingsFolder) }
+        if let status { configuration.observers.append(status) }
+        if let site, let status {
+            do {
+                try site.server.add(site.name, server: server, status: status, order: site.order)
+            } catch {
+                throw CommandError(error.description, exitCode: .config)
+            }
         }
         let engine = LiveEngine(configuration: configuration, sources: sources, store: store,
-                                messages: { [voice] message in voice.error(message.line) })
+                                messages: { [voice] message in
+                                    voice.error(message.line)
+                                    status?.heard(message, line: message.line)
+                                })
         // A stream that ran is served three target durations more, so that viewers fetch the last
         // playlist, parts and segments before the server goes; one that did not start, not at all.
         var lingerSeconds = 0.0
         defer {
-            if let http {
-                Thread.sleep(forTimeInterval: lingerSeconds)
-                http.stop()
-            }
+            if served { Thread.sleep(forTimeInterval: lingerSeconds) }
+            http?.stop()
         }
         let watching = watch(engine)
         defer { watching.streamEnded() }
@@ -106,9 +127,12 @@ struct LiveRun {
             outcome = try engine.run()
         } catch {
             watching.engineEnded()
-            throw commandError(error)
+            let reported = commandError(error)
+            status?.ended(reason: reported.message)
+            throw reported
         }
         watching.engineEnded()
+        status?.ended(reason: outcome.failure.map { "\($0)" })
         guard !outcome.endedAtOnce else { throw CommandError("", exitCode: .interrupted) }
         lingerSeconds = Double(configuration.segmentMilliseconds) * 3 / 1000
         let location = outputDirectory.map { $0 + "/" + entry }
@@ -127,6 +151,18 @@ struct LiveRun {
         }
         if let failure = outcome.failure {
             throw CommandError(streamFailure: failure, resumable: outputDirectory != nil)
+        }
+    }
+
+    /// What the stream reads, as the one server's index and API name it.
+    static func input(_ plan: LivePlan) -> String {
+        if let listen = plan.request.listen { return "pushed to \(listen)" }
+        switch plan.inputs.video {
+        case .firstCamera: return "the first camera"
+        case .device(let path): return path
+        case .media(let location): return location
+        case .test: return "test source"
+        case .none: return plan.inputs.audioMedia ?? "audio only"
         }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import HLSEngine
+import HLSServer
 
 /// `hlscap run FILE`: every stream of a YAML file in one process, each run as `hlscap live` runs one, until
 /// SIGINT or SIGTERM. `--check` checks the file and says what each stream would be.
@@ -18,7 +19,9 @@ struct RunCommand: Command {
         A stream that fails ends alone, its error on a line that starts with its name; the others go
         on. A stream whose folder holds a stream (after a stop, a crash or kill -9) continues it, as
         hlscap live --resume does. A second Ctrl-C ends every stream at once. SIGUSR1 starts a new
-        segment at the next frame in every stream. The file's format: docs/run.md.
+        segment at the next frame in every stream. With server: listen, one server serves every
+        stream below /NAME/, an index of them at /, /api/v1/streams and /metrics. The file's
+        format: docs/run.md.
 
         Options:
           --check                   check FILE and print one line per stream (its input, its folder,
@@ -54,11 +57,17 @@ struct RunCommand: Command {
         let signals = SignalHandling(onMark: { set.markAll() }) { second in set.stopAll(atOnce: second) }
         defer { signals.cancel() }
         let several = configuration.streams.count > 1
-        for stream in configuration.streams {
+        // One server for every stream (`server:`): each below /NAME/, the index at /.
+        let site = configuration.server.map { SiteServer(access: $0.access) }
+        let http = try configuration.server.map { try $0.start(site!, streamCount: configuration.streams.count) }
+        defer { http?.stop() }
+        for (order, stream) in configuration.streams.enumerated() {
             if stream.resumes { printError("\(stream.name): continuing the stream in \(stream.plan.request.outputDirectory!)") }
             set.start(stream.name, LiveRun(plan: stream.plan, publish: stream.options.publish, serve: nil,
                                            verbose: stream.options.verbose,
-                                           voice: several ? .named(stream.name) : .plain))
+                                           voice: several ? .named(stream.name) : .plain,
+                                           site: site.map { .init(server: $0, name: stream.name, order: order,
+                                                                  access: stream.options.serve?.access) }))
         }
         let exitCode = set.wait()
         guard exitCode == .success else { throw CommandError("", exitCode: exitCode) }

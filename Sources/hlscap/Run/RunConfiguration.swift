@@ -3,6 +3,7 @@ import HLSConfig
 import HLSEngine
 import HLSKit
 import HLSOutput
+import HLSServer
 
 /// A run file checked as a whole: each stream's settings become `live`'s options, read by `LiveOptions`
 /// and planned as `live` plans them; the server's and the recordings' settings are read by their own
@@ -58,6 +59,15 @@ struct RunConfiguration {
             }
         }
         for stream in file.streams where stream.isComplete {
+            // The one server serves the stream below /NAME/, beside its own paths.
+            if server != nil {
+                do {
+                    try SiteServer.check(stream.name)
+                } catch {
+                    problems.append(ConfigProblem("stream \(stream.name): \(error.description)", at: stream.mark))
+                    continue
+                }
+            }
             var words = Self.arguments(stream.settings)
             if stream.setting("out") == nil, let folder = stream.outputFolder { words.append("--out=" + folder) }
             if let listen { words.append("--serve=" + listen) }

@@ -102,6 +102,22 @@ struct ServerOptions {
                                   access: access, keyDirectory: unprotected.keyDirectory,
                                   deltaPlaylists: unprotected.deltaPlaylists, recordings: unprotected.recordings,
                                   pictures: unprotected.pictures)
+        let http = try listen(handler: server.handle, metrics: server.metrics)
+        let root = origin(port: http.port)
+        FileHandle.standardError.write(Data("hlscap: serving \(server.root) at \(root)\(entry) (preview: \(root))\n".utf8))
+        return http
+    }
+
+    /// Starts the one server of `hlscap run` for every stream `site` serves; the index's URL goes to
+    /// standard error.
+    func start(_ site: SiteServer, streamCount: Int) throws -> HTTPServer {
+        let http = try listen(handler: site.handle, metrics: site.metrics)
+        let streams = streamCount == 1 ? "1 stream" : "\(streamCount) streams"
+        FileHandle.standardError.write(Data("hlscap: serving \(streams) at \(origin(port: http.port)) (each at NAME/)\n".utf8))
+        return http
+    }
+
+    private func listen(handler: @escaping HTTPServer.Handler, metrics: ServerMetrics) throws -> HTTPServer {
         if let warning = Self.raiseDescriptorLimit(toHold: connectionLimit) {
             FileHandle.standardError.write(Data("hlscap: \(warning)\n".utf8))
         }
@@ -112,16 +128,19 @@ struct ServerOptions {
         configuration.headerTimeoutSeconds = headerTimeoutSeconds
         let http: HTTPServer
         do {
-            http = try HTTPServer(configuration: configuration, handler: server.handle)
+            http = try HTTPServer(configuration: configuration, handler: handler)
         } catch {
             throw CommandError("\(error)", exitCode: .unavailable)
         }
-        server.metrics.countConnections { [weak http] in http?.connectionCount ?? 0 }
+        metrics.countConnections { [weak http] in http?.connectionCount ?? 0 }
+        return http
+    }
+
+    /// `http://HOST:PORT/`, as a viewer opens it.
+    private func origin(port: Int) -> String {
         let scheme = tls == nil ? "http" : "https"
         let host = address.host.isEmpty ? "localhost" : (address.host.contains(":") ? "[\(address.host)]" : address.host)
-        FileHandle.standardError.write(Data(
-            "hlscap: serving \(server.root) at \(scheme)://\(host):\(http.port)/\(entry) (preview: \(scheme)://\(host):\(http.port)/)\n".utf8))
-        return http
+        return "\(scheme)://\(host):\(port)/"
     }
 }
 

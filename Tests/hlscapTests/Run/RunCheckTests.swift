@@ -79,6 +79,22 @@ import Testing
         ], "\(result.stderr)")
     }
 
+    /// The one server serves each stream below /NAME/, beside its own /api/ and /metrics.
+    @Test func aStreamNameTheServerUsesIsRefused() throws {
+        let (result, file) = try check("""
+            out: /tmp/live
+            streams:
+              door: {video: test}
+              api: {video: test}
+            server:
+              listen: ":8080"
+            """)
+        #expect(result.exitStatus == 78)
+        #expect(result.stderr.split(separator: "\n").map(String.init) == [
+            "\(file):4:3: stream api: the stream name api is one of the server's own paths (api, index, metrics); choose another",
+        ], "\(result.stderr)")
+    }
+
     @Test func aMissingFileIsNoInput() throws {
         let result = try ExternalTools.runHlscap(["run", "--check", "/nonexistent/hlscap.yml"], timeoutSeconds: 30)
         #expect(result.exitStatus == 66)
