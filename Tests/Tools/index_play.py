@@ -7,8 +7,8 @@ Usage: index_play.py INDEX_URL --click NAME [--seconds S] [--chromium PATH]
 Prints one JSON line:
   {"cards": [{"name", "state", "href", "snapshotWidth"}], "page", "playedSeconds", "appended", "error"}
 cards are the index's cameras in order; snapshotWidth is the natural width of the snapshot shown (0 when
-none loaded). page is the address the click led to. Exit 0 when every card's snapshot loaded and the
-clicked camera played S seconds, 1 otherwise, 2 on set-up failures.
+none loaded). page is the address the click led to. Exit 0 when every live camera's snapshot loaded and
+the clicked camera played S seconds, 1 otherwise, 2 on set-up failures.
 """
 import argparse
 import json
@@ -34,7 +34,7 @@ STATE = """JSON.stringify({page: location.href, preview: window.hlscapPreview ||
 
 
 def reload_until_snapshots(devtools, url):
-    """The index shows a snapshot once a stream listed its first segment: reloaded until every one has."""
+    """The index shows a snapshot once a stream listed its first segment: reloaded until every live one has."""
     deadline = time.monotonic() + LOAD_TIMEOUT_SECONDS
     cards = []
     while time.monotonic() < deadline:
@@ -45,10 +45,10 @@ def reload_until_snapshots(devtools, url):
             if cards and all(card["complete"] for card in cards):
                 break
             time.sleep(POLL_SECONDS)
-        if cards and all(card["snapshotWidth"] > 0 for card in cards):
+        if cards and all(card["snapshotWidth"] > 0 for card in cards if card["state"] == "live"):
             return cards, None
         time.sleep(1)
-    return cards, f"not every snapshot loaded within {LOAD_TIMEOUT_SECONDS} s"
+    return cards, f"not every live camera's snapshot loaded within {LOAD_TIMEOUT_SECONDS} s"
 
 
 def watch(devtools, url, click, seconds):

@@ -47,6 +47,21 @@ struct LiveRun {
 
     /// Runs the stream until it ends; a stream that fails throws its error in the command line's words.
     func run(watch: (LiveEngine) -> Watch) throws {
+        do {
+            try runStream(watch: watch)
+        } catch {
+            // On the one server's index, a stream that could not start is listed as stopped, with why.
+            if let site, !site.server.names.contains(site.name), let directory = plan.request.outputDirectory {
+                let status = LiveStreamStatus(input: Self.input(plan), recordingFolder: nil)
+                status.ended(reason: (error as? CommandError)?.message ?? "\(error)")
+                try? site.server.add(site.name, server: StreamServer(root: directory, metrics: ServerMetrics(), access: site.access),
+                                     status: status, order: site.order)
+            }
+            throw error
+        }
+    }
+
+    private func runStream(watch: (LiveEngine) -> Watch) throws {
         // Before anything is captured or read: a store that refuses the stream is said at once.
         try publish?.checkTarget()
         var plan = plan
