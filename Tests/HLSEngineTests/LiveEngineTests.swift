@@ -214,6 +214,31 @@ import Testing
         #expect(outcome.summary.contains("flaky reconnected 1 time"), "\(outcome.summary)")
         #expect(try run.validationErrors() == [])
     }
+
+    /// A camera lost just after its last picture (a network camera's connection closing behind it): the
+    /// stand-in's first picture comes a frame's spacing after that picture, not a moment after it.
+    @Test func theStandInFollowsTheLastPictureByAFramesSpacing() throws {
+        var run = EngineRun(seconds: 4, realtime: true)
+        run.test.audio = false
+        let camera = FlakySource(try TestSource(run.test), lostAfterFrames: 45, awaySeconds: 1.2,
+                                 deliversTheLastFrame: true)
+        let outcome = try run.makeEngine(sources: [camera]).run()
+        #expect(outcome.failure == nil)
+        let segments = try run.playlist().segments
+        var durations: [UInt32] = []
+        for segment in segments.prefix(while: { !$0.discontinuity }) {
+            let moof = try #require(try MP4Box.parse(try run.store.read(segment.uri)).first("moof"))
+            for traf in moof.all("traf") {
+                let header = try #require(try traf.first("tfhd")?.trackFragmentHeader())
+                let entries = try #require(try traf.first("trun")?.trackRun()).entries
+                durations += entries.map { $0.duration ?? header.defaultSampleDuration ?? 0 }
+            }
+        }
+        // The last, before the camera is back, lasts until its first picture after the discontinuity.
+        let spacing = UInt32(90_000 / run.test.framesPerSecond)
+        #expect(durations.count > 45 && durations.dropLast().allSatisfy { $0 >= spacing * 3 / 4 }, "\(durations)")
+        #expect(try run.validationErrors() == [])
+    }
 }
 
 /// A camera that is lost after some frames and comes back a moment later, as an unplugged one does.
@@ -221,12 +246,16 @@ final class FlakySource: CaptureSource, @unchecked Sendable {
     private let inner: TestSource
     private let lostAfterFrames: Int
     private let awaySeconds: Double
+    /// Whether the frame that finds it lost is delivered first, as a network camera's last picture is
+    /// before its connection closes.
+    private let deliversTheLastFrame: Bool
     private let state = Locked((frames: 0, away: false))
 
-    init(_ inner: TestSource, lostAfterFrames: Int, awaySeconds: Double) {
+    init(_ inner: TestSource, lostAfterFrames: Int, awaySeconds: Double, deliversTheLastFrame: Bool = false) {
         self.inner = inner
         self.lostAfterFrames = lostAfterFrames
         self.awaySeconds = awaySeconds
+        self.deliversTheLastFrame = deliversTheLastFrame
     }
 
     var name: String { "flaky" }
@@ -244,6 +273,7 @@ final class FlakySource: CaptureSource, @unchecked Sendable {
                 return (state.frames, state.away)
             }
             if count == lostAfterFrames {
+                if deliversTheLastFrame { handler(event) }
                 state.withLock { $0.away = true }
                 handler(.lost(CaptureError(device: name, message: "unplugged")))
                 // The engine takes events from any thread, as from a device's and its stand-in's.

@@ -50,6 +50,8 @@ public final class LiveEngine: @unchecked Sendable {
         var failure: LiveError?
         /// Lost devices by source index: what failed, since when, and what stands in.
         var outages: [Int: Outage] = [:]
+        /// The capture time of each source's latest picture, by source index: where a stand-in follows on.
+        var lastPictureMicroseconds: [Int: Int64] = [:]
         /// Copied samples on the writing queue in a live run, and the most there were.
         var copiedWaiting = 0
         var copiedWaitingAtMost = 0
@@ -249,6 +251,9 @@ public final class LiveEngine: @unchecked Sendable {
         guard state.withLock({ $0.accepting }) else { return }
         switch event {
         case .video(let frame):
+            if let index, let captured = frame.pts {
+                state.withLock { $0.lastPictureMicroseconds[index] = captured }
+            }
             if let backpressure {
                 backpressure.wait()
             } else if !admitVideoFrame(frame) {
@@ -288,9 +293,16 @@ public final class LiveEngine: @unchecked Sendable {
     private func standIn(for index: Int, lost: CaptureError) {
         let contents = sources[index].standIns
         guard !contents.isEmpty else { return stop(failure: .deviceFailed(lost)) }
+        let lastPicture = state.withLock { $0.lastPictureMicroseconds[index] }
         let standIns: [StandInSource]
         do {
-            standIns = try contents.map { content throws(CaptureError) in try StandInSource(content) }
+            standIns = try contents.map { content throws(CaptureError) in
+                // A picture lost with its connection just after the last one still comes a frame later.
+                guard case .video(_, _, let framesPerSecond) = content, let lastPicture else {
+                    return try StandInSource(content)
+                }
+                return try StandInSource(content, firstFrameNotBeforeMicroseconds: lastPicture + 1_000_000 / Int64(framesPerSecond))
+            }
         } catch {
             return stop(failure: .deviceFailed(lost))
         }

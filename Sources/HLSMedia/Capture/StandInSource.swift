@@ -24,9 +24,12 @@ public final class StandInSource: CaptureSource, @unchecked Sendable {
     static let neutralChroma: UInt8 = 128
 
     public let content: Content
+    /// The earliest time of its first frame on the monotonic clock: a frame's spacing after the lost
+    /// device's last one, which may have come just before it was found lost.
+    private let firstFrameNotBeforeMicroseconds: Int64?
     private var thread: CaptureThread?
 
-    public init(_ content: Content) throws(CaptureError) {
+    public init(_ content: Content, firstFrameNotBeforeMicroseconds: Int64? = nil) throws(CaptureError) {
         switch content {
         case .video(let width, let height, let framesPerSecond):
             guard width >= 2, height >= 2, width % 2 == 0, height % 2 == 0, framesPerSecond > 0 else {
@@ -38,6 +41,7 @@ public final class StandInSource: CaptureSource, @unchecked Sendable {
             }
         }
         self.content = content
+        self.firstFrameNotBeforeMicroseconds = firstFrameNotBeforeMicroseconds
     }
 
     public var name: String { "stand-in" }
@@ -54,7 +58,7 @@ public final class StandInSource: CaptureSource, @unchecked Sendable {
         let thread = CaptureThread(handler: handler)
         self.thread = thread
         let content = content
-        let startMicroseconds = MonotonicClock.nowMicroseconds()
+        let startMicroseconds = max(MonotonicClock.nowMicroseconds(), firstFrameNotBeforeMicroseconds ?? .min)
         thread.start(name: "hlscap stand-in") { Self.run(content, startMicroseconds: startMicroseconds, on: thread) }
     }
 
