@@ -419,6 +419,8 @@ extension MediaSource {
         private let watchdog: Watchdog
         private var timeline = SourceTimeline(jumpForwardMicroseconds: MediaSource.jumpForwardMicroseconds,
                                               jumpBackMicroseconds: MediaSource.jumpBackMicroseconds)
+        /// Each copied track's decode times, as a coarse sender's stamps are made fit to write; by track.
+        private var copiedTiming: [Int: CopiedSampleTiming] = [:]
         /// The monotonic time of timeline 0.
         private var anchorMicroseconds: Int64?
         /// When a network input's first sample was live, measured while reading ahead (a copied camera's
@@ -481,6 +483,7 @@ extension MediaSource {
                         return
                     }
                     timeline.startAgain()
+                    copiedTiming = [:]
                 }
             }
         }
@@ -497,6 +500,7 @@ extension MediaSource {
             }
             guard opened != nil else { return false }
             timeline.startAgain()
+            copiedTiming = [:]
             anchorMicroseconds = nil
             return true
         }
@@ -540,7 +544,7 @@ extension MediaSource {
                     }
                     return .ended
                 case .sample(let sample):
-                    if let outcome = hand(copied: sample, timescale: opened.copiedTracks[sample.track].timescale, on: thread) {
+                    if let outcome = hand(copied: sample, track: opened.copiedTracks[sample.track], on: thread) {
                         return outcome
                     }
                 case .packet(let packet):
@@ -566,7 +570,12 @@ extension MediaSource {
         }
 
         /// Places a copied sample on the timeline and the monotonic clock, paced; nil to go on reading.
-        private func hand(copied sample: EncodedSample, timescale: Timescale, on thread: CaptureThread) -> Outcome? {
+        private func hand(copied source: EncodedSample, track: TrackDescription, on thread: CaptureThread) -> Outcome? {
+            let timescale = track.timescale
+            var timing = copiedTiming[source.track] ?? CopiedSampleTiming(timescale: timescale, isVideo: track.isVideo)
+            let placedSample = timing.place(source)
+            copiedTiming[source.track] = timing
+            guard let sample = placedSample else { return nil }
             let input = timescale.convert(sample.decodeTime, to: .microseconds)
             let duration = sample.durationHint.map { timescale.convert($0, to: .microseconds) } ?? 0
             let placed = timeline.place(inputMicroseconds: input, durationMicroseconds: duration, stream: sample.track)

@@ -58,6 +58,40 @@ import Testing
         #expect(sync.ok, "\(sync.report)")
     }
 
+    /// GStreamer's `rtmp2sink` pushing the flash-and-beep clip as its own client sends it: FLV stamped in
+    /// whole milliseconds, the sound's priming frame stamped 0 beside the first. Copied, every AAC frame
+    /// lasts 1,024 samples (not the 1,008 or 1,056 of its stamps), in sync, and FFmpeg decodes it without a word.
+    @Test func anRTMPPushFromGStreamerIsCopiedFrameExactAndInSync() throws {
+        let port = try SilentListener.freePort()
+        let directory = try PackagedStream.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let stream = directory.appendingPathComponent("stream")
+        let hlscap = try ExternalTools.startHlscap(["live", "--listen", "rtmp://127.0.0.1:\(port)/live/cam",
+                                                    "--window", "0", "--out", stream.path, "--quiet"])
+        defer { hlscap.send(SIGKILL) }
+        #expect(Self.waitFor("waiting for a publisher", in: hlscap))
+        let publisher = try BackgroundProcess("gst-launch-1.0", [
+            "-q", "filesrc", "location=\(Self.clip)", "!", "qtdemux", "name=d", "d.video_0", "!", "queue", "!", "h264parse",
+            "!", "flvmux", "name=m", "streamable=true", "!", "rtmp2sink", "location=rtmp://127.0.0.1:\(port)/live/cam",
+            "d.audio_0", "!", "queue", "!", "aacparse", "!", "m.",
+        ])
+        defer { publisher.send(SIGKILL) }
+        _ = publisher.finish(timeoutSeconds: 30)
+        let result = hlscap.finish(timeoutSeconds: 30)
+        #expect(result.exitStatus == 0 && result.stdout.contains("video copied"), "\(result.stdout)\(result.stderr)")
+        try ExternalTools.validateStream(stream)
+        let playlist = stream.appendingPathComponent("playlist.m3u8").path
+        // The spacing of the sound's timestamps (ffprobe's packet durations are the codec's frame size).
+        let times = try ExternalTools.run("ffprobe", ["-v", "error", "-select_streams", "a:0", "-show_entries",
+                                                      "packet=pts", "-of", "csv=p=0", playlist])
+        let stamps = times.stdout.split(separator: "\n").compactMap { Int64($0) }
+        let spacings = Set(zip(stamps.dropFirst(), stamps).map { $0 - $1 })
+        #expect(times.succeeded && stamps.count > 200 && spacings == [1024], "AAC frames \(spacings) apart")
+        #expect(try ExternalTools.ffmpegDecodeErrors(path: playlist).isEmpty)
+        let sync = try ExternalTools.avSync(path: playlist, maxOffsetMilliseconds: 10, minimumPairs: 3)
+        #expect(sync.ok, "\(sync.report)")
+    }
+
     /// With --reconnect, the publisher leaving is waited out: the next one goes on after a discontinuity.
     @Test func withReconnectTheNextPublisherContinuesTheStream() throws {
         let port = try SilentListener.freePort()
