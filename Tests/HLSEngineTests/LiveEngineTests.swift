@@ -28,6 +28,40 @@ import Testing
         #expect(outcome.summary.hasPrefix("4 segments, 4.000 s"), "\(outcome.summary)")
     }
 
+    /// A stop asked for before the stream runs (a signal while a process starts its streams) is not lost,
+    /// even with a source that only a running capture can stop: the run ends as soon as it runs, with its
+    /// playlist ended, instead of going on until a second stop.
+    @Test func aStopAskedBeforeTheRunEndsItAsSoonAsItRuns() throws {
+        /// The test source, but a stop before it started does nothing, as with a capture thread not yet there.
+        final class StopsOnlyWhenStarted: CaptureSource, @unchecked Sendable {
+            let source: TestSource
+            private let started = Locked(false)
+            init(_ source: TestSource) { self.source = source }
+            var name: String { source.name }
+            var delivers: CaptureKinds { source.delivers }
+            func start(handler: @escaping (CaptureEvent) -> Void) throws {
+                try source.start(handler: handler)
+                started.withLock { $0 = true }
+            }
+            func stop() {
+                if started.withLock({ $0 }) { source.stop() }
+            }
+        }
+        let run = EngineRun(seconds: 60, realtime: true)
+        let engine = try run.makeEngine(sources: [StopsOnlyWhenStarted(TestSource(run.test))])
+        engine.requestStop()
+        let returned = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            _ = try? engine.run()
+            returned.signal()
+        }
+        thread.start()
+        #expect(returned.wait(timeout: .now() + 20) == .success, "the run ended by itself")
+        #expect(try run.playlist().endList)
+        // Not left running when the expectation fails.
+        engine.endAtOnce()
+    }
+
     /// A stop waits out the retention time of what left the window, and says so at once; a second
     /// interrupt ends the run then and leaves those files for the next run, listed.
     @Test func aStopSaysWhatItWaitsForAndASecondInterruptLeavesItForTheNextRun() throws {

@@ -209,8 +209,13 @@ public final class LiveEngine: @unchecked Sendable {
         if let milliseconds = configuration.durationMilliseconds, isLive {
             clock.schedule(afterMicroseconds: Int64(milliseconds) * 1000, on: .global()) { [self] in requestStop() }
         }
-        state.withLock { $0.accepting = true }
+        // A stop asked for while the stream started (a signal, a device lost) is carried out now that it runs.
+        let stopAsked = state.withLock { state in
+            state.accepting = true
+            return state.stopping
+        }
         startup.leave()
+        if stopAsked { shutDown() }
         stopped.wait()
         let failure = state.withLock { $0.failure }
         return Outcome(summary: statistics.summary(), publishReport: finalReport.withLock { $0 },
@@ -414,12 +419,18 @@ public final class LiveEngine: @unchecked Sendable {
     }
 
     private func stop(failure: LiveError?) {
-        let first = state.withLock { state in
+        let (first, running) = state.withLock { state in
             if let failure, state.failure == nil { state.failure = failure }
             defer { state.stopping = true }
-            return !state.stopping
+            return (!state.stopping, state.accepting)
         }
-        guard first else { return }
+        // Before the stream runs there is nothing to end yet: `run` ends it as soon as it does.
+        guard first, running else { return }
+        shutDown()
+    }
+
+    /// Stops capture, writes what is left and ends the output; `stopped` is signalled when it is done.
+    private func shutDown() {
         let outages = state.withLock { state in Array(state.outages.values) }
         for outage in outages {
             statistics.noteAwayAtStop(device: outage.error.device, seconds: outage.secondsSoFar(clock))
