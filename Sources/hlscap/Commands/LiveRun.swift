@@ -39,8 +39,10 @@ struct LiveRun {
     }
 
     /// What the caller does around the engine: given it before it runs (signals, a status line), and told
-    /// when its run returns and when the stream is done (summary said, server stopped).
+    /// when its run returns and when the stream is done (summary said, server stopped). A caller that was
+    /// told to stop before the engine exists says `runs: false`: nothing is started or written.
     struct Watch {
+        var runs = true
         var engineEnded: () -> Void = {}
         var streamEnded: () -> Void = {}
     }
@@ -137,6 +139,7 @@ struct LiveRun {
         }
         let watching = watch(engine)
         defer { watching.streamEnded() }
+        guard watching.runs else { return }
         let outcome: LiveEngine.Outcome
         do {
             outcome = try engine.run()

@@ -48,14 +48,13 @@ final class StreamSet: Sendable {
         thread.start()
     }
 
-    /// Registers the engine of `name`; one whose set is stopping already is stopped as soon as it runs.
+    /// Registers the engine of `name`; in a set that is stopping already, it does not run.
     private func watch(_ name: String, _ engine: LiveEngine) -> LiveRun.Watch {
         let stopping = state.withLock { state in
             state.members[name]?.engine = engine
             return state.stopping
         }
-        if stopping { DispatchQueue.global().async { engine.requestStop() } }
-        return LiveRun.Watch()
+        return LiveRun.Watch(runs: !stopping)
     }
 
     /// Ends every stream as `live` ends one (the last segment, ENDLIST, recordings closed), or, `atOnce`,

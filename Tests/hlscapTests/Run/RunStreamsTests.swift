@@ -55,6 +55,23 @@ import Testing
         }
     }
 
+    /// An interrupt while the streams start (before some of them run) still ends every stream.
+    @Test func anInterruptAsTheStreamsStartEndsThemAll() throws {
+        let directory = try PackagedStream.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let out = directory.appendingPathComponent("live")
+        let hlscap = try Self.start(Self.file(out: out), in: directory)
+        // The first stream's folder is made as it starts, once the signals are handled.
+        let deadline = Date(timeIntervalSinceNow: LiveStream.startupSeconds)
+        while !FileManager.default.fileExists(atPath: out.appendingPathComponent("a").path), Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.005)
+        }
+        hlscap.send(SIGINT)
+        let result = hlscap.finish(timeoutSeconds: 20)
+        #expect(!result.timedOut, "\(result.stderr)")
+        #expect(result.exitStatus == 0, "\(result.stderr)")
+    }
+
     @Test func aStreamThatFailsEndsAloneAndTheOthersGoOn() throws {
         let directory = try PackagedStream.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
