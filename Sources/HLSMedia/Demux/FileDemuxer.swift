@@ -12,6 +12,8 @@ import HLSKit
 /// a file that ends inside a transport packet is refused when it is opened.
 public final class FileDemuxer {
     public let path: String
+    /// Opened by URL: a read that fails is the connection's failure, not the data's.
+    private let isNetwork: Bool
     /// Which audio streams to read.
     public enum AudioSelection: Sendable, Equatable {
         /// FFmpeg's best audio stream only.
@@ -47,6 +49,7 @@ public final class FileDemuxer {
 
     public init(path: String, audio audioSelection: AudioSelection = .best) throws(MediaInputError) {
         self.path = path
+        isNetwork = false
         let fileSize = try Self.sizeOfReadableFile(path)
         do {
             // The "file:" prefix keeps a colon in a file name from being read as a protocol,
@@ -68,6 +71,7 @@ public final class FileDemuxer {
     public init(url: String, name: String, options: [String: String], interrupt: AVIOInterruptCB,
                 trust: CertificateTrust? = nil, audio audioSelection: AudioSelection = .best) throws(MediaInputError) {
         path = name
+        isNetwork = true
         do {
             input = try InputFormatContext(url: url, options: options, interrupt: interrupt, trust: trust)
             try input.findStreamInfo()
@@ -178,7 +182,7 @@ public final class FileDemuxer {
             do {
                 result = try input.readFrame(into: &packet)
             } catch {
-                throw MediaInputError(kind: .corrupt, path: path, detail: error.description)
+                throw MediaInputError(kind: isNetwork ? .connectionLost : .corrupt, path: path, detail: error.description)
             }
             switch result {
             case .endOfFile:

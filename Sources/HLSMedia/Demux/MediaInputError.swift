@@ -15,6 +15,9 @@ public struct MediaInputError: Error, CustomStringConvertible {
         case unreachable
         /// An https server whose certificate no trusted authority signed for its name.
         case untrusted
+        /// A network input whose connection failed while it was read: the network's or the sender's
+        /// doing, not damaged data.
+        case connectionLost
     }
 
     public var kind: Kind
@@ -31,7 +34,7 @@ public struct MediaInputError: Error, CustomStringConvertible {
     /// Whether the file could not be read at all, as opposed to read with unusable contents.
     public var isUnreadable: Bool {
         switch kind {
-        case .notFound, .unreadable, .unreachable, .untrusted: true
+        case .notFound, .unreadable, .unreachable, .untrusted, .connectionLost: true
         case .notMedia, .corrupt, .noMediaStreams: false
         }
     }
@@ -50,6 +53,7 @@ public struct MediaInputError: Error, CustomStringConvertible {
         case .noMediaStreams: "no video or audio stream"
         case .unreachable: "cannot be opened"
         case .untrusted: "its server's certificate is not trusted"
+        case .connectionLost: "the connection failed while it was read"
         }
     }
 
@@ -62,6 +66,7 @@ public struct MediaInputError: Error, CustomStringConvertible {
         case .noMediaStreams: "give a file with a video or an audio track"
         case .unreachable: "check the URL and that the camera or server is up"
         case .untrusted: "check the URL, or trust the authority that signed the certificate"
+        case .connectionLost: "check the network and that the sender is still sending"
         }
     }
 }

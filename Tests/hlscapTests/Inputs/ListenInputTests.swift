@@ -139,6 +139,42 @@ import Testing
         try ExternalTools.validateStream(stream)
     }
 
+    /// GStreamer's `srtsink` sends each MPEG-TS packet as its own 188-byte message (mpegtsmux's default).
+    /// From an encoder that repeats its parameter sets at each keyframe, as live ones do, the push is
+    /// copied, in sync, and FFmpeg decodes it without a word. When the sender's parameter sets come only
+    /// once and are lost with the start of the stream, the stream cannot start: the publisher leaving then
+    /// is said as the network failure it is, never as a file to copy again.
+    @Test func anSRTPushFromGStreamerIsCopiedInSync() throws {
+        let port = try SilentListener.freePort()
+        let directory = try PackagedStream.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        func push(repeatingParameterSets: Bool, into stream: URL) throws -> ProcessResult {
+            let hlscap = try ExternalTools.startHlscap(["live", "--listen", "srt://127.0.0.1:\(port)", "--window", "0",
+                                                        "--out", stream.path, "--quiet"])
+            defer { hlscap.send(SIGKILL) }
+            #expect(Self.waitFor("waiting for a publisher", in: hlscap))
+            let publisher = try BackgroundProcess("gst-launch-1.0", [
+                "-q", "filesrc", "location=\(Self.clip)", "!", "qtdemux", "name=d", "d.video_0", "!", "queue", "!",
+                "h264parse", "config-interval=\(repeatingParameterSets ? -1 : 0)", "!", "mpegtsmux", "name=m", "!",
+                "srtsink", "uri=srt://127.0.0.1:\(port)", "d.audio_0", "!", "queue", "!", "aacparse", "!", "m.",
+            ])
+            defer { publisher.send(SIGKILL) }
+            _ = publisher.finish(timeoutSeconds: 30)
+            return hlscap.finish(timeoutSeconds: 30)
+        }
+        let stream = directory.appendingPathComponent("stream")
+        let result = try push(repeatingParameterSets: true, into: stream)
+        #expect(result.exitStatus == 0 && result.stdout.contains("video copied"), "\(result.stdout)\(result.stderr)")
+        try ExternalTools.validateStream(stream)
+        let playlist = stream.appendingPathComponent("playlist.m3u8").path
+        #expect(try ExternalTools.ffmpegDecodeErrors(path: playlist).isEmpty)
+        let sync = try ExternalTools.avSync(path: playlist, maxOffsetMilliseconds: 10, minimumPairs: 3)
+        #expect(sync.ok, "\(sync.report)")
+        let once = try push(repeatingParameterSets: false, into: directory.appendingPathComponent("once"))
+        #expect(once.exitStatus == 69 && once.stderr.contains("the connection failed")
+                    && once.stderr.contains("check the network") && !once.stderr.contains("copy the file"), "\(once.stderr)")
+    }
+
     @Test func listenAddressesThatCannotBeUsedAreRefused() throws {
         let port = try SilentListener.freePort()
         let cases: [([String], Int32, String)] = [
