@@ -61,8 +61,8 @@ release: deps
 
 # The loop to run while working: the build and every test that runs in process (the pure core, the
 # stores and writers, FFmpeg's wrappers and the capture sources, the live engine on the test source
-# into a store in memory, the server), about two minutes. `make test` adds the built binary's runs.
-UNIT_TESTS := HLSBaseTests|HLSCryptoTests|HLSKitTests|HLSOutputTests|HLSMediaTests|HLSEngineTests|HLSServerTests
+# into a store in memory, the server, the run file's reader), about two minutes. `make test` adds the built binary's runs.
+UNIT_TESTS := HLSBaseTests|HLSCryptoTests|HLSKitTests|HLSOutputTests|HLSMediaTests|HLSEngineTests|HLSServerTests|HLSConfigTests
 check: build
 	$(SWIFT) build --build-tests $(SWIFT_BUILD_FLAGS)
 	$(SWIFT) test --skip-build --filter '$(UNIT_TESTS)' 2>&1 | tee .build/swift-check.log
