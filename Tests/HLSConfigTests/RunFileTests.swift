@@ -86,6 +86,10 @@ import Testing
         #expect(Self.problems("video: test\nstreams:\n  a:\n") == [
             "1:1: unknown key 'video'; a stream's setting goes under streams: NAME: (or defaults: for every stream)",
         ])
+        #expect(Self.problems("streams:\n  a: {serve: ':80'}\n") == [
+            "2:7: stream a: unknown key 'serve'; every stream is served by the file's one server: give its address as "
+                + "server: listen",
+        ])
         #expect(Self.problems("streams:\n  a:\nserver:\n  listn: ':80'\n")
                     == ["4:3: server: unknown key 'listn'; did you mean 'listen'?"])
     }

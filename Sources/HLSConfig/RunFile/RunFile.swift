@@ -260,6 +260,8 @@ private struct Reader {
             message += "; did you mean '\(near)'?"
         } else if keys != RunFileSchema.serverKeys, RunFileSchema.serverKeys[name] != nil {
             message += "; it is the server's: put it under server:"
+        } else if keys != RunFileSchema.serverKeys, name == "serve" {
+            message += "; every stream is served by the file's one server: give its address as server: listen"
         } else if RunFileSchema.sections.contains(name) {
             message += "; it is a section of the file: write it at the start of a line"
         }
