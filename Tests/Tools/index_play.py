@@ -5,10 +5,11 @@ shows every camera with its snapshot, clicks camera NAME's picture and watches i
 Usage: index_play.py INDEX_URL --click NAME [--seconds S] [--chromium PATH]
 
 Prints one JSON line:
-  {"cards": [{"name", "state", "href", "snapshotWidth"}], "page", "playedSeconds", "appended", "error"}
+  {"cards": [{"name", "state", "href", "snapshotWidth"}], "page", "back", "playedSeconds", "appended", "error"}
 cards are the index's cameras in order; snapshotWidth is the natural width of the snapshot shown (0 when
-none loaded). page is the address the click led to. Exit 0 when every live camera's snapshot loaded and
-the clicked camera played S seconds, 1 otherwise, 2 on set-up failures.
+none loaded). page is the address the click led to, back where its link to the index leads. Exit 0
+when every live camera's snapshot loaded and the clicked camera played S seconds, 1 otherwise, 2 on
+set-up failures.
 """
 import argparse
 import json
@@ -30,6 +31,7 @@ CARDS = """JSON.stringify(Array.from(document.querySelectorAll('.stream')).map(c
 }))"""
 CLICK = "document.querySelector('.stream[data-name=\"{0}\"] a.picture').click(); true"
 STATE = """JSON.stringify({page: location.href, preview: window.hlscapPreview || null,
+  back: document.getElementById('index') && !document.getElementById('index').hidden ? document.getElementById('index').href : null,
   currentTime: document.getElementById('video') ? document.getElementById('video').currentTime : 0})"""
 
 
@@ -67,6 +69,7 @@ def watch(devtools, url, click, seconds):
     while True:
         state = json.loads(devtools.evaluate(STATE) or "{}")
         report["page"] = state.get("page")
+        report["back"] = state.get("back")
         preview = state.get("preview") or {}
         if preview.get("error"):
             report["error"] = preview["error"]

@@ -1,4 +1,5 @@
 /// `GET /`: a page that plays the stream and shows how far behind the capture clock the picture is.
+/// Served below `/NAME/` by a server for many streams, it links back to their index.
 ///
 /// Self-contained (nothing is fetched from elsewhere): Safari plays the playlist natively; other
 /// browsers get a small Media Source player that follows the master playlist's first variant and its
@@ -20,8 +21,10 @@ enum PreviewPage {
         #timeline figure { margin: 0; cursor: pointer; }
         #timeline img { width: 160px; display: block; background: #222; }
         #timeline figcaption { font-size: 12px; color: #aaa; }
+        #index { display: inline-block; margin-bottom: .6em; color: #8cf; }
         </style></head>
         <body>
+        <a id="index" href="../" hidden>all cameras</a>
         <video id="video" muted autoplay playsinline controls></video>
         <div id="status">starting…</div>
         <div id="timeline" hidden></div>
@@ -241,6 +244,12 @@ enum PreviewPage {
             window.hlscapPreview.thumbnails.push({ at, url: image.src });
           }
           box.hidden = false;
+        }
+        // Below /NAME/ of a server for many streams, a way back to its index.
+        if (location.pathname !== "/" && location.pathname !== "/index.html") {
+          const index = document.getElementById("index");
+          index.href = withCredentials(new URL("../", location.href).href);
+          index.hidden = false;
         }
         requestAnimationFrame(showDelay);
         showRecordings();

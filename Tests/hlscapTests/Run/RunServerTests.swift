@@ -60,6 +60,7 @@ import Testing
         #expect(cards.map { $0["name"] as? String } == ["door", "yard", "gate"], "\(cards)")
         #expect(cards.map { $0["state"] as? String } == ["live", "live", "stopped"], "\(cards)")
         #expect(page.report["page"] as? String == base.absoluteString + "yard/?token=" + token, "\(page.text)")
+        #expect(page.report["back"] as? String == base.absoluteString + "?token=" + token, "\(page.text)")
 
         hlscap.send(SIGINT)
         let result = hlscap.finish(timeoutSeconds: LiveStream.stopSeconds)
