@@ -258,6 +258,21 @@ import Testing
         #expect(site.names == ["a", "a2", "b", "c", "late"])
     }
 
+    /// A stream that restarts (a changed configuration) takes its name over; the one before is no longer served.
+    @Test func aRestartedStreamReplacesTheOneBefore() throws {
+        let one = try Self.streamFolder("one"), two = try Self.streamFolder("two")
+        defer { for folder in [one, two] { try? FileManager.default.removeItem(at: folder) } }
+        let site = SiteServer()
+        try site.add("cam", server: StreamServer(root: one.path, metrics: ServerMetrics()),
+                     status: FixedStatus(StreamStatus(state: .stopped(reason: "restarting"), input: "old")), order: 1)
+        try site.add("other", server: StreamServer(root: one.path, metrics: ServerMetrics()), status: FixedStatus(), order: 2)
+        try site.add("cam", server: StreamServer(root: two.path, metrics: ServerMetrics()),
+                     status: FixedStatus(StreamStatus(state: .live, input: "new")), order: 1, replacing: true)
+        #expect(site.names == ["cam", "other"])
+        #expect(Self.text(try Self.get(site, "/cam/playlist.m3u8")).contains("seg/two.m4s"))
+        #expect(site.statuses().first?.status.input == "new")
+    }
+
     static func metricsSamples(_ text: String) -> [String] {
         text.split(separator: "\n").filter { !$0.hasPrefix("#") }.map(String.init)
     }

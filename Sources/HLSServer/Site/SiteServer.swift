@@ -43,14 +43,18 @@ public final class SiteServer: Sendable {
 
     /// Serves `server`'s stream below `/NAME/`; its own `access` still applies, and the server's opens it too.
     /// The index lists streams by `order` (a configuration file's), those of one order as they were added:
-    /// streams that start at once are added in whatever order they get going.
+    /// streams that start at once are added in whatever order they get going. `replacing` a stream of that
+    /// name (one that restarts) serves the new one from now on; without it, the name must be free.
     public func add(_ name: String, server: StreamServer, status: any StreamStatusSource,
-                    order: Int = .max) throws(NameError) {
+                    order: Int = .max, replacing: Bool = false) throws(NameError) {
         try Self.check(name)
         let mounted = Mounted(name: name, server: server.mounted(at: name, siteAccess: access), status: status,
                               viewers: ViewerCount(clock: clock), order: order)
         let added = streams.withLock { streams in
-            guard !streams.contains(where: { $0.name == name }) else { return false }
+            if let index = streams.firstIndex(where: { $0.name == name }) {
+                guard replacing else { return false }
+                streams.remove(at: index)
+            }
             streams.insert(mounted, at: streams.firstIndex { $0.order > order } ?? streams.endIndex)
             return true
         }

@@ -49,21 +49,24 @@ struct LiveRun {
 
     /// Runs the stream until it ends; a stream that fails throws its error in the command line's words.
     func run(watch: (LiveEngine) -> Watch) throws {
+        var mounted = false
         do {
-            try runStream(watch: watch)
+            try runStream(watch: watch, mounted: &mounted)
         } catch {
             // On the one server's index, a stream that could not start is listed as stopped, with why.
-            if let site, !site.server.names.contains(site.name), let directory = plan.request.outputDirectory {
+            if let site, !mounted, let directory = plan.request.outputDirectory {
                 let status = LiveStreamStatus(input: Self.input(plan), recordingFolder: nil)
                 status.ended(reason: (error as? CommandError)?.message ?? "\(error)")
+                // The name was checked with the file.
                 try? site.server.add(site.name, server: StreamServer(root: directory, metrics: ServerMetrics(), access: site.access),
-                                     status: status, order: site.order)
+                                     status: status, order: site.order, replacing: true)
             }
             throw error
         }
     }
 
-    private func runStream(watch: (LiveEngine) -> Watch) throws {
+    /// `mounted` says whether the stream is on the one server: from then on its own status tells how it ends.
+    private func runStream(watch: (LiveEngine) -> Watch, mounted: inout Bool) throws {
         // Before anything is captured or read: a store that refuses the stream is said at once.
         try publish?.checkTarget()
         var plan = plan
@@ -120,10 +123,11 @@ struct LiveRun {
         if let status { configuration.observers.append(status) }
         if let site, let status {
             do {
-                try site.server.add(site.name, server: server, status: status, order: site.order)
+                try site.server.add(site.name, server: server, status: status, order: site.order, replacing: true)
             } catch {
                 throw CommandError(error.description, exitCode: .config)
             }
+            mounted = true
         }
         let engine = LiveEngine(configuration: configuration, sources: sources, store: store,
                                 messages: { [voice] message in
@@ -139,7 +143,10 @@ struct LiveRun {
         }
         let watching = watch(engine)
         defer { watching.streamEnded() }
-        guard watching.runs else { return }
+        guard watching.runs else {
+            status?.ended(reason: nil)
+            return
+        }
         let outcome: LiveEngine.Outcome
         do {
             outcome = try engine.run()
