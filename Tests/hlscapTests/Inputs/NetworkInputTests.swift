@@ -409,8 +409,10 @@ import Testing
         try ExternalTools.validateStream(stream)
         let text = try String(contentsOf: stream.appendingPathComponent("playlist.m3u8"), encoding: .utf8)
         #expect(text.components(separatedBy: "#EXT-X-DISCONTINUITY\n").count == 2, "\(text)")
-        // Every picture decodes (ffprobe decodes them; ffmpeg's null output would also re-time them on a
-        // 1/30 s grid, where the camera's last picture and the stand-in's first, taken 4 ms apart, collide).
+        // Every picture decodes, and FFmpeg says nothing: its null output re-times them on a 1/30 s grid,
+        // where the camera's last picture and the stand-in's first collided when the stand-in began the
+        // moment the camera was found gone, a few milliseconds after its last picture.
+        #expect(try ExternalTools.ffmpegDecodeErrors(path: stream.appendingPathComponent("playlist.m3u8").path).isEmpty)
         let decoded = try ExternalTools.run("ffprobe", ["-v", "error", "-count_frames", "-select_streams", "v:0",
                                                         "-show_entries", "stream=nb_read_frames", "-of", "csv=p=0",
                                                         stream.appendingPathComponent("playlist.m3u8").path])
