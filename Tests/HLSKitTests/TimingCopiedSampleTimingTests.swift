@@ -43,6 +43,15 @@ import Testing
         #expect(times == (0..<50).map { Int64($0) * 1024 })
     }
 
+    /// A leap back (a sender's clock set, an RTP wrap) is taken as it comes, sound and pictures alike, for
+    /// the source's timeline to re-base: nothing is left out or held at the old times.
+    @Test func aLeapBackIsTakenAsItComes() {
+        let sound: [Int64] = (0..<10).map { 480_000 + $0 * 1024 } + (0..<10).map { $0 * 1024 }
+        #expect(Self.placed(sound, isVideo: false, timescale: 48_000) == sound)
+        let pictures: [Int64] = (0..<10).map { 900_000 + $0 * 3000 } + (0..<10).map { $0 * 3000 }
+        #expect(Self.placed(pictures, isVideo: true, timescale: 90_000, durationHint: 3000) == pictures)
+    }
+
     /// Pictures stamped alike (0, 0 ms) or a few milliseconds apart at the start come at least a frame's
     /// spacing apart (less the millisecond of rounding), instead of a tick; the stamps after them are
     /// followed again once they catch up.

@@ -4,11 +4,13 @@
 /// 21 or 22 ms apart (1,008 or 1,056 ticks) and GStreamer's `rtmp2sink` may stamp two pictures alike.
 /// Sound is counted instead, 1,024 samples a frame from the first, and re-anchored to the sender's stamps
 /// only when they are more than half a frame away (a frame lost, a sender's clock drifting): durations
-/// stay frame-exact. A sound frame stamped no later than the one before is left out: GStreamer's `flvmux`
-/// stamps the encoder's priming frame, due before 0, at 0 beside the first real one, and either counting
-/// on or starting again from it would play every frame after it a frame late or overlap two. A picture comes at least a frame's spacing, less the millisecond a stamp's rounding
-/// takes, after the one before, so no two are placed a tick apart; the pictures after it keep that spacing
-/// until the sender's own stamps catch up. Composition offsets are kept.
+/// stay frame-exact. A sound frame stamped no later than the one before (by less than a frame) is left
+/// out: GStreamer's `flvmux` stamps the encoder's priming frame, due before 0, at 0 beside the first real
+/// one, and either counting on or starting again from it would play every frame after it a frame late or
+/// overlap two. A picture comes at least a frame's spacing, less the millisecond a stamp's rounding takes,
+/// after the one before, so no two are placed a tick apart; the pictures after it keep that spacing until
+/// the sender's own stamps catch up. Composition offsets are kept. Stamps that leap back (a clock set, an
+/// RTP wrap) are taken as they come, for the source's timeline to re-base.
 public struct CopiedSampleTiming: Sendable {
     /// Samples in an AAC frame, the ticks of one frame at the track's timescale (its sample rate).
     public static let aacFrameTicks: Int64 = 1024
@@ -21,8 +23,6 @@ public struct CopiedSampleTiming: Sendable {
     private var lastStamp: Int64?
     /// How often sound was re-anchored to the sender's stamps.
     public private(set) var reanchorCount = 0
-    /// Sound frames left out for a stamp that repeats or goes back.
-    public private(set) var leftOutCount = 0
 
     /// For a video track, or an AAC one whose timescale is its sample rate.
     public init(timescale: Timescale, isVideo: Bool) {
@@ -34,8 +34,8 @@ public struct CopiedSampleTiming: Sendable {
     public mutating func place(_ sample: EncodedSample) -> EncodedSample? {
         var placed = sample
         if isAudio {
-            if let lastStamp, sample.decodeTime <= lastStamp {
-                leftOutCount += 1
+            // A stamp that repeats (or steps back less than a frame); a leap back is the timeline's to re-base.
+            if let lastStamp, sample.decodeTime <= lastStamp, lastStamp - sample.decodeTime < Self.aacFrameTicks {
                 return nil
             }
             lastStamp = sample.decodeTime
@@ -47,7 +47,10 @@ public struct CopiedSampleTiming: Sendable {
             next = placed.decodeTime + Self.aacFrameTicks
             return placed
         }
-        if let next { placed.decodeTime = max(sample.decodeTime, next) }
+        // Stamps more than a second behind are a leap back (a clock set, a wrap), the timeline's to re-base.
+        if let next, sample.decodeTime < next, next - sample.decodeTime < timescale.perSecond {
+            placed.decodeTime = next
+        }
         if let spacing = sample.durationHint, spacing > 0 {
             let roundingTicks = timescale.perSecond / 1000
             next = placed.decodeTime + max(1, spacing - roundingTicks)
