@@ -43,6 +43,19 @@ import Testing
         #expect(times == (0..<50).map { Int64($0) * 1024 })
     }
 
+    /// rtmp2sink's B-frames: decode stamps 2 to 43 ms apart, presentation stamps a frame apart. Reordered
+    /// pictures are left as they come, so that their presentation stays the sender's.
+    @Test func reorderedPicturesKeepTheirPresentationTimes() {
+        let decode: [Int64] = [0, 2, 23, 66, 108, 130, 172, 213, 235, 277].map { $0 * 90 }
+        let present: [Int64] = [5, 105, 39, 72, 205, 139, 172, 305, 239, 272].map { $0 * 90 }
+        var timing = CopiedSampleTiming(timescale: 90_000, isVideo: true)
+        let placed = zip(decode, present).compactMap { dts, pts in
+            timing.place(EncodedSample(track: 0, decodeTime: dts, compositionOffset: Int32(pts - dts), durationHint: 2970,
+                                       isSync: false, data: []))
+        }
+        #expect(placed.map(\.decodeTime) == decode && placed.map(\.presentationTime) == present)
+    }
+
     /// A leap back (a sender's clock set, an RTP wrap) is taken as it comes, sound and pictures alike, for
     /// the source's timeline to re-base: nothing is left out or held at the old times.
     @Test func aLeapBackIsTakenAsItComes() {

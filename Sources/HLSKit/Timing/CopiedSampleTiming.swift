@@ -9,7 +9,8 @@
 /// one, and either counting on or starting again from it would play every frame after it a frame late or
 /// overlap two. A picture comes at least a frame's spacing, less the millisecond a stamp's rounding takes,
 /// after the one before, so no two are placed a tick apart; the pictures after it keep that spacing until
-/// the sender's own stamps catch up. Composition offsets are kept. Stamps that leap back (a clock set, an
+/// the sender's own stamps catch up. Pictures with reordering (B-frames) are left as they come: their
+/// presentation stamps, a frame apart, are what a player shows. Stamps that leap back (a clock set, an
 /// RTP wrap) are taken as they come, for the source's timeline to re-base.
 public struct CopiedSampleTiming: Sendable {
     /// Samples in an AAC frame, the ticks of one frame at the track's timescale (its sample rate).
@@ -21,6 +22,8 @@ public struct CopiedSampleTiming: Sendable {
     private var next: Int64?
     /// The last sound frame's stamp, as the sender gave it.
     private var lastStamp: Int64?
+    /// Whether the pictures came with reordering (B-frames): their presentation stamps are kept as they are.
+    private var reorders = false
     /// How often sound was re-anchored to the sender's stamps.
     public private(set) var reanchorCount = 0
 
@@ -48,6 +51,9 @@ public struct CopiedSampleTiming: Sendable {
             return placed
         }
         // Stamps more than a second behind are a leap back (a clock set, a wrap), the timeline's to re-base.
+        // Reordered pictures are presented when the sender says, whatever their decode stamps.
+        if sample.compositionOffset != 0 { reorders = true }
+        guard !reorders else { return sample }
         if let next, sample.decodeTime < next, next - sample.decodeTime < timescale.perSecond {
             placed.decodeTime = next
         }
