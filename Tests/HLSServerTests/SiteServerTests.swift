@@ -342,6 +342,34 @@ import Testing
         #expect(parsed["hlscap_http_connections"] as? Double ?? 0 >= 1, "\(parsed)")
     }
 
+    @Test func aReloadIsAPostWithTheAdminToken() throws {
+        let site = SiteServer(access: AccessControl(token: "all"))
+        func post(_ headers: [String: String] = [:], method: String = "POST") throws -> HTTPResponse {
+            try #require(StreamServerTests.answer(site.handle(HTTPRequest(method: method, path: "/api/v1/reload",
+                                                                          headers: headers))))
+        }
+        // Without an admin token, there is no reload by HTTP.
+        #expect(try post(["authorization": "Bearer all"]).status == 404)
+        let reloads = Locked(0)
+        site.answerReloads(token: "admin") {
+            let count = reloads.withLock { count in
+                count += 1
+                return count
+            }
+            return SiteServer.ReloadAnswer(accepted: count == 1, json: count == 1 ? "{\"added\":[]}\n" : "{\"errors\":[]}\n")
+        }
+        #expect(try post().status == 401)
+        // The viewers' token is not the admin's.
+        #expect(try post(["authorization": "Bearer all"]).status == 403)
+        #expect(try post(["authorization": "Bearer admin"], method: "GET").status == 405)
+        #expect(reloads.withLock { $0 } == 0)
+        let done = try post(["authorization": "Bearer admin"])
+        #expect(done.status == 200 && Self.text(done) == "{\"added\":[]}\n")
+        #expect(done.headers.contains { $0.0 == "Content-Type" && $0.1 == "application/json" })
+        #expect(try post(["authorization": "Bearer admin"]).status == 422)
+        #expect(reloads.withLock { $0 } == 2)
+    }
+
     static func fetch(_ url: String) throws -> (status: Int, text: String) {
         let result = Locked<(Int, String)?>(nil)
         let done = DispatchSemaphore(value: 0)

@@ -28,7 +28,7 @@ public struct RunFileSchema: Sendable {
     public static let serverKeys: [String: Kind] = [
         "listen": .value, "tls-cert": .value, "tls-key": .value, "max-clients": .value, "idle-timeout": .value,
         "header-timeout": .value, "auth-token": .value, "auth-token-file": .value, "auth-key": .value,
-        "metrics-token": .value,
+        "metrics-token": .value, "admin-token": .value,
     ]
 
     /// `recordings:`, retention for the whole disk.

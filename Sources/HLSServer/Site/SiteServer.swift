@@ -31,6 +31,21 @@ public final class SiteServer: Sendable {
     private let streams = Locked<[Mounted]>([])
 
     static let apiPath = "/api/v1/streams"
+    static let reloadPath = "/api/v1/reload"
+
+    /// What a reload answers: whether it was done, and JSON saying what it did or why it was refused.
+    public struct ReloadAnswer: Sendable {
+        public var accepted: Bool
+        public var json: String
+
+        public init(accepted: Bool, json: String) {
+            self.accepted = accepted
+            self.json = json
+        }
+    }
+
+    /// `POST /api/v1/reload`'s token and what it does; nil answers 404.
+    private let reloading = Locked<(token: String, reload: @Sendable () -> ReloadAnswer)?>(nil)
     /// Names a stream cannot take: the server's own paths.
     static let reservedNames: Set<String> = ["api", "metrics", "index"]
     static let longestName = 64
@@ -72,6 +87,12 @@ public final class SiteServer: Sendable {
         }
     }
 
+    /// Answers `POST /api/v1/reload` with `reload()` for a request that presents `token` (as a bearer token
+    /// or `?token=`): 200 when it was done, 422 when it was refused, with its JSON.
+    public func answerReloads(token: String, _ reload: @escaping @Sendable () -> ReloadAnswer) {
+        reloading.withLock { $0 = (token, reload) }
+    }
+
     /// The streams served, in the index's order.
     public var names: [String] { streams.withLock { $0.map(\.name) } }
 
@@ -104,6 +125,7 @@ public final class SiteServer: Sendable {
                 return counted(mounted.server.handle(request), request: request, viewers: mounted.viewers)
             }
         }
+        if request.path == Self.reloadPath { return handleReload(request) }
         switch request.method {
         case "GET", "HEAD":
             break
@@ -145,6 +167,26 @@ public final class SiteServer: Sendable {
             return answer(.page, json(SiteAPI.one(entry)))
         default:
             return answer(.other, .text(404, "not found", headers: ServerHeaders.noStore))
+        }
+    }
+
+    private func handleReload(_ request: HTTPRequest) -> HTTPReply {
+        guard let (token, reload) = reloading.withLock({ $0 }) else {
+            return answer(.other, .text(404, "not found", headers: ServerHeaders.noStore))
+        }
+        guard request.method == "POST" else {
+            return answer(.other, .text(405, "only POST", headers: [("Allow", "POST")] + ServerHeaders.noStore))
+        }
+        switch AccessControl(token: token).decide(request) {
+        case .missing:
+            return answer(.page, .text(401, "credentials required", headers: [("WWW-Authenticate", "Bearer")] + ServerHeaders.noStore))
+        case .refused:
+            return answer(.page, .text(403, "forbidden", headers: ServerHeaders.noStore))
+        case .allowed:
+            let outcome = reload()
+            return answer(.page, HTTPResponse(status: outcome.accepted ? 200 : 422, headers: [
+                ("Content-Type", "application/json"), ("Cache-Control", "no-store"),
+            ], body: .bytes(Array(outcome.json.utf8))))
         }
     }
 

@@ -30,7 +30,8 @@ final class StatusLine {
 }
 
 /// SIGINT and SIGTERM delivered on a queue instead of killing the process; the handler learns whether
-/// this is the second one. With `onMark`, SIGUSR1 calls it (an operator's mark) instead of ending the process.
+/// this is the second one. With `onMark`, SIGUSR1 calls it (an operator's mark) instead of ending the process;
+/// with `onReload`, SIGHUP calls it (`systemctl reload`).
 ///
 /// Unchecked sendable: `count` is touched only on `queue`, the sources only before `cancel`.
 final class SignalHandling: @unchecked Sendable {
@@ -38,11 +39,13 @@ final class SignalHandling: @unchecked Sendable {
     private var count = 0
     private let queue = DispatchQueue(label: "hlscap.signals")
 
-    init(onMark: (@Sendable () -> Void)? = nil, _ handler: @escaping @Sendable (_ second: Bool) -> Void) {
-        if let onMark {
-            signal(SIGUSR1, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: SIGUSR1, queue: queue)
-            source.setEventHandler(handler: onMark)
+    init(onMark: (@Sendable () -> Void)? = nil, onReload: (@Sendable () -> Void)? = nil,
+         _ handler: @escaping @Sendable (_ second: Bool) -> Void) {
+        for (number, action) in [(SIGUSR1, onMark), (SIGHUP, onReload)] {
+            guard let action else { continue }
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+            source.setEventHandler(handler: action)
             source.resume()
             sources.append(source)
         }

@@ -54,21 +54,17 @@ struct RunCommand: Command {
             return
         }
         let set = StreamSet()
-        let signals = SignalHandling(onMark: { set.markAll() }) { second in set.stopAll(atOnce: second) }
-        defer { signals.cancel() }
-        let several = configuration.streams.count > 1
         // One server for every stream (`server:`): each below /NAME/, the index at /.
         let site = configuration.server.map { SiteServer(access: $0.access) }
+        let reloader = RunReloader(configuration, set: set, site: site)
+        let signals = SignalHandling(onMark: { set.markAll() }, onReload: { reloader.reload() }) { second in
+            set.stopAll(atOnce: second)
+        }
+        defer { signals.cancel() }
+        if let site, let token = configuration.adminToken { site.answerReloads(token: token) { reloader.answer() } }
         let http = try configuration.server.map { try $0.start(site!, streamCount: configuration.streams.count) }
         defer { http?.stop() }
-        for (order, stream) in configuration.streams.enumerated() {
-            if stream.resumes { printError("\(stream.name): continuing the stream in \(stream.plan.request.outputDirectory!)") }
-            set.start(stream.name, LiveRun(plan: stream.plan, publish: stream.options.publish, serve: nil,
-                                           verbose: stream.options.verbose,
-                                           voice: several ? .named(stream.name) : .plain,
-                                           site: site.map { .init(server: $0, name: stream.name, order: order,
-                                                                  access: stream.options.serve?.access) }))
-        }
+        reloader.startAll()
         let exitCode = set.wait()
         guard exitCode == .success else { throw CommandError("", exitCode: exitCode) }
     }

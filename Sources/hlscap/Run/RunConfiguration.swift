@@ -16,6 +16,8 @@ struct RunConfiguration {
         /// Its folder held a stream, which this run continues.
         var resumes: Bool
         var file: RunStream
+        /// Its settings as `live`'s words, before `--resume`: a reload restarts the stream when they differ.
+        var arguments: [String]
     }
 
     /// The problems of a file that does not check, one line each.
@@ -27,6 +29,10 @@ struct RunConfiguration {
     var streams: [Stream] = []
     /// The one server's options (`server:`), nil without a `listen` address.
     var server: ServerOptions?
+    /// The token that `POST /api/v1/reload` takes (`server: admin-token`); without it, no reload by HTTP.
+    var adminToken: String?
+    /// The server's settings as words: a reload cannot change them while the server runs.
+    var serverArguments: [String] = []
     /// Retention for the whole disk (`recordings:`).
     var retention = RecordingRetention()
 
@@ -43,8 +49,11 @@ struct RunConfiguration {
         let (file, fileProblems) = RunFile.read(text, schema: RunKeys.schema)
         var problems = fileProblems
         let listen = file.server.first { $0.key == "listen" }?.text
+        adminToken = file.server.first { $0.key == "admin-token" }?.text
+        serverArguments = Self.arguments(file.server)
         do {
-            let settings = file.server.map { $0.key == "listen" ? Setting("serve", $0.value, at: $0.mark) : $0 }
+            let settings = file.server.filter { $0.key != "admin-token" }
+                .map { $0.key == "listen" ? Setting("serve", $0.value, at: $0.mark) : $0 }
             var arguments = ArgumentList(Self.arguments(settings))
             server = try ServerOptions(arguments: &arguments, option: "--serve")
         } catch let error as CommandError {
@@ -71,6 +80,7 @@ struct RunConfiguration {
             var words = Self.arguments(stream.settings)
             if stream.setting("out") == nil, let folder = stream.outputFolder { words.append("--out=" + folder) }
             if let listen { words.append("--serve=" + listen) }
+            let checkedWords = words
             let resumes = resumingStreams && Self.holdsStream(stream)
             if resumes { words.append("--resume") }
             do {
@@ -82,7 +92,8 @@ struct RunConfiguration {
                 } catch {
                     throw CommandError(error)
                 }
-                streams.append(Stream(name: stream.name, options: options, plan: plan, resumes: resumes, file: stream))
+                streams.append(Stream(name: stream.name, options: options, plan: plan, resumes: resumes, file: stream,
+                                      arguments: checkedWords))
             } catch let error as CommandError {
                 problems.append(Self.problem(error, settings: stream.settings, at: stream.mark, in: "stream \(stream.name)"))
             }

@@ -9,6 +9,10 @@ final class StreamSet: Sendable {
     private struct Member {
         var engine: LiveEngine?
         var exitCode: ExitCode?
+        /// Asked to end before its engine existed: it does not run.
+        var ending = false
+        /// Left when its thread is done.
+        let done = DispatchGroup()
     }
 
     private struct State {
@@ -21,11 +25,13 @@ final class StreamSet: Sendable {
 
     /// Starts `run` as the stream `name`, which must not be running.
     func start(_ name: String, _ run: LiveRun) {
+        let member = Member()
         state.withLock { state in
             precondition(state.members[name] == nil, "stream \(name) runs already")
-            state.members[name] = Member()
+            state.members[name] = member
         }
         running.enter()
+        member.done.enter()
         let thread = Thread { [self] in
             let exitCode: ExitCode
             do {
@@ -42,6 +48,7 @@ final class StreamSet: Sendable {
                 state.members[name]?.engine = nil
                 state.members[name]?.exitCode = exitCode
             }
+            member.done.leave()
             running.leave()
         }
         thread.name = "hlscap.stream.\(name)"
@@ -52,7 +59,7 @@ final class StreamSet: Sendable {
     private func watch(_ name: String, _ engine: LiveEngine) -> LiveRun.Watch {
         let stopping = state.withLock { state in
             state.members[name]?.engine = engine
-            return state.stopping
+            return state.stopping || state.members[name]?.ending == true
         }
         return LiveRun.Watch(runs: !stopping)
     }
@@ -67,6 +74,29 @@ final class StreamSet: Sendable {
         for engine in engines {
             if atOnce { engine.endAtOnce() } else { engine.requestStop() }
         }
+    }
+
+    /// Ends the stream `name` as a stop ends it (the last segment, ENDLIST, its recording closed), waits
+    /// until its thread is done and forgets it, its exit status with it: it ended because it was asked to.
+    func end(_ name: String) {
+        let member = state.withLock { state -> Member? in
+            state.members[name]?.ending = true
+            return state.members[name]
+        }
+        guard let member else { return }
+        member.engine?.requestStop()
+        member.done.wait()
+        state.withLock { state in _ = state.members.removeValue(forKey: name) }
+    }
+
+    /// Ends the stream `name`, then starts `next()` in its place unless the set is stopping; the set does
+    /// not count as ended in between.
+    func replace(_ name: String, with next: () -> LiveRun?) {
+        running.enter()
+        defer { running.leave() }
+        end(name)
+        guard !state.withLock({ $0.stopping }), let run = next() else { return }
+        start(name, run)
     }
 
     /// A new segment at the next frame in every stream.
