@@ -40,7 +40,15 @@ VM_PACKAGES := qemu-system-x86 linux-image-amd64 busybox-static cpio kmod v4l-ut
 # (named once that kernel is installed, so the module is built for it and not for a newer headers package).
 VM_MODULE_PACKAGES = linux-headers-$$(scripts/vm/kernel-version.sh) v4l2loopback-dkms
 
-.PHONY: deps build release check test test-tools test-fuzz-parsers test-devices soak soak-publish soak-s3 bench-s3-fleet recording-hour latency crash-campaign clock-drift fuzz fuzz-parsers test-sanitizers golden demo bench fixtures clean
+# Where `make install` puts hlscap: PREFIX/bin, PREFIX/lib/systemd/system, PREFIX/share/doc/hlscap and
+# SYSCONFDIR/hlscap, each below DESTDIR when it is given (a package's staging folder).
+PREFIX ?= /usr/local
+SYSCONFDIR ?= /etc
+DESTDIR ?=
+# The binary install-files copies; `make install` builds the release one first.
+HLSCAP_INSTALL_BIN ?= .build/release/hlscap
+
+.PHONY: install install-files deps build release check test test-tools test-fuzz-parsers test-devices soak soak-publish soak-s3 bench-s3-fleet recording-hour latency crash-campaign clock-drift fuzz fuzz-parsers test-sanitizers golden demo bench fixtures clean
 
 deps:
 	scripts/install-deps.sh $(DEPS_PACKAGES)
@@ -58,6 +66,24 @@ RELEASE_FLAGS := -c release --static-swift-stdlib -Xswiftc -use-ld=lld -Xlinker 
 release: deps
 	$(SWIFT) build $(RELEASE_FLAGS) $(SWIFT_BUILD_FLAGS)
 	.build/release/hlscap --version
+
+# The release binary, the service (contrib/systemd/hlscap.service, naming PREFIX/bin/hlscap) and the
+# commented example as SYSCONFDIR/hlscap/hlscap.yml, unless a file is there already: it is the operator's.
+install: release
+	$(MAKE) install-files
+
+install-files:
+	install -D -m 0755 $(HLSCAP_INSTALL_BIN) $(DESTDIR)$(PREFIX)/bin/hlscap
+	install -d $(DESTDIR)$(PREFIX)/lib/systemd/system
+	sed -e 's|/usr/local/bin/hlscap|$(PREFIX)/bin/hlscap|' -e 's|/usr/local/share/doc/hlscap|$(PREFIX)/share/doc/hlscap|' \
+		-e 's|/etc/hlscap/|$(SYSCONFDIR)/hlscap/|g' \
+		contrib/systemd/hlscap.service > $(DESTDIR)$(PREFIX)/lib/systemd/system/hlscap.service
+	chmod 0644 $(DESTDIR)$(PREFIX)/lib/systemd/system/hlscap.service
+	install -D -m 0644 README.md $(DESTDIR)$(PREFIX)/share/doc/hlscap/README.md
+	install -d $(DESTDIR)$(PREFIX)/share/doc/hlscap/docs
+	install -m 0644 docs/*.md $(DESTDIR)$(PREFIX)/share/doc/hlscap/docs/
+	install -d $(DESTDIR)$(SYSCONFDIR)/hlscap
+	test -e $(DESTDIR)$(SYSCONFDIR)/hlscap/hlscap.yml || install -m 0644 contrib/hlscap.yml $(DESTDIR)$(SYSCONFDIR)/hlscap/hlscap.yml
 
 # The loop to run while working: the build and every test that runs in process (the pure core, the
 # stores and writers, FFmpeg's wrappers and the capture sources, the live engine on the test source
