@@ -19,7 +19,9 @@ struct RunCommand: Command {
         A stream that fails ends alone, its error on a line that starts with its name; the others go
         on. A stream whose folder holds a stream (after a stop, a crash or kill -9) continues it, as
         hlscap live --resume does. A second Ctrl-C ends every stream at once. SIGUSR1 starts a new
-        segment at the next frame in every stream. With server: listen, one server serves every
+        segment at the next frame in every stream. SIGHUP reads FILE again: new streams start,
+        removed ones end, changed ones restart, the others are not touched, and a FILE that does not
+        check is refused while the streams go on. With server: listen, one server serves every
         stream below /NAME/, an index of them at /, /api/v1/streams and /metrics. The file's
         format: docs/run.md.
 
