@@ -87,8 +87,9 @@ public final class SiteServer: Sendable {
         }
     }
 
-    /// Answers `POST /api/v1/reload` with `reload()` for a request that presents `token` (as a bearer token
-    /// or `?token=`): 200 when it was done, 422 when it was refused, with its JSON.
+    /// Answers `POST /api/v1/reload` with `reload()`, called off the server's thread, for a request that
+    /// presents `token` (as a bearer token or `?token=`): 200 when it was done, 422 when it was refused,
+    /// with its JSON.
     public func answerReloads(token: String, _ reload: @escaping @Sendable () -> ReloadAnswer) {
         reloading.withLock { $0 = (token, reload) }
     }
@@ -183,10 +184,17 @@ public final class SiteServer: Sendable {
         case .refused:
             return answer(.page, .text(403, "forbidden", headers: ServerHeaders.noStore))
         case .allowed:
-            let outcome = reload()
-            return answer(.page, HTTPResponse(status: outcome.accepted ? 200 : 422, headers: [
-                ("Content-Type", "application/json"), ("Cache-Control", "no-store"),
-            ], body: .bytes(Array(outcome.json.utf8))))
+            // Off the server's thread: a reload waits for the one before it, while every other request goes on.
+            return .later { [metrics] respond in
+                DispatchQueue.global().async {
+                    let outcome = reload()
+                    let status = outcome.accepted ? 200 : 422
+                    metrics.count(.page, status: status)
+                    respond(HTTPResponse(status: status, headers: [
+                        ("Content-Type", "application/json"), ("Cache-Control", "no-store"),
+                    ], body: .bytes(Array(outcome.json.utf8))))
+                }
+            }
         }
     }
 

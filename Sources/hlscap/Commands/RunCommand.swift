@@ -59,7 +59,10 @@ struct RunCommand: Command {
         // One server for every stream (`server:`): each below /NAME/, the index at /.
         let site = configuration.server.map { SiteServer(access: $0.access) }
         let reloader = RunReloader(configuration, set: set, site: site)
-        let signals = SignalHandling(onMark: { set.markAll() }, onReload: { reloader.reload() }) { second in
+        let signals = SignalHandling(onMark: { set.markAll() }, onReload: {
+            // Off the signals' queue: a reload waits for the one before it, an interrupt should not.
+            DispatchQueue.global().async { reloader.reload() }
+        }) { second in
             set.stopAll(atOnce: second)
         }
         defer { signals.cancel() }
