@@ -174,6 +174,47 @@ import Testing
         #expect(Set(recordings.files.keys) == Set(names.dropFirst(removed.count)), "\(recordings.files.keys.sorted())")
     }
 
+    /// A recording that shares its disk with another camera's (`run`'s `recordings: keep-size`): the other
+    /// camera's files of an earlier run are older, so they go first, said as that camera's; then the
+    /// stream's own oldest.
+    @Test func aRecordingSharingItsDiskLosesTheOldestFileOfAnyCamera() throws {
+        let clock = VirtualClock()
+        let source = try LoopedSource(clock: clock, framesPerSecond: 10, keyframeIntervalFrames: 20, seconds: 1800)
+        // The disk's own clock an hour behind: the other camera's files were written before this run.
+        let disk = MemoryStore(location: "disk", clock: VirtualClock(wallStart: VirtualClock.defaultWallStart - 3600))
+        let fileBytes = Int64(source.pictures.reduce(0) { $0 + $1.data.count }) * 150
+        try disk.write([UInt8](repeating: 0, count: Int(fileBytes)), to: "yard/07-00-00.mp4")
+        try disk.write([UInt8](repeating: 0, count: Int(fileBytes)), to: "yard/07-05-00.mp4")
+        let shared = SharedRecordingRetention(retention: RecordingRetention(keepBytes: fileBytes * 5 / 2))
+        let yardMessages = MessageLog()
+        _ = try shared.join(store: disk.below("yard"), retention: RecordingRetention(), messages: yardMessages.sink)
+        let messages = MessageLog()
+        var configuration = try Self.splitRecordingConfiguration(
+            seconds: 1800, recordings: disk, pattern: "%H-%M-%S.mp4", periodSeconds: 300, retention: RecordingRetention())
+        configuration.record?.store = disk.below("door")
+        configuration.record?.split?.sharedRetention = shared
+        configuration.observers = [source.observer]
+
+        let engine = LiveEngine(configuration: configuration, sources: [source], store: MemoryStore(), clock: clock,
+                                messages: messages.sink)
+        let outcome = try engine.runInVirtualTime(clock, messages: messages)
+        #expect(outcome.failure == nil, "\(String(describing: outcome.failure))")
+        func removed(_ log: MessageLog) -> [(String, RecordingRetention.Reason)] {
+            log.all.compactMap { entry in
+                if case .recordingRemoved(let path, let reason, _) = entry.message { (path, reason) } else { nil }
+            }
+        }
+        #expect(removed(yardMessages).map(\.0) == ["disk/yard/07-00-00.mp4", "disk/yard/07-05-00.mp4"])
+        let names = (0..<6).map { String(format: "08-%02d-00.mp4", $0 * 5) }
+        let door = removed(messages)
+        #expect(!door.isEmpty && door.map(\.0) == names.prefix(door.count).map { "disk/door/" + $0 }, "\(door)")
+        #expect((door + removed(yardMessages)).allSatisfy { $0.1 == .size })
+        #expect(Set(disk.files.keys) == Set(names.dropFirst(door.count).map { "door/" + $0 }), "\(disk.files.keys.sorted())")
+        // What is kept is within the limit, but for the file written last, which no pass has seen.
+        let keptBytes = names.dropFirst(door.count).dropLast().reduce(0) { $0 + ((try? disk.read("door/" + $1))?.count ?? 0) }
+        #expect(Int64(keptBytes) <= fileBytes * 5 / 2)
+    }
+
     /// A recording file read box by box, as the recordings index reads it.
     static func summary(_ bytes: [UInt8]) throws -> RecordingFileSummary {
         var builder = RecordingFileSummary.Builder()

@@ -44,6 +44,9 @@ public struct LiveConfiguration: Sendable {
             public var timeZone: TimeZone
             /// Which finished files are deleted as new ones come (none by default).
             public var retention = RecordingRetention()
+            /// Retention shared with other streams' recordings on the same disk, applied after `retention`;
+            /// nil: this recording's own rules alone.
+            public var sharedRetention: SharedRecordingRetention?
 
             public init(pattern: RecordingPattern, period: RecordingPeriod, timeZone: TimeZone) {
                 self.pattern = pattern

@@ -70,10 +70,11 @@ final class LiveRecorder: @unchecked Sendable {
     /// Split by time, on `queue`: the next boundary, the files asked for at cuts not yet reached, and how
     /// many files were started (the cuts the segmenter placed for them, plus the first).
     private var nextBoundary: Date?
-    private var pendingFiles: [String] = []
+    private var pendingFiles: [(path: String, start: Date)] = []
     private var startedFiles = 0
-    /// The open file's path in the store.
+    /// The open file's path in the store, and when its first frame was captured.
     private var currentPath: String?
+    private var currentStart: Date?
     /// How far the open file's times are moved back, in lead-track ticks: 0 for the first file.
     private var fileStartLeadTicks: Int64 = 0
     private let trackTimescales: [UInt32: Timescale]
@@ -84,6 +85,9 @@ final class LiveRecorder: @unchecked Sendable {
     /// On `queue`: the wall-clock time of capture tick zero, for each fragment's `prft`.
     private var wallClockAtZero: Date?
     private var kept = RecordingIndex()
+    /// With retention shared across streams, this recording's place in it: its files are kept there
+    /// instead of in `kept`.
+    private var sharedMember: SharedRecordingRetention.Member?
 
     /// `copying`: the copied source's video track, recorded as it is instead of encoded.
     init(settings: Settings, copying copiedVideo: TrackDescription? = nil, audio: TrackDescription?,
@@ -119,6 +123,8 @@ final class LiveRecorder: @unchecked Sendable {
         if settings.split == nil {
             writer = try RecordingWriter(store: settings.store, path: settings.path, tracks: tracks)
             currentPath = settings.path
+        } else if let split = settings.split, let shared = split.sharedRetention {
+            sharedMember = try shared.join(store: settings.store, retention: split.retention, messages: messages)
         } else if settings.split?.retention.isEmpty == false {
             // The files of earlier runs, with when each was last written: one scan at start; afterwards the
             // index grows as files are finished.
@@ -204,21 +210,22 @@ final class LiveRecorder: @unchecked Sendable {
         let path = split.pattern.expand(date, timeZone: split.timeZone)
         guard writer != nil || startedFiles > 0 else {
             do {
-                try open(path)
+                try open(path, startedAt: date)
                 try applyRetention(now: date)
             } catch {
                 record(error)
             }
             return
         }
-        pendingFiles.append(path)
+        pendingFiles.append((path, date))
         video?.addCut(atTicks: ticks)
         segmenter.addCut(atSourceTicks: ticks)
     }
 
-    private func open(_ path: String) throws {
+    private func open(_ path: String, startedAt start: Date) throws {
         writer = try RecordingWriter(store: settings.store, path: path, tracks: tracks)
         currentPath = path
+        currentStart = start
         startedFiles += 1
         messages(.recordingFileStarted(path: settings.store.location + "/" + path))
     }
@@ -229,7 +236,8 @@ final class LiveRecorder: @unchecked Sendable {
         if !pendingFiles.isEmpty, segmenter.placedCuts.count >= startedFiles,
            segment.startTicks >= segmenter.placedCuts[startedFiles - 1].placedTicks {
             try finishFile()
-            try open(pendingFiles.removeFirst())
+            let next = pendingFiles.removeFirst()
+            try open(next.path, startedAt: next.start)
             try applyRetention(now: lastCaptured ?? clock.now())
             fileStartLeadTicks = segment.startTicks - Self.startOffsetSeconds * segment.timescale.perSecond
         }
@@ -251,7 +259,12 @@ final class LiveRecorder: @unchecked Sendable {
         try finishing.finish()
         finishedFiles.append(location)
         if settings.split != nil {
-            kept.add(.init(path: path, end: lastCaptured ?? clock.now(), byteCount: Int64(bytes)))
+            let file = RecordingIndex.File(path: path, end: lastCaptured ?? clock.now(), byteCount: Int64(bytes))
+            if let sharedMember, let shared = settings.split?.sharedRetention {
+                shared.finished(file, startedAt: currentStart ?? file.end, by: sharedMember)
+            } else {
+                kept.add(file)
+            }
         }
         lock.withLock { finishedBytes += bytes }
         if settings.split != nil { messages(.recordingFileFinished(path: location, byteCount: bytes)) }
@@ -260,6 +273,9 @@ final class LiveRecorder: @unchecked Sendable {
     /// On `queue`: deletes the files retention no longer keeps, oldest first, and the folders they leave
     /// empty. The file being written is not in the index.
     private func applyRetention(now: Date) throws {
+        if let sharedMember, let shared = settings.split?.sharedRetention {
+            return try shared.apply(now: now, for: sharedMember)
+        }
         guard let retention = settings.split?.retention, !retention.isEmpty else { return }
         let store = settings.store
         let free = retention.minimumFreeBytes == nil ? nil : try store.availableBytes()

@@ -39,6 +39,15 @@ public struct RecordingIndex: Sendable, Equatable {
         totalBytes += file.byteCount
     }
 
+    /// A file that left otherwise (another rule deleted it): nil when it is not kept.
+    public mutating func remove(path: String) -> File? {
+        guard let index = files[start...].firstIndex(where: { $0.path == path }) else { return nil }
+        if index == start { return removeOldest() }
+        let file = files.remove(at: index)
+        totalBytes -= file.byteCount
+        return file
+    }
+
     mutating func removeOldest() -> File {
         let file = files[start]
         start += 1
@@ -80,6 +89,11 @@ public struct RecordingRetention: Sendable, Equatable {
     public struct Deletion: Sendable, Equatable {
         public var file: RecordingIndex.File
         public var reason: Reason
+
+        public init(file: RecordingIndex.File, reason: Reason) {
+            self.file = file
+            self.reason = reason
+        }
     }
 
     /// Takes from `index` the files to delete at `now`, oldest first, with the disk's free bytes as they

@@ -1,0 +1,170 @@
+import Foundation
+import HLSBase
+import HLSKit
+import HLSOutput
+
+/// Retention over the split recordings of several streams on one disk (`hlscap run`'s `recordings:`):
+/// while all their files together take more than `keepBytes`, or the disk has less free than
+/// `minimumFreeBytes`, the oldest file of any stream goes first, oldest by when it started. Each stream's
+/// own rules (`--keep`, `--keep-size`, `--min-free`) still apply to its own files first, as they do
+/// without a shared retention.
+///
+/// Every stream's recorder joins once and then tells it of each file it finishes; a pass runs when a
+/// recorder opens a file. Passes of different streams take one lock, so a file is deleted once, by the
+/// pass that decides it, and said as its own stream's (`EngineMessage.recordingRemoved`). The free space
+/// is the least any stream's store reports: the recordings are taken to share one disk.
+public final class SharedRecordingRetention: Sendable {
+    /// One stream's recordings, as it joined.
+    public final class Member: Sendable {
+        fileprivate let number: Int
+
+        fileprivate init(number: Int) {
+            self.number = number
+        }
+    }
+
+    public let retention: RecordingRetention
+    private let state = Locked(State())
+
+    private struct Stream {
+        var store: any StreamStore
+        var retention: RecordingRetention
+        var messages: @Sendable (EngineMessage) -> Void
+        /// Its own files, for its own rules.
+        var own = RecordingIndex()
+    }
+
+    /// A file of any stream, in the order they go.
+    private struct Entry {
+        var stream: Int
+        var file: RecordingIndex.File
+        var start: Date
+        var location: String
+    }
+
+    private struct State {
+        var streams: [Stream] = []
+        /// Every stream's files, oldest start first.
+        var entries: [Entry] = []
+        var totalBytes: Int64 = 0
+        var locations: Set<String> = []
+    }
+
+    /// `retention`'s `keepSeconds` is not shared: age is each stream's own (`--keep`).
+    public init(retention: RecordingRetention) {
+        self.retention = retention
+    }
+
+    /// A stream's recordings in `store` join, with the stream's own rules: the `.mp4` files already
+    /// there (of earlier runs, oldest by when they were last written) count from now on. Deletions of
+    /// its files are said through `messages`.
+    public func join(store: any StreamStore, retention own: RecordingRetention,
+                     messages: @escaping @Sendable (EngineMessage) -> Void) throws(StoreError) -> Member {
+        let found = try store.files(below: "").filter { $0.path.hasSuffix(".mp4") }
+        return state.withLock { state in
+            let number = state.streams.count
+            var files: [RecordingIndex.File] = []
+            for stored in found {
+                let location = store.location + "/" + stored.path
+                // A folder two streams record into: each file counts once.
+                guard state.locations.insert(location).inserted else { continue }
+                let file = RecordingIndex.File(path: stored.path, end: stored.modified, byteCount: stored.byteCount)
+                files.append(file)
+                Self.insert(Entry(stream: number, file: file, start: stored.modified, location: location), in: &state)
+            }
+            state.streams.append(Stream(store: store, retention: own, messages: messages, own: RecordingIndex(files)))
+            return Member(number: number)
+        }
+    }
+
+    /// `member` finished `file`, which it started at `start` on the wall clock.
+    public func finished(_ file: RecordingIndex.File, startedAt start: Date, by member: Member) {
+        state.withLock { state in
+            let location = state.streams[member.number].store.location + "/" + file.path
+            guard state.locations.insert(location).inserted else { return }
+            state.streams[member.number].own.add(file)
+            Self.insert(Entry(stream: member.number, file: file, start: start, location: location), in: &state)
+        }
+    }
+
+    /// The files the rules no longer keep, at `now`: first `member`'s own rules on its own files, then
+    /// the shared ones on every stream's, oldest first. A file of `member` that cannot be deleted ends the
+    /// pass with its error; one of another stream is said as that stream's and the pass goes on.
+    public func apply(now: Date, for member: Member) throws(StoreError) {
+        try state.withLock { (state: inout State) throws(StoreError) in
+            let stream = state.streams[member.number]
+            if !stream.retention.isEmpty {
+                let free = stream.retention.minimumFreeBytes == nil ? nil : try stream.store.availableBytes()
+                for deletion in stream.retention.deletions(from: &state.streams[member.number].own, now: now,
+                                                           freeBytes: free) {
+                    let location = stream.store.location + "/" + deletion.file.path
+                    if let index = state.entries.firstIndex(where: { $0.location == location }) {
+                        state.totalBytes -= state.entries.remove(at: index).file.byteCount
+                    }
+                    state.locations.remove(location)
+                    try Self.remove(deletion, of: stream)
+                }
+            }
+            var free: Int64?
+            if retention.minimumFreeBytes != nil {
+                for other in state.streams {
+                    if let available = try other.store.availableBytes() { free = min(free ?? available, available) }
+                }
+            }
+            while let oldest = state.entries.first {
+                let reason: RecordingRetention.Reason
+                if let keepBytes = retention.keepBytes, state.totalBytes > keepBytes {
+                    reason = .size
+                } else if let minimumFreeBytes = retention.minimumFreeBytes, let available = free,
+                          available < minimumFreeBytes {
+                    reason = .freeSpace
+                } else {
+                    break
+                }
+                state.entries.removeFirst()
+                state.totalBytes -= oldest.file.byteCount
+                state.locations.remove(oldest.location)
+                free = free.map { $0 + oldest.file.byteCount }
+                _ = state.streams[oldest.stream].own.remove(path: oldest.file.path)
+                let owner = state.streams[oldest.stream]
+                do throws(StoreError) {
+                    try Self.remove(.init(file: oldest.file, reason: reason), of: owner)
+                } catch {
+                    guard oldest.stream != member.number else { throw error }
+                    owner.messages(.removalFailed(error))
+                }
+            }
+        }
+    }
+
+    /// Every stream's files kept, oldest start first, by location.
+    public var kept: [String] {
+        state.withLock { $0.entries.map(\.location) }
+    }
+
+    /// Files mostly come newest, so the place is found from the end.
+    private static func insert(_ entry: Entry, in state: inout State) {
+        var index = state.entries.endIndex
+        while index > 0, (entry.start, entry.location) < (state.entries[index - 1].start, state.entries[index - 1].location) {
+            index -= 1
+        }
+        state.entries.insert(entry, at: index)
+        state.totalBytes += entry.file.byteCount
+    }
+
+    /// Deletes the file and the folders it leaves empty (a folder that cannot be removed is said, and the
+    /// recording goes on), and says so.
+    private static func remove(_ deletion: RecordingRetention.Deletion, of stream: Stream) throws(StoreError) {
+        try stream.store.remove(deletion.file.path)
+        var folder = (deletion.file.path as NSString).deletingLastPathComponent
+        do throws(StoreError) {
+            while !folder.isEmpty, try stream.store.removeDirectoryIfEmpty(folder) {
+                folder = (folder as NSString).deletingLastPathComponent
+            }
+        } catch {
+            stream.messages(.removalFailed(error))
+        }
+        stream.messages(.recordingRemoved(path: stream.store.location + "/" + deletion.file.path,
+                                          reason: deletion.reason, byteCount: deletion.file.byteCount))
+    }
+}
