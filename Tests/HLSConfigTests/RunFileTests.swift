@@ -60,6 +60,22 @@ import Testing
         #expect(file.recordings.map(\.key) == ["min-free"])
     }
 
+    /// `recordings:` holds the retention every stream's recordings share; `defaults:` may hold a stream's own.
+    @Test func theRecordingsSectionIsReadWithItsMarks() throws {
+        let file = try RunFile(text: """
+            defaults:
+              keep-size: 10G
+            streams:
+              a:
+            recordings:
+              keep-size: 50G
+              min-free: 2G
+            """, schema: RunFileSchema(streamKeys: ["keep-size": .value, "min-free": .value]))
+        #expect(file.recordings == [Setting("keep-size", .text("50G"), at: YAMLMark(line: 6, column: 3)),
+                                    Setting("min-free", .text("2G"), at: YAMLMark(line: 7, column: 3))])
+        #expect(file.streams.first?.setting("keep-size")?.value == .text("10G"))
+    }
+
     @Test func aSyntaxErrorIsOneProblemAtLibyamlsMark() {
         #expect(Self.problems("streams:\n  door:\n    video: test\n   audio: none\n")
                     == ["4:4: did not find expected key (while parsing a block mapping that starts at line 2)"])
@@ -92,6 +108,10 @@ import Testing
         ])
         #expect(Self.problems("streams:\n  a:\nserver:\n  listn: ':80'\n")
                     == ["4:3: server: unknown key 'listn'; did you mean 'listen'?"])
+        #expect(Self.problems("streams:\n  a:\nrecordings:\n  keep-size: 50G\n  keep: 7d\n") == [
+            "5:3: recordings: unknown key 'keep'; how long recordings are kept is each stream's: put it under "
+                + "defaults: (or a stream)",
+        ])
     }
 
     @Test func aWrongTypeSaysWhatTheKeyTakes() {

@@ -256,7 +256,9 @@ private struct Reader {
     private mutating func unknownKey(_ key: YAMLNode, keys: [String: RunFileSchema.Kind], in what: String) {
         let name = key.scalar!
         var message = "\(what): unknown key '\(name)'"
-        if let near = RunFileSchema.nearest(to: name, among: keys.keys) {
+        if keys == RunFileSchema.recordingsKeys, name == "keep" {
+            message += "; how long recordings are kept is each stream's: put it under defaults: (or a stream)"
+        } else if let near = RunFileSchema.nearest(to: name, among: keys.keys) {
             message += "; did you mean '\(near)'?"
         } else if keys != RunFileSchema.serverKeys, RunFileSchema.serverKeys[name] != nil {
             message += "; it is the server's: put it under server:"

@@ -23,8 +23,13 @@ public final class SharedRecordingRetention: Sendable {
         }
     }
 
-    public let retention: RecordingRetention
-    private let state = Locked(State())
+    private let state: Locked<State>
+
+    /// The shared rules; changed by a reload, they hold from the next pass.
+    public var retention: RecordingRetention {
+        get { state.withLock { $0.retention } }
+        set { state.withLock { $0.retention = newValue } }
+    }
 
     private struct Stream {
         var store: any StreamStore
@@ -43,6 +48,7 @@ public final class SharedRecordingRetention: Sendable {
     }
 
     private struct State {
+        var retention: RecordingRetention
         var streams: [Stream] = []
         /// Every stream's files, oldest start first.
         var entries: [Entry] = []
@@ -52,7 +58,7 @@ public final class SharedRecordingRetention: Sendable {
 
     /// `retention`'s `keepSeconds` is not shared: age is each stream's own (`--keep`).
     public init(retention: RecordingRetention) {
-        self.retention = retention
+        state = Locked(State(retention: retention))
     }
 
     /// A stream's recordings in `store` join, with the stream's own rules: the `.mp4` files already
@@ -105,6 +111,7 @@ public final class SharedRecordingRetention: Sendable {
                     try Self.remove(deletion, of: stream)
                 }
             }
+            let retention = state.retention
             var free: Int64?
             if retention.minimumFreeBytes != nil {
                 for other in state.streams {

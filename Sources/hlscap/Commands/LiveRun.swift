@@ -15,6 +15,8 @@ struct LiveRun {
     var voice: Voice
     /// `hlscap run`'s one server, where the stream is served below `/NAME/` instead of by a server of its own.
     var site: SiteMount?
+    /// Retention shared with the other streams' split recordings (`run`'s `recordings:`).
+    var sharedRetention: SharedRecordingRetention?
 
     struct SiteMount {
         var server: SiteServer
@@ -93,6 +95,7 @@ struct LiveRun {
             sources = try plan.inputs.makeSources()
             PlanNotice.say(try plan.resolve(opened: SourceFacts(sources)), to: voice.error)
             plan.configuration.record = try plan.recording?.configuration(startingAt: Date())
+            plan.configuration.record?.split?.sharedRetention = sharedRetention
         } catch {
             throw commandError(error)
         }

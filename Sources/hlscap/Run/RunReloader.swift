@@ -1,5 +1,6 @@
 import Foundation
 import HLSConfig
+import HLSEngine
 import HLSServer
 
 /// Reloads a running `hlscap run` from its file (SIGHUP, `POST /api/v1/reload`): the file is checked as
@@ -17,10 +18,13 @@ final class RunReloader: @unchecked Sendable {
     private let set: StreamSet
     private let site: SiteServer?
     private var current: RunConfiguration
+    /// One disk for every stream's split recordings (`recordings:`): the oldest file of any goes first.
+    private let sharedRetention: SharedRecordingRetention
     private let queue = DispatchQueue(label: "hlscap.reload")
 
     init(_ configuration: RunConfiguration, set: StreamSet, site: SiteServer?) {
         current = configuration
+        sharedRetention = SharedRecordingRetention(retention: configuration.retention)
         self.set = set
         self.site = site
     }
@@ -49,6 +53,7 @@ final class RunReloader: @unchecked Sendable {
             }
             let changes = RunChanges(from: current, to: next)
             current = next
+            sharedRetention.retention = next.retention
             printError(changes.summary)
             if changes.serverChanged {
                 printError("warning: the server's settings (server:) are read when hlscap run starts; restart it to change them")
@@ -103,7 +108,8 @@ final class RunReloader: @unchecked Sendable {
         let order = configuration.streams.firstIndex { $0.name == stream.name } ?? .max
         return LiveRun(plan: stream.plan, publish: stream.options.publish, serve: nil, verbose: stream.options.verbose,
                        voice: configuration.streams.count > 1 ? .named(stream.name) : .plain,
-                       site: site.map { .init(server: $0, name: stream.name, order: order, access: stream.options.serve?.access) })
+                       site: site.map { .init(server: $0, name: stream.name, order: order, access: stream.options.serve?.access) },
+                       sharedRetention: sharedRetention)
     }
 
     /// What `POST /api/v1/reload` answers.

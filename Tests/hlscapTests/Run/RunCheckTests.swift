@@ -71,11 +71,13 @@ import Testing
               tls-cert: /nonexistent/cert.pem
             recordings:
               min-free: lots
+              keep-size: 5 gigs
             """)
         #expect(result.exitStatus == 78)
         #expect(result.stderr.split(separator: "\n").map(String.init) == [
             "\(file):6:3: server: tls-cert and tls-key go together",
             "\(file):8:3: recordings: min-free takes a size such as 500M, 50G or 2T (got \"lots\")",
+            "\(file):9:3: recordings: keep-size takes a size such as 500M, 50G or 2T (got \"5 gigs\")",
         ], "\(result.stderr)")
     }
 
