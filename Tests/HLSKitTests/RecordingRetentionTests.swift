@@ -56,6 +56,19 @@ import Testing
         #expect(index.all.map(\.path) == [file(3).path, file(5).path])
     }
 
+    /// A file another rule deleted (a retention shared with other streams) leaves the index wherever it is,
+    /// its bytes with it; one that is not kept changes nothing.
+    @Test func aFileDeletedElsewhereLeavesTheIndex() {
+        var index = RecordingIndex((0..<4).map { file($0) })
+        #expect(index.remove(path: file(2).path) == file(2))
+        #expect(index.remove(path: file(0).path) == file(0))
+        #expect(index.remove(path: file(0).path) == nil)
+        #expect(index.all.map(\.path) == [file(1).path, file(3).path])
+        #expect(index.count == 2 && index.totalBytes == 200 * megabyte && index.oldest == file(1))
+        let gone = RecordingRetention(keepBytes: 100 * megabyte).deletions(from: &index, now: start, freeBytes: nil)
+        #expect(gone.map(\.file.path) == [file(1).path])
+    }
+
     /// A pass looks at the files it deletes and one more: 100,000 files kept, one deleted, costs one step.
     @Test func aPassCostsWhatItDeletes() {
         var index = RecordingIndex((0..<100_000).map { file($0, megabytes: 1) })
