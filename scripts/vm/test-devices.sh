@@ -368,16 +368,20 @@ expect_video() {
 
 # Decoded in the stream's own time base: a camera's frames come at its pace, not exactly 1/fps apart,
 # and two of them closer than that would share a time in ffmpeg's default 1/fps.
+# ffmpeg reads a playlist without EXT-X-ENDLIST as live and waits for it to grow, for ever: a stream a
+# failed check left unfinished must fail the decode too, not hang the run.
+DECODE_TIMEOUT_SECONDS=120
 expect_clean_decode() {
-    local errors
-    errors="$(ffmpeg -v error -i "$1" -enc_time_base -1 -f null - 2>&1)"
+    local errors status=0
+    errors="$(timeout "$DECODE_TIMEOUT_SECONDS" ffmpeg -v error -i "$1" -enc_time_base -1 -f null - 2>&1)" || status=$?
+    [ "$status" -ne 124 ] || { echo "ffmpeg was still decoding $1 after $DECODE_TIMEOUT_SECONDS s (no EXT-X-ENDLIST?)"; return 1; }
     [ -z "$errors" ] || { echo "$errors"; return 1; }
 }
 
 # A live source changes from frame to frame (vivid stamps a time and frame counter on each).
 expect_moving_picture() {
     local frames distinct
-    frames="$(ffmpeg -v error -i "$1" -map 0:v:0 -f framemd5 - | grep -v '^#' | awk -F, '{ print $6 }')"
+    frames="$(timeout "$DECODE_TIMEOUT_SECONDS" ffmpeg -v error -i "$1" -map 0:v:0 -f framemd5 - | grep -v '^#' | awk -F, '{ print $6 }')"
     distinct="$(sort -u <<< "$frames" | wc -l)"
     echo "$1: $distinct distinct of $(wc -l <<< "$frames") frames"
     [ "$distinct" -gt $(($(wc -l <<< "$frames") / 2)) ]
@@ -667,7 +671,7 @@ expect_copied_packets() {
 }
 
 slice_hashes() {
-    ffmpeg -v error -i "$1" -map 0:v:0 -c copy -bsf:v 'filter_units=pass_types=1|5' -f framemd5 - \
+    timeout "$DECODE_TIMEOUT_SECONDS" ffmpeg -v error -i "$1" -map 0:v:0 -c copy -bsf:v 'filter_units=pass_types=1|5' -f framemd5 - \
         | grep -v '^#' | awk -F, '{ gsub(/ /, "", $6); print $6 }'
 }
 
