@@ -112,6 +112,21 @@ import Testing
         #expect(shared.kept.count == 2 + 4 + 6)
     }
 
+    /// A camera restarted (a reload that changed it) joins again with the same folder: it takes over its
+    /// files, under its new rules, and they are not counted twice.
+    @Test func aCameraThatJoinsAgainTakesOverItsFiles() throws {
+        let disk = MemoryStore(location: "disk", clock: VirtualClock())
+        let shared = SharedRecordingRetention(retention: RecordingRetention(keepBytes: 10_000))
+        let first = try Camera("a", disk: disk, shared: shared)
+        try first.record("0.mp4", bytes: 1000, start: Self.at(0))
+        try first.record("1.mp4", bytes: 1000, start: Self.at(10))
+        let again = try Camera("a", disk: disk, shared: shared, own: RecordingRetention(keepBytes: 1500))
+        #expect(shared.kept == ["disk/a/0.mp4", "disk/a/1.mp4"])
+        try again.record("2.mp4", bytes: 1000, start: Self.at(20))
+        #expect(again.removed.map(\.0) == ["disk/a/0.mp4", "disk/a/1.mp4"] && first.removed.isEmpty)
+        #expect(shared.kept == ["disk/a/2.mp4"])
+    }
+
     /// Free space on a disk that fills: below the shared `min-free`, the oldest of any camera goes, as
     /// many as bring it back, and the files of an earlier run count from the start.
     @Test func underTheSharedMinimumFreeTheOldestOfAnyCameraGoes() throws {

@@ -63,22 +63,32 @@ public final class SharedRecordingRetention: Sendable {
 
     /// A stream's recordings in `store` join, with the stream's own rules: the `.mp4` files already
     /// there (of earlier runs, oldest by when they were last written) count from now on. Deletions of
-    /// its files are said through `messages`.
+    /// its files are said through `messages`. A folder that joined before (a stream restarted by a
+    /// reload) takes over what it had: its files known, and those written since found.
     public func join(store: any StreamStore, retention own: RecordingRetention,
                      messages: @escaping @Sendable (EngineMessage) -> Void) throws(StoreError) -> Member {
         let found = try store.files(below: "").filter { $0.path.hasSuffix(".mp4") }
         return state.withLock { state in
-            let number = state.streams.count
+            let stream = Stream(store: store, retention: own, messages: messages)
+            let number: Int
+            if let earlier = state.streams.firstIndex(where: { $0.store.location == store.location }) {
+                number = earlier
+                let known = state.streams[earlier].own
+                state.streams[earlier] = stream
+                state.streams[earlier].own = known
+            } else {
+                number = state.streams.count
+                state.streams.append(stream)
+            }
             var files: [RecordingIndex.File] = []
             for stored in found {
                 let location = store.location + "/" + stored.path
-                // A folder two streams record into: each file counts once.
                 guard state.locations.insert(location).inserted else { continue }
                 let file = RecordingIndex.File(path: stored.path, end: stored.modified, byteCount: stored.byteCount)
                 files.append(file)
                 Self.insert(Entry(stream: number, file: file, start: stored.modified, location: location), in: &state)
             }
-            state.streams.append(Stream(store: store, retention: own, messages: messages, own: RecordingIndex(files)))
+            if !files.isEmpty { state.streams[number].own = RecordingIndex(files + state.streams[number].own.all) }
             return Member(number: number)
         }
     }
