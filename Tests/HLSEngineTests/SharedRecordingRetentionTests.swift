@@ -112,6 +112,25 @@ import Testing
         #expect(shared.kept.count == 2 + 4 + 6)
     }
 
+    /// A name that comes back (`%H.mp4` the next day) after the camera's own rule deleted it is the newest
+    /// file, not the old one.
+    @Test func aNameThatComesBackIsTheNewestFile() throws {
+        let disk = MemoryStore(location: "disk", clock: VirtualClock())
+        let shared = SharedRecordingRetention(retention: RecordingRetention(keepBytes: 3000))
+        let a = try Camera("a", disk: disk, shared: shared, own: RecordingRetention(keepBytes: 1500))
+        let b = try Camera("b", disk: disk, shared: shared)
+        try a.record("00.mp4", bytes: 1000, start: Self.at(0))
+        try b.record("00.mp4", bytes: 1000, start: Self.at(5))
+        try a.record("12.mp4", bytes: 1000, start: Self.at(720))
+        try a.record("00.mp4", bytes: 500, start: Self.at(1440))
+        // a's own limit took its first 00.mp4; the 2,500 bytes left are within the shared limit.
+        #expect(a.removed.map(\.0) == ["disk/a/00.mp4"] && b.removed.isEmpty)
+        #expect(shared.kept == ["disk/b/00.mp4", "disk/a/12.mp4", "disk/a/00.mp4"])
+        try b.record("12.mp4", bytes: 1000, start: Self.at(1445))
+        #expect(b.removed.map(\.0) == ["disk/b/00.mp4"])
+        #expect(shared.kept == ["disk/a/12.mp4", "disk/a/00.mp4", "disk/b/12.mp4"])
+    }
+
     /// A camera restarted (a reload that changed it) joins again with the same folder: it takes over its
     /// files, under its new rules, and they are not counted twice.
     @Test func aCameraThatJoinsAgainTakesOverItsFiles() throws {

@@ -41,6 +41,7 @@ public final class SharedRecordingRetention: Sendable {
 
     /// A file of any stream, in the order they go.
     private struct Entry {
+        var number: Int
         var stream: Int
         var file: RecordingIndex.File
         var start: Date
@@ -50,10 +51,51 @@ public final class SharedRecordingRetention: Sendable {
     private struct State {
         var retention: RecordingRetention
         var streams: [Stream] = []
-        /// Every stream's files, oldest start first.
+        /// Every stream's files, oldest start first, from `head`; the storage is compacted once half of
+        /// it is behind. A file a stream's own rule deleted stays until it reaches the head, no longer kept.
         var entries: [Entry] = []
+        var head = 0
         var totalBytes: Int64 = 0
-        var locations: Set<String> = []
+        /// The files kept, by location: the number of the entry that holds each.
+        var kept: [String: Int] = [:]
+        var entryCount = 0
+
+        func isKept(_ entry: Entry) -> Bool { kept[entry.location] == entry.number }
+
+        /// A pass looks at the files it deletes and the head, never at the whole list.
+        mutating func insert(stream: Int, file: RecordingIndex.File, start: Date, location: String) -> Bool {
+            guard kept[location] == nil else { return false }
+            let entry = Entry(number: entryCount, stream: stream, file: file, start: start, location: location)
+            entryCount += 1
+            kept[location] = entry.number
+            totalBytes += file.byteCount
+            // Files mostly come newest, so the place is found from the end.
+            var index = entries.endIndex
+            while index > head, (start, location) < (entries[index - 1].start, entries[index - 1].location) {
+                index -= 1
+            }
+            entries.insert(entry, at: index)
+            return true
+        }
+
+        mutating func forget(_ location: String, byteCount: Int64) {
+            guard kept.removeValue(forKey: location) != nil else { return }
+            totalBytes -= byteCount
+        }
+
+        /// The oldest file kept.
+        mutating func oldest() -> Entry? {
+            while head < entries.count, !isKept(entries[head]) { advance() }
+            return head < entries.count ? entries[head] : nil
+        }
+
+        mutating func advance() {
+            head += 1
+            if head > entries.count / 2 {
+                entries.removeFirst(head)
+                head = 0
+            }
+        }
     }
 
     /// `retention`'s `keepSeconds` is not shared: age is each stream's own (`--keep`).
@@ -82,11 +124,11 @@ public final class SharedRecordingRetention: Sendable {
             }
             var files: [RecordingIndex.File] = []
             for stored in found {
-                let location = store.location + "/" + stored.path
-                guard state.locations.insert(location).inserted else { continue }
                 let file = RecordingIndex.File(path: stored.path, end: stored.modified, byteCount: stored.byteCount)
-                files.append(file)
-                Self.insert(Entry(stream: number, file: file, start: stored.modified, location: location), in: &state)
+                if state.insert(stream: number, file: file, start: stored.modified,
+                                location: store.location + "/" + stored.path) {
+                    files.append(file)
+                }
             }
             if !files.isEmpty { state.streams[number].own = RecordingIndex(files + state.streams[number].own.all) }
             return Member(number: number)
@@ -97,9 +139,9 @@ public final class SharedRecordingRetention: Sendable {
     public func finished(_ file: RecordingIndex.File, startedAt start: Date, by member: Member) {
         state.withLock { state in
             let location = state.streams[member.number].store.location + "/" + file.path
-            guard state.locations.insert(location).inserted else { return }
-            state.streams[member.number].own.add(file)
-            Self.insert(Entry(stream: member.number, file: file, start: start, location: location), in: &state)
+            if state.insert(stream: member.number, file: file, start: start, location: location) {
+                state.streams[member.number].own.add(file)
+            }
         }
     }
 
@@ -113,11 +155,7 @@ public final class SharedRecordingRetention: Sendable {
                 let free = stream.retention.minimumFreeBytes == nil ? nil : try stream.store.availableBytes()
                 for deletion in stream.retention.deletions(from: &state.streams[member.number].own, now: now,
                                                            freeBytes: free) {
-                    let location = stream.store.location + "/" + deletion.file.path
-                    if let index = state.entries.firstIndex(where: { $0.location == location }) {
-                        state.totalBytes -= state.entries.remove(at: index).file.byteCount
-                    }
-                    state.locations.remove(location)
+                    state.forget(stream.store.location + "/" + deletion.file.path, byteCount: deletion.file.byteCount)
                     try Self.remove(deletion, of: stream)
                 }
             }
@@ -128,7 +166,7 @@ public final class SharedRecordingRetention: Sendable {
                     if let available = try other.store.availableBytes() { free = min(free ?? available, available) }
                 }
             }
-            while let oldest = state.entries.first {
+            while let oldest = state.oldest() {
                 let reason: RecordingRetention.Reason
                 if let keepBytes = retention.keepBytes, state.totalBytes > keepBytes {
                     reason = .size
@@ -138,9 +176,8 @@ public final class SharedRecordingRetention: Sendable {
                 } else {
                     break
                 }
-                state.entries.removeFirst()
-                state.totalBytes -= oldest.file.byteCount
-                state.locations.remove(oldest.location)
+                state.forget(oldest.location, byteCount: oldest.file.byteCount)
+                state.advance()
                 free = free.map { $0 + oldest.file.byteCount }
                 _ = state.streams[oldest.stream].own.remove(path: oldest.file.path)
                 let owner = state.streams[oldest.stream]
@@ -156,17 +193,7 @@ public final class SharedRecordingRetention: Sendable {
 
     /// Every stream's files kept, oldest start first, by location.
     public var kept: [String] {
-        state.withLock { $0.entries.map(\.location) }
-    }
-
-    /// Files mostly come newest, so the place is found from the end.
-    private static func insert(_ entry: Entry, in state: inout State) {
-        var index = state.entries.endIndex
-        while index > 0, (entry.start, entry.location) < (state.entries[index - 1].start, state.entries[index - 1].location) {
-            index -= 1
-        }
-        state.entries.insert(entry, at: index)
-        state.totalBytes += entry.file.byteCount
+        state.withLock { state in state.entries[state.head...].filter(state.isKept).map(\.location) }
     }
 
     /// Deletes the file and the folders it leaves empty (a folder that cannot be removed is said, and the
