@@ -45,10 +45,11 @@ import Testing
         let clip = recordings.directory.appendingPathComponent("clip.mp4").path
         let file = try ExternalTools.runHlscap(["file", recordings.folder.path] + range + ["-o", clip])
         #expect(file.succeeded && file.stderr.isEmpty, "\(file.stderr)")
-        // The copy starts at the keyframe at or before --from (the recording's IDRs are 2 s apart), and says so.
+        // The copy starts at the keyframe at or before --from (the recording's IDRs are 2 s apart), and says so
+        // unless that keyframe is at --from itself (the files' boundaries and their keyframes fall where the
+        // recording's clock put them, so now and then one is within half a millisecond of it).
         #expect(file.stdout.contains("copied from 2 recordings") && file.stdout.contains("1 gap closed"), "\(file.stdout)")
-        let moved = try #require(file.stdout.firstMatch(of: /starts (\d+\.\d+) s before --from/).flatMap { Double($0.1) },
-                                 "\(file.stdout)")
+        let moved = file.stdout.firstMatch(of: /starts (\d+\.\d+) s before --from/).flatMap { Double($0.1) } ?? 0
         #expect(moved < 2.1, "\(file.stdout)")
         let seconds = try ExternalTools.presentationSpanSeconds(path: clip, stream: "v:0")
         // Within a frame at each of the three cuts and the recording's media clock against its capture times.
