@@ -235,8 +235,17 @@ final class LiveEncoder {
         let origin = timing.originMicroseconds ?? captureMicroseconds
         if timing.originMicroseconds == nil {
             timing.originMicroseconds = origin
-            let age = clock.monotonicMicroseconds() - captureMicroseconds
-            timing.originDate = clock.now().addingTimeInterval(-Double(age) / 1_000_000)
+            // Both clocks read back to back, and again if the monotonic one moved in between: a source's thread
+            // may move a virtual clock while this one reads it, which would put the wall clock a frame ahead.
+            var monotonic = clock.monotonicMicroseconds()
+            var wall = clock.now()
+            for _ in 0..<3 {
+                let again = clock.monotonicMicroseconds()
+                if again - monotonic < 1000 { break }
+                monotonic = again
+                wall = clock.now()
+            }
+            timing.originDate = wall.addingTimeInterval(-Double(monotonic - captureMicroseconds) / 1_000_000)
         }
         return captureMicroseconds - origin
     }
