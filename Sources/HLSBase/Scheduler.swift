@@ -10,6 +10,8 @@ public protocol Scheduler: Sendable {
     func monotonicMicroseconds() -> Int64
     /// The wall clock.
     func now() -> Date
+    /// The wall-clock time of an instant on the monotonic clock.
+    func wallTime(atMonotonicMicroseconds microseconds: Int64) -> Date
     /// Runs `action` on `queue` once `microseconds` have passed on the monotonic clock, unless the
     /// timer is cancelled before.
     @discardableResult
@@ -18,6 +20,11 @@ public protocol Scheduler: Sendable {
 }
 
 extension Scheduler {
+    /// Both clocks read now, back to back: a clock whose two move together gives the exact instant.
+    public func wallTime(atMonotonicMicroseconds microseconds: Int64) -> Date {
+        now().addingTimeInterval(-Double(monotonicMicroseconds() - microseconds) / 1_000_000)
+    }
+
     /// Seconds on the monotonic clock.
     public var monotonicSeconds: Double { Double(monotonicMicroseconds()) / 1_000_000 }
 
@@ -107,8 +114,11 @@ public final class VirtualClock: Scheduler {
 
     public func monotonicMicroseconds() -> Int64 { state.withLock { $0.nowMicroseconds } }
 
-    public func now() -> Date {
-        wallStart.addingTimeInterval(Double(monotonicMicroseconds() - startMicroseconds) / 1_000_000)
+    public func now() -> Date { wallTime(atMonotonicMicroseconds: monotonicMicroseconds()) }
+
+    /// Exact, whatever another thread does to the clock meanwhile.
+    public func wallTime(atMonotonicMicroseconds microseconds: Int64) -> Date {
+        wallStart.addingTimeInterval(Double(microseconds - startMicroseconds) / 1_000_000)
     }
 
     /// A timer already due (`microseconds` ≤ 0) runs at once, as Dispatch would run it; any other waits

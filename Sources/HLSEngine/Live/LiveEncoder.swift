@@ -235,17 +235,7 @@ final class LiveEncoder {
         let origin = timing.originMicroseconds ?? captureMicroseconds
         if timing.originMicroseconds == nil {
             timing.originMicroseconds = origin
-            // Both clocks read back to back, and again if the monotonic one moved in between: a source's thread
-            // may move a virtual clock while this one reads it, which would put the wall clock a frame ahead.
-            var monotonic = clock.monotonicMicroseconds()
-            var wall = clock.now()
-            for _ in 0..<3 {
-                let again = clock.monotonicMicroseconds()
-                if again - monotonic < 1000 { break }
-                monotonic = again
-                wall = clock.now()
-            }
-            timing.originDate = wall.addingTimeInterval(-Double(monotonic - captureMicroseconds) / 1_000_000)
+            timing.originDate = clock.wallTime(atMonotonicMicroseconds: captureMicroseconds)
         }
         return captureMicroseconds - origin
     }
