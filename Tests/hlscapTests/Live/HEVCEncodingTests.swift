@@ -36,13 +36,7 @@ import Testing
 
     /// A 720p30 recording made once: the top rung's own size, so no scaling is paid for before libx265.
     static let recording: Result<URL, any Error> = Result {
-        let path = try PackagedStream.temporaryDirectory().appendingPathComponent("720p.mp4")
-        let result = try ExternalTools.run("ffmpeg", [
-            "-hide_banner", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=1280x720:rate=30",
-            "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000", "-t", String(recordingSeconds),
-            "-c:v", "libx264", "-preset", "ultrafast", "-g", "60", "-pix_fmt", "yuv420p", "-c:a", "aac", path.path])
-        guard result.succeeded else { throw ExternalToolError.failed(command: "ffmpeg 720p", result: result) }
-        return path
+        try FileLadderTests.makeRecording(width: 1280, height: 720, seconds: recordingSeconds)
     }
 
     @Test func aLadderMayMixCodecsPerRung() throws {

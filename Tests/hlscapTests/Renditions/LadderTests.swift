@@ -121,15 +121,17 @@ enum Ladder {
 @Suite(.serialized) struct FileLadderTests {
     static let seconds = 20
 
-    /// A 1080p30 recording with a flash and a beep each second, made once.
-    static let recording: Result<URL, any Error> = Result {
-        let directory = try PackagedStream.temporaryDirectory()
-        let path = directory.appendingPathComponent("1080p.mp4")
+    /// A 1080p30 recording, made once.
+    static let recording: Result<URL, any Error> = Result { try makeRecording(width: 1920, height: 1080, seconds: seconds) }
+
+    /// A `width`x`height` 30 fps H.264 recording of FFmpeg's test pattern with a tone, keyframes 2 s apart.
+    static func makeRecording(width: Int, height: Int, seconds: Int) throws -> URL {
+        let path = try PackagedStream.temporaryDirectory().appendingPathComponent("\(height)p.mp4")
         let result = try ExternalTools.run("ffmpeg", [
-            "-hide_banner", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=1920x1080:rate=30",
+            "-hide_banner", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=\(width)x\(height):rate=30",
             "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000", "-t", String(seconds),
             "-c:v", "libx264", "-preset", "ultrafast", "-g", "60", "-pix_fmt", "yuv420p", "-c:a", "aac", path.path])
-        guard result.succeeded else { throw ExternalToolError.failed(command: "ffmpeg 1080p", result: result) }
+        guard result.succeeded else { throw ExternalToolError.failed(command: "ffmpeg \(height)p", result: result) }
         return path
     }
 
