@@ -17,6 +17,9 @@ mkdir -p "$crashes" "$logs"
 # A Swift runtime error under AddressSanitizer: the runtime's backtracer, left on, reads the stack
 # in a way ASan reports as its own error, which hides the real one; libFuzzer prints the stack.
 export SWIFT_BACKTRACE=enable=no
+# Swift seeds its hashing per process, which moves the coverage libFuzzer steers by: a fixed -seed
+# only makes the same inputs when the hashing is fixed too.
+export SWIFT_DETERMINISTIC_HASHING=1
 
 failed=()
 targets=("$@")

@@ -222,6 +222,9 @@ struct WrittenSPS: Sendable {
         ("17 reference frames", WrittenSPS { $0.maxReferenceFrames = 17 }, "max_num_ref_frames", 17),
         ("a picture too large to allocate", WrittenSPS { $0.widthInMacroblocksMinus1 = 1023; $0.heightInMapUnitsMinus1 = 1023 },
          "coded picture size (luma samples)", 16384 * 16384),
+        // Sizes whose area does not fit 64 bits are refused as too large, not a trap (found by fuzz-avcc).
+        ("a size whose area overflows", WrittenSPS { $0.widthInMacroblocksMinus1 = .max - 1; $0.heightInMapUnitsMinus1 = .max - 1 },
+         "coded picture size (luma samples)", Int.max),
         ("33 coded picture buffers", WrittenSPS { $0.codedPictureBufferCountMinus1 = 32 }, "cpb_cnt_minus1", 32),
         ("17 reorder frames", WrittenSPS { $0.reorderFrames = 17 }, "max_num_reorder_frames", 17),
     ])

@@ -122,7 +122,7 @@ public struct H264SequenceParameterSet: Sendable, Equatable {
         let codedHeight = (frameMacroblocksOnly ? 1 : 2) * heightInMapUnits * Self.macroblockSize
         guard Self.isDecodableSize(width: codedWidth, height: codedHeight) else {
             throw BitstreamError.invalidField(structure: Self.structure, field: "coded picture size (luma samples)",
-                                              value: codedWidth * codedHeight)
+                                              value: Self.saturatingArea(width: codedWidth, height: codedHeight))
         }
         if !frameMacroblocksOnly {
             try reader.skipBits(1)  // mb_adaptive_frame_field_flag
@@ -175,6 +175,13 @@ public struct H264SequenceParameterSet: Sendable, Equatable {
 
     /// FFmpeg allocates no picture whose padded area reaches INT_MAX / 8 bytes (`av_image_check_size`,
     /// which its SPS reader calls): such an SPS is dropped, whatever the level says.
+    /// A coded size's area for an error message, `Int.max` when the fields' product does not fit: 32-bit
+    /// Exp-Golomb fields make sizes whose area overflows.
+    static func saturatingArea(width: Int, height: Int) -> Int {
+        let area = width.multipliedReportingOverflow(by: height)
+        return area.overflow ? Int.max : area.partialValue
+    }
+
     static func isDecodableSize(width: Int, height: Int) -> Bool {
         let paddedArea = (width + 128).multipliedReportingOverflow(by: height + 128)
         return width > 0 && height > 0 && !paddedArea.overflow && paddedArea.partialValue < Int(Int32.max) / 8
