@@ -5,10 +5,12 @@ import Testing
 
 @Suite struct CaptureStandInSourceTests {
     /// Runs a stand-in for about `milliseconds` of real time and returns what it sent.
-    static func run(_ content: StandInSource.Content, milliseconds: Int) throws -> (events: [CaptureEvent], start: Int64) {
-        let source = try StandInSource(content)
+    static func run(_ content: StandInSource.Content, milliseconds: Int,
+                    startingMicrosecondsAgo: Int64? = nil) throws -> (events: [CaptureEvent], start: Int64) {
+        let now = MonotonicClock.nowMicroseconds()
+        let source = try StandInSource(content, firstFrameAtMicroseconds: startingMicrosecondsAgo.map { now - $0 })
         let events = EventLog()
-        let start = MonotonicClock.nowMicroseconds()
+        let start = startingMicrosecondsAgo.map { now - $0 } ?? MonotonicClock.nowMicroseconds()
         source.start { events.append($0) }
         Thread.sleep(forTimeInterval: Double(milliseconds) / 1000)
         source.stop()
@@ -51,6 +53,28 @@ import Testing
             #expect(block.sampleRate == 44_100 && block.channelCount == 1 && block.sampleCount == 1024)
             #expect(CaptureTestSourceTests.samples(block).allSatisfy { $0 == 0 })
         }
+    }
+
+    /// A device found lost only after a stall: the stand-in takes up where it stopped, its first frames
+    /// made at once until they are level with the clock, so the stream's timeline has no hole.
+    @Test func aStandInForAStalledDeviceCatchesUpFromWhereItStopped() throws {
+        let (events, start) = try Self.run(.video(width: 160, height: 90, framesPerSecond: 25), milliseconds: 300,
+                                           startingMicrosecondsAgo: 2_000_000)
+        let frames = CaptureTestSourceTests.videoFrames(events)
+        // Two seconds behind and 0.3 s more: about 57 frames, not the 8 of 0.3 s.
+        #expect((55...60).contains(frames.count), "\(frames.count) frames")
+        #expect(frames.first?.pts == start)
+        for (index, frame) in frames.enumerated() { #expect(frame.pts == start + Int64(index) * 40_000) }
+        let silence = try Self.run(.audio(sampleRate: 48_000, channelCount: 1), milliseconds: 300,
+                                   startingMicrosecondsAgo: 1_000_000)
+        let blocks = CaptureTestSourceTests.audioFrames(silence.events)
+        #expect(blocks.first?.pts == silence.start)
+        #expect((58...62).contains(blocks.count), "\(blocks.count) blocks")
+        // Never more than `catchUpMicroseconds` back.
+        let late = try Self.run(.video(width: 160, height: 90, framesPerSecond: 25), milliseconds: 50,
+                                startingMicrosecondsAgo: StandInSource.catchUpMicroseconds + 60_000_000)
+        let first = try #require(CaptureTestSourceTests.videoFrames(late.events).first?.pts)
+        #expect(first - late.start >= 60_000_000 && first - late.start < 60_100_000)
     }
 
     @Test func impossibleContentIsRefused() {

@@ -298,15 +298,17 @@ public final class LiveEngine: @unchecked Sendable {
     private func standIn(for index: Int, lost: CaptureError) {
         let contents = sources[index].standIns
         guard !contents.isEmpty else { return stop(failure: .deviceFailed(lost)) }
+        // The stand-ins take up a frame after the device's last picture, which may be a stall timeout
+        // back; the sound's with the picture's, so that the two stay together.
         let lastPicture = state.withLock { $0.lastPictureMicroseconds[index] }
+        let framesPerSecond = contents.lazy.compactMap { content -> Int? in
+            if case .video(_, _, let framesPerSecond) = content { return framesPerSecond } else { return nil }
+        }.first
+        let resumeAt = lastPicture.flatMap { last in framesPerSecond.map { last + 1_000_000 / Int64($0) } }
         let standIns: [StandInSource]
         do {
             standIns = try contents.map { content throws(CaptureError) in
-                // A picture lost with its connection just after the last one still comes a frame later.
-                guard case .video(_, _, let framesPerSecond) = content, let lastPicture else {
-                    return try StandInSource(content)
-                }
-                return try StandInSource(content, firstFrameNotBeforeMicroseconds: lastPicture + 1_000_000 / Int64(framesPerSecond))
+                try StandInSource(content, firstFrameAtMicroseconds: resumeAt)
             }
         } catch {
             return stop(failure: .deviceFailed(lost))

@@ -4,7 +4,7 @@ import HLSBase
 
 /// Keeps a track flowing while its capture device is gone (`--reconnect`): a dark picture that
 /// counts the seconds since the device was lost, or silence, in real time on the monotonic clock
-/// from the instant it starts, as the device would have delivered them.
+/// from where the device stopped, as the device would have delivered them.
 ///
 /// Without it the stream would stall: the segmenter cuts on the video and waits for every track to
 /// pass each cut, so a missing camera or microphone would hold every segment back until it returned.
@@ -24,12 +24,18 @@ public final class StandInSource: CaptureSource, @unchecked Sendable {
     static let neutralChroma: UInt8 = 128
 
     public let content: Content
-    /// The earliest time of its first frame on the monotonic clock: a frame's spacing after the lost
-    /// device's last one, which may have come just before it was found lost.
-    private let firstFrameNotBeforeMicroseconds: Int64?
+    /// The time of its first frame on the monotonic clock: a frame's spacing after the lost device's
+    /// last one. A device found lost only when its stall timeout ran out stopped delivering that long
+    /// before: the stand-in starts where the device stopped and makes its first frames at once until
+    /// they catch up with the clock, so that the stream has no hole (a hole would be one frame lasting
+    /// the whole stall, and a segment longer than the target duration). At most `catchUpMicroseconds`
+    /// back; without a time, the stand-in starts now.
+    private let firstFrameAtMicroseconds: Int64?
+    /// The longest stretch a stand-in makes at once to catch up with the clock.
+    public static let catchUpMicroseconds: Int64 = 30_000_000
     private var thread: CaptureThread?
 
-    public init(_ content: Content, firstFrameNotBeforeMicroseconds: Int64? = nil) throws(CaptureError) {
+    public init(_ content: Content, firstFrameAtMicroseconds: Int64? = nil) throws(CaptureError) {
         switch content {
         case .video(let width, let height, let framesPerSecond):
             guard width >= 2, height >= 2, width % 2 == 0, height % 2 == 0, framesPerSecond > 0 else {
@@ -41,7 +47,7 @@ public final class StandInSource: CaptureSource, @unchecked Sendable {
             }
         }
         self.content = content
-        self.firstFrameNotBeforeMicroseconds = firstFrameNotBeforeMicroseconds
+        self.firstFrameAtMicroseconds = firstFrameAtMicroseconds
     }
 
     public var name: String { "stand-in" }
@@ -58,7 +64,8 @@ public final class StandInSource: CaptureSource, @unchecked Sendable {
         let thread = CaptureThread(handler: handler)
         self.thread = thread
         let content = content
-        let startMicroseconds = max(MonotonicClock.nowMicroseconds(), firstFrameNotBeforeMicroseconds ?? .min)
+        let now = MonotonicClock.nowMicroseconds()
+        let startMicroseconds = firstFrameAtMicroseconds.map { max($0, now - Self.catchUpMicroseconds) } ?? now
         thread.start(name: "hlscap stand-in") { Self.run(content, startMicroseconds: startMicroseconds, on: thread) }
     }
 
