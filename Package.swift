@@ -21,6 +21,10 @@ let package = Package(
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
+        .systemLibrary(name: "CEpoll"),
+        .systemLibrary(name: "CSSL", pkgConfig: "libssl", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CNGHTTP2", pkgConfig: "libnghttp2", providers: [.apt(["libnghttp2-dev"])]),
+        .systemLibrary(name: "CHTTPParser", providers: [.apt(["libhttp-parser-dev"])]),
         .target(name: "HLSBase"),
         .target(name: "HLSCrypto", dependencies: ["CCrypto"]),
         .target(name: "HLSKit"),
@@ -36,7 +40,7 @@ let package = Package(
         ),
         .target(
             name: "HLSServer",
-            dependencies: ["CMicroHTTPD", "CZlib", "HLSBase", "HLSCrypto", "HLSKit", "HLSOutput"]
+            dependencies: ["CMicroHTTPD", "CEpoll", "CHTTPParser", "CNGHTTP2", "CSSL", "CZlib", "HLSBase", "HLSCrypto", "HLSKit", "HLSOutput"]
         ),
         .executableTarget(
             name: "hlscap",

@@ -62,7 +62,7 @@ import Testing
 }
 
 /// A blocking TCP client socket on loopback, for the server tests.
-private final class TestSocket {
+final class TestSocket {
     let descriptor: Int32
 
     init(port: Int) throws {

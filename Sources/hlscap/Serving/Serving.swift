@@ -97,7 +97,7 @@ struct ServerOptions {
     }
 
     /// Starts the server for `server`'s directory; the URL a viewer opens goes to standard error.
-    func start(_ unprotected: StreamServer, entry: String) throws -> HTTPServer {
+    func start(_ unprotected: StreamServer, entry: String) throws -> any HTTPServing {
         let server = StreamServer(root: unprotected.root, lowLatency: unprotected.lowLatency, metrics: unprotected.metrics,
                                   access: access, keyDirectory: unprotected.keyDirectory,
                                   deltaPlaylists: unprotected.deltaPlaylists, recordings: unprotected.recordings,
@@ -110,14 +110,16 @@ struct ServerOptions {
 
     /// Starts the one server of `hlscap run` for every stream `site` serves; the index's URL goes to
     /// standard error.
-    func start(_ site: SiteServer, streamCount: Int) throws -> HTTPServer {
+    func start(_ site: SiteServer, streamCount: Int) throws -> any HTTPServing {
         let http = try listen(handler: site.handle, metrics: site.metrics)
         let streams = streamCount == 1 ? "1 stream" : "\(streamCount) streams"
         FileHandle.standardError.write(Data("hlscap: serving \(streams) at \(origin(port: http.port)) (each at NAME/)\n".utf8))
         return http
     }
 
-    private func listen(handler: @escaping HTTPServer.Handler, metrics: ServerMetrics) throws -> HTTPServer {
+    /// HTTPS (HTTP/2 and HTTP/1.1 on OpenSSL) when a certificate is given, HTTP/1.1 on libmicrohttpd
+    /// otherwise (local use).
+    private func listen(handler: @escaping HTTPServer.Handler, metrics: ServerMetrics) throws -> any HTTPServing {
         if let warning = Self.raiseDescriptorLimit(toHold: connectionLimit) {
             FileHandle.standardError.write(Data("hlscap: \(warning)\n".utf8))
         }
@@ -126,9 +128,13 @@ struct ServerOptions {
         configuration.connectionLimit = connectionLimit
         configuration.idleTimeoutSeconds = idleTimeoutSeconds
         configuration.headerTimeoutSeconds = headerTimeoutSeconds
-        let http: HTTPServer
+        let http: any HTTPServing
         do {
-            http = try HTTPServer(configuration: configuration, handler: handler)
+            if tls != nil {
+                http = try HTTPSServer(configuration: configuration, handler: handler)
+            } else {
+                http = try HTTPServer(configuration: configuration, handler: handler)
+            }
         } catch {
             throw CommandError("\(error)", exitCode: .unavailable)
         }

@@ -1,0 +1,262 @@
+import CHTTPParser
+
+/// HTTP/1.1 on one TLS connection (a client that chose `http/1.1` by ALPN or offered none), with
+/// Node's http-parser: keep-alive, pipelining (one request answered at a time, in order), HEAD, 431 for
+/// a request header over the limit and 400 for one that does not parse.
+///
+/// Why not libmicrohttpd behind TLS, as over plain HTTP: it does its own TLS (GnuTLS) and reads its
+/// own sockets, so it cannot take a connection whose handshake OpenSSL made and whose ALPN chose
+/// HTTP/1.1. A parser fed by the same loop keeps one TLS stack, one certificate reload and one set of
+/// bounds for both protocols.
+///
+/// Called on the loop's thread only; owns its parser.
+final class HTTP1Session: ConnectionSession {
+    private enum State {
+        /// Reading a request.
+        case reading
+        /// The handler holds the request `ticket` for a later answer.
+        case waiting(ticket: Int32)
+        /// Sending an answer; the connection closes after it when `closeAfter`.
+        case writing(head: [UInt8]?, body: ResponseBody?, closeAfter: Bool)
+        case closing
+    }
+
+    private let parser: UnsafeMutablePointer<http_parser>
+    private let settings: UnsafeMutablePointer<http_parser_settings>
+    private unowned let connection: TLSConnection
+    private unowned let loop: TLSEventLoop
+    private let headerLimitBytes: Int
+    private let headerTimeoutSeconds: Double
+    private var state = State.reading
+    private var nextTicket: Int32 = 0
+    /// Bytes after a whole request, parsed once it is answered (one read at most).
+    private var unparsed: [UInt8] = []
+
+    // The request being read.
+    private var target: [UInt8] = []
+    private var field: [UInt8] = []
+    private var value: [UInt8] = []
+    private var readsValue = false
+    private var headers: [String: String] = [:]
+    private var headerBytes = 0
+    private var tooLarge = false
+    private var method = ""
+    private var keepAlive = true
+
+    init(connection: TLSConnection, loop: TLSEventLoop, headerLimitBytes: Int, headerTimeoutSeconds: Double) {
+        self.connection = connection
+        self.loop = loop
+        self.headerLimitBytes = headerLimitBytes
+        self.headerTimeoutSeconds = headerTimeoutSeconds
+        parser = .allocate(capacity: 1)
+        http_parser_init(parser, HTTP_REQUEST)
+        settings = .allocate(capacity: 1)
+        http_parser_settings_init(settings)
+        settings.pointee.on_message_begin = { parser in session(parser)?.beginMessage() ?? 1 }
+        settings.pointee.on_url = { parser, at, length in session(parser)?.take(.url, at, length) ?? 1 }
+        settings.pointee.on_header_field = { parser, at, length in session(parser)?.take(.field, at, length) ?? 1 }
+        settings.pointee.on_header_value = { parser, at, length in session(parser)?.take(.value, at, length) ?? 1 }
+        settings.pointee.on_headers_complete = { parser in session(parser)?.headersComplete() ?? 1 }
+        settings.pointee.on_message_complete = { parser in
+            // Whole: parsing pauses here until the answer is sent.
+            http_parser_pause(parser, 1)
+            return 0
+        }
+        parser.pointee.data = Unmanaged.passUnretained(self).toOpaque()
+    }
+
+    deinit {
+        parser.deallocate()
+        settings.deallocate()
+    }
+
+    // MARK: ConnectionSession
+
+    func receive(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        parse(bytes)
+        return true
+    }
+
+    func produce(into output: inout [UInt8], limit: Int) -> Bool {
+        while case .writing(let head, let body, let closeAfter) = state {
+            if let head {
+                output.append(contentsOf: head)
+                state = .writing(head: nil, body: body, closeAfter: closeAfter)
+            }
+            if let body, !body.isFinished {
+                guard output.count < limit else { return true }
+                let start = output.count, chunk = min(16 * 1024, body.length - body.sentCount)
+                output.append(contentsOf: repeatElement(0, count: chunk))
+                // The content length was promised: a file that ends early ends the connection.
+                guard let count = output.withUnsafeMutableBytes({ body.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[start...])) }),
+                      count > 0 else { return false }
+                output.removeLast(chunk - count)
+                continue
+            }
+            if closeAfter {
+                state = .closing
+                return true
+            }
+            nextRequest()
+        }
+        return true
+    }
+
+    func deliver(_ response: HTTPResponse, ticket: Int32) {
+        guard case .waiting(let waiting) = state, waiting == ticket else { return }
+        answer(response, closeAfter: !keepAlive)
+    }
+
+    func answerWaitingBeforeStop() {
+        guard case .waiting = state else { return }
+        answer(.text(503, "the server is stopping"), closeAfter: true)
+    }
+
+    var wantsInput: Bool {
+        if case .reading = state { return true }
+        return false
+    }
+
+    var isFinished: Bool {
+        if case .closing = state { return true }
+        return false
+    }
+
+    var isIdle: Bool {
+        if case .waiting = state { return false }
+        return true
+    }
+
+    // MARK: Parsing
+
+    private func parse(_ bytes: UnsafeRawBufferPointer) {
+        guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
+        let consumed = http_parser_execute(parser, settings, base.assumingMemoryBound(to: CChar.self), bytes.count)
+        let error = hlscap_http_parser_errno(parser)
+        if error == HPE_PAUSED.rawValue {
+            unparsed = Array(bytes[min(consumed, bytes.count)...])
+            return requestComplete()
+        }
+        if error != HPE_OK.rawValue {
+            answer(tooLarge ? .text(431, "request header fields too large") : .text(400, "bad request"), closeAfter: true)
+        }
+    }
+
+    private enum Part {
+        case url, field, value
+    }
+
+    private func beginMessage() -> Int32 {
+        target = []
+        field = []
+        value = []
+        readsValue = false
+        headers = [:]
+        headerBytes = 0
+        tooLarge = false
+        return 0
+    }
+
+    private func take(_ part: Part, _ at: UnsafePointer<CChar>?, _ length: Int) -> Int32 {
+        headerBytes += length
+        guard headerBytes <= headerLimitBytes else {
+            tooLarge = true
+            return 1
+        }
+        let bytes = UnsafeRawBufferPointer(start: at, count: at == nil ? 0 : length)
+        switch part {
+        case .url:
+            target.append(contentsOf: bytes)
+        case .field:
+            if readsValue { storeHeader() }
+            field.append(contentsOf: bytes)
+        case .value:
+            readsValue = true
+            value.append(contentsOf: bytes)
+        }
+        return 0
+    }
+
+    private func storeHeader() {
+        headers[String(decoding: field, as: UTF8.self).lowercased()] = String(decoding: value, as: UTF8.self)
+        field = []
+        value = []
+        readsValue = false
+    }
+
+    private func headersComplete() -> Int32 {
+        if readsValue || !field.isEmpty { storeHeader() }
+        method = String(cString: hlscap_http_parser_method(parser))
+        keepAlive = http_should_keep_alive(parser) != 0
+        connection.headerDeadlineSeconds = nil
+        return 0
+    }
+
+    private func requestComplete() {
+        let target = RequestTarget(self.target)
+        let request = HTTPRequest(method: method, path: target.path, query: target.query, headers: headers,
+                                  client: connection.client)
+        nextTicket &+= 1
+        state = .waiting(ticket: nextTicket)
+        loop.dispatch(request, from: connection, ticket: nextTicket)
+    }
+
+    /// The answer is out: the next request's header is owed from now, and may already be here.
+    private func nextRequest() {
+        state = .reading
+        connection.headerDeadlineSeconds = TLSEventLoop.nowSeconds() + headerTimeoutSeconds
+        http_parser_pause(parser, 0)
+        let leftover = unparsed
+        unparsed = []
+        leftover.withUnsafeBytes { parse($0) }
+    }
+
+    // MARK: Responses
+
+    private func answer(_ response: HTTPResponse, closeAfter: Bool) {
+        guard let body = ResponseBody(response.body) else { return answer(.text(404, "not found"), closeAfter: closeAfter) }
+        var head = "HTTP/1.1 \(response.status) \(Self.reason(response.status))\r\n"
+        var hasLength = false
+        for (name, value) in response.headers {
+            let lowered = name.lowercased()
+            guard lowered != "connection", lowered != "transfer-encoding" else { continue }
+            hasLength = hasLength || lowered == "content-length"
+            head += "\(name): \(value)\r\n"
+        }
+        if !hasLength && response.statusAllowsBody { head += "Content-Length: \(body.length)\r\n" }
+        head += "Date: \(HTTPDate.now())\r\n"
+        if closeAfter { head += "Connection: close\r\n" }
+        head += "\r\n"
+        let sendsBody = method != "HEAD" && response.statusAllowsBody && body.length > 0
+        state = .writing(head: Array(head.utf8), body: sendsBody ? body : nil, closeAfter: closeAfter)
+        loop.countAnswer()
+    }
+
+    private static func reason(_ status: Int) -> String {
+        switch status {
+        case 200: "OK"
+        case 204: "No Content"
+        case 206: "Partial Content"
+        case 301: "Moved Permanently"
+        case 302: "Found"
+        case 304: "Not Modified"
+        case 400: "Bad Request"
+        case 401: "Unauthorized"
+        case 403: "Forbidden"
+        case 404: "Not Found"
+        case 405: "Method Not Allowed"
+        case 410: "Gone"
+        case 416: "Range Not Satisfiable"
+        case 429: "Too Many Requests"
+        case 431: "Request Header Fields Too Large"
+        case 500: "Internal Server Error"
+        case 503: "Service Unavailable"
+        default: "Status"
+        }
+    }
+}
+
+private func session(_ parser: UnsafeMutablePointer<http_parser>?) -> HTTP1Session? {
+    guard let data = parser?.pointee.data else { return nil }
+    return Unmanaged<HTTP1Session>.fromOpaque(data).takeUnretainedValue()
+}

@@ -1,0 +1,257 @@
+import CNGHTTP2
+
+/// HTTP/2 on one TLS connection, through nghttp2's server session: nghttp2 owns the framing, HPACK,
+/// stream states, flow control and its defences (rapid resets, CONTINUATION floods, SETTINGS and
+/// PING floods); this type turns each complete request into an `HTTPRequest` and each answer into a
+/// response whose body nghttp2 pulls as the client's window opens. Requests on one connection are
+/// independent streams: many may wait for a later answer at once, each answered when it arrives.
+///
+/// The only owner of its `nghttp2_session`; called on the loop's thread only.
+final class HTTP2Session: ConnectionSession {
+    /// Streams a client may open at once (SETTINGS_MAX_CONCURRENT_STREAMS).
+    static let streamLimit: UInt32 = 100
+
+    private final class Stream {
+        var method = ""
+        var target: [UInt8] = []
+        var authority: String?
+        var headers: [String: String] = [:]
+        var headerBytes = 0
+        var tooLarge = false
+        var dispatched = false
+        var answered = false
+        var body: ResponseBody?
+    }
+
+    private var session: OpaquePointer?
+    private var streams: [Int32: Stream] = [:]
+    private unowned let connection: TLSConnection
+    private unowned let loop: TLSEventLoop
+    private let headerLimitBytes: Int
+    /// Whether a request was ever whole: the header deadline holds until then.
+    private var sawRequest = false
+
+    /// nil when nghttp2 cannot make a session (no memory).
+    init?(connection: TLSConnection, loop: TLSEventLoop, headerLimitBytes: Int) {
+        self.connection = connection
+        self.loop = loop
+        self.headerLimitBytes = headerLimitBytes
+        var callbacks: OpaquePointer?
+        guard nghttp2_session_callbacks_new(&callbacks) == 0, let callbacks else { return nil }
+        defer { nghttp2_session_callbacks_del(callbacks) }
+        nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks) { _, frame, user in
+            guard let frame, let user else { return 0 }
+            Unmanaged<HTTP2Session>.fromOpaque(user).takeUnretainedValue().beginHeaders(frame)
+            return 0
+        }
+        nghttp2_session_callbacks_set_on_header_callback(callbacks) { _, frame, name, nameLength, value, valueLength, _, user in
+            guard let frame, let name, let value, let user else { return 0 }
+            Unmanaged<HTTP2Session>.fromOpaque(user).takeUnretainedValue()
+                .header(frame, name: UnsafeBufferPointer(start: name, count: nameLength),
+                        value: UnsafeBufferPointer(start: value, count: valueLength))
+            return 0
+        }
+        nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks) { _, frame, user in
+            guard let frame, let user else { return 0 }
+            Unmanaged<HTTP2Session>.fromOpaque(user).takeUnretainedValue().frameReceived(frame)
+            return 0
+        }
+        nghttp2_session_callbacks_set_on_stream_close_callback(callbacks) { _, streamID, _, user in
+            guard let user else { return 0 }
+            Unmanaged<HTTP2Session>.fromOpaque(user).takeUnretainedValue().streams.removeValue(forKey: streamID)
+            return 0
+        }
+        var made: OpaquePointer?
+        guard nghttp2_session_server_new(&made, callbacks, nil) == 0, let made else { return nil }
+        session = made
+        nghttp2_session_set_user_data(made, Unmanaged.passUnretained(self).toOpaque())
+        var settings = [
+            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue),
+                                   value: Self.streamLimit),
+            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE.rawValue),
+                                   value: UInt32(clamping: headerLimitBytes)),
+        ]
+        guard nghttp2_submit_settings(made, UInt8(NGHTTP2_FLAG_NONE.rawValue), &settings, settings.count) == 0 else {
+            return nil
+        }
+    }
+
+    deinit {
+        if let session { nghttp2_session_del(session) }
+    }
+
+    // MARK: ConnectionSession
+
+    func receive(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard let session, let base = bytes.baseAddress else { return false }
+        // A negative count is a connection error (a bad preface, a flood): this connection closes.
+        return nghttp2_session_mem_recv(session, base.assumingMemoryBound(to: UInt8.self), bytes.count) >= 0
+    }
+
+    func produce(into output: inout [UInt8], limit: Int) -> Bool {
+        guard let session else { return false }
+        while output.count < limit {
+            var data: UnsafePointer<UInt8>?
+            let count = nghttp2_session_mem_send(session, &data)
+            guard count >= 0 else { return false }
+            guard count > 0, let data else { return true }
+            output.append(contentsOf: UnsafeBufferPointer(start: data, count: count))
+        }
+        return true
+    }
+
+    func deliver(_ response: HTTPResponse, ticket: Int32) {
+        guard let stream = streams[ticket], !stream.answered else { return }
+        submit(response, on: ticket, stream: stream)
+    }
+
+    func answerWaitingBeforeStop() {
+        for (id, stream) in streams where stream.dispatched && !stream.answered {
+            submit(.text(503, "the server is stopping"), on: id, stream: stream)
+        }
+    }
+
+    var wantsInput: Bool { session.map { nghttp2_session_want_read($0) != 0 } ?? false }
+
+    var isFinished: Bool {
+        guard let session else { return true }
+        return nghttp2_session_want_read(session) == 0 && nghttp2_session_want_write(session) == 0
+    }
+
+    /// No request waits for a later answer (a stream whose answer the client does not read is idle).
+    var isIdle: Bool { !streams.values.contains { $0.dispatched && !$0.answered } }
+
+    // MARK: Called by nghttp2
+
+    private func beginHeaders(_ frame: UnsafePointer<nghttp2_frame>) {
+        guard frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue),
+              frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST else { return }
+        streams[frame.pointee.hd.stream_id] = Stream()
+    }
+
+    private func header(_ frame: UnsafePointer<nghttp2_frame>, name: UnsafeBufferPointer<UInt8>,
+                        value: UnsafeBufferPointer<UInt8>) {
+        guard let stream = streams[frame.pointee.hd.stream_id], !stream.dispatched, !stream.tooLarge else { return }
+        // Counted as SETTINGS_MAX_HEADER_LIST_SIZE counts (RFC 9113 6.5.2); over it the request gets 431.
+        stream.headerBytes += name.count + value.count + 32
+        guard stream.headerBytes <= headerLimitBytes else {
+            stream.tooLarge = true
+            stream.headers = [:]
+            return
+        }
+        let text = String(decoding: value, as: UTF8.self)
+        switch String(decoding: name, as: UTF8.self) {
+        case ":method": stream.method = text
+        case ":path": stream.target = Array(value)
+        case ":authority": stream.authority = text
+        case let pseudo where pseudo.hasPrefix(":"): break
+        // Cookies may come split over many fields (RFC 9113 8.2.3).
+        case "cookie": stream.headers["cookie"] = stream.headers["cookie"].map { $0 + "; " + text } ?? text
+        case let header: stream.headers[header] = text
+        }
+    }
+
+    private func frameReceived(_ frame: UnsafePointer<nghttp2_frame>) {
+        let type = UInt32(frame.pointee.hd.type)
+        guard type == NGHTTP2_HEADERS.rawValue || type == NGHTTP2_DATA.rawValue,
+              frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0,
+              let stream = streams[frame.pointee.hd.stream_id], !stream.dispatched else { return }
+        stream.dispatched = true
+        let id = frame.pointee.hd.stream_id
+        if !sawRequest {
+            sawRequest = true
+            connection.headerDeadlineSeconds = nil
+        }
+        if stream.tooLarge {
+            return submit(.text(431, "request header fields too large"), on: id, stream: stream)
+        }
+        let target = RequestTarget(stream.target)
+        var headers = stream.headers
+        if headers["host"] == nil, let authority = stream.authority { headers["host"] = authority }
+        let request = HTTPRequest(method: stream.method, path: target.path, query: target.query, headers: headers,
+                                  client: connection.client)
+        loop.dispatch(request, from: connection, ticket: id)
+    }
+
+    // MARK: Responses
+
+    /// Headers HTTP/2 forbids (RFC 9113 8.2.2).
+    private static let connectionHeaders: Set<String> = ["connection", "keep-alive", "proxy-connection",
+                                                         "transfer-encoding", "upgrade"]
+
+    private func submit(_ response: HTTPResponse, on id: Int32, stream: Stream) {
+        guard let session else { return }
+        guard let body = ResponseBody(response.body) else {
+            return submit(.text(404, "not found"), on: id, stream: stream)
+        }
+        stream.answered = true
+        var fields: [(String, String)] = [(":status", String(response.status))]
+        var hasLength = false
+        for (name, value) in response.headers {
+            let lowered = name.lowercased()
+            guard !Self.connectionHeaders.contains(lowered) else { continue }
+            hasLength = hasLength || lowered == "content-length"
+            fields.append((lowered, value))
+        }
+        if !hasLength && response.statusAllowsBody { fields.append(("content-length", String(body.length))) }
+        fields.append(("date", HTTPDate.now()))
+        let sendsBody = stream.method != "HEAD" && response.statusAllowsBody && body.length > 0
+        if sendsBody { stream.body = body }
+        let result = Self.withHeaderFields(fields) { fields in
+            guard sendsBody else { return nghttp2_submit_response(session, id, fields.baseAddress, fields.count, nil) }
+            var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: readBodyCallback)
+            return nghttp2_submit_response(session, id, fields.baseAddress, fields.count, &provider)
+        }
+        if result != 0 {
+            stream.body = nil
+            nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), id,
+                                      UInt32(NGHTTP2_INTERNAL_ERROR.rawValue))
+            return
+        }
+        loop.countAnswer()
+    }
+
+    /// Fills nghttp2's buffer from the stream's body; nghttp2 calls it as the windows allow.
+    fileprivate func readBody(stream id: Int32, into buffer: UnsafeMutableRawBufferPointer,
+                              flags: UnsafeMutablePointer<UInt32>) -> Int {
+        guard let body = streams[id]?.body, let count = body.read(into: buffer) else {
+            // The file ended early or cannot be read: this stream is reset, the others go on.
+            return Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue)
+        }
+        if body.isFinished {
+            flags.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue
+            streams[id]?.body = nil
+        }
+        return count
+    }
+
+    /// `body` with the fields as nghttp2 takes them (it copies them before returning).
+    private static func withHeaderFields(_ fields: [(String, String)],
+                                         _ body: (UnsafeBufferPointer<nghttp2_nv>) -> Int32) -> Int32 {
+        var storage: [UInt8] = []
+        var ranges: [(name: Range<Int>, value: Range<Int>)] = []
+        for (name, value) in fields {
+            let nameStart = storage.count
+            storage.append(contentsOf: name.utf8)
+            let valueStart = storage.count
+            storage.append(contentsOf: value.utf8)
+            ranges.append((nameStart..<valueStart, valueStart..<storage.count))
+        }
+        storage.append(0)
+        return storage.withUnsafeMutableBufferPointer { bytes in
+            let base = bytes.baseAddress!
+            let list = ranges.map { range in
+                nghttp2_nv(name: base + range.name.lowerBound, value: base + range.value.lowerBound,
+                           namelen: range.name.count, valuelen: range.value.count,
+                           flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
+            }
+            return list.withUnsafeBufferPointer(body)
+        }
+    }
+}
+
+private let readBodyCallback: nghttp2_data_source_read_callback = { _, streamID, buffer, length, flags, _, user in
+    guard let buffer, let flags, let user else { return Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue) }
+    return Unmanaged<HTTP2Session>.fromOpaque(user).takeUnretainedValue()
+        .readBody(stream: streamID, into: UnsafeMutableRawBufferPointer(start: buffer, count: length), flags: flags)
+}

@@ -1,0 +1,237 @@
+import Foundation
+import Glibc
+import HLSBase
+import HLSTestSupport
+import Testing
+@testable import HLSServer
+
+/// The HTTPS server with real clients: curl over HTTP/2 and HTTP/1.1, nghttp, h2load and openssl.
+@Suite(.serialized) struct HTTPSServerTests {
+    /// A self-signed certificate for 127.0.0.1, made by openssl in a folder of its own.
+    struct Certificate {
+        let key: String
+        let certificate: String
+        let certificatePath: String
+
+        init(in directory: URL, name: String) throws {
+            let keyPath = directory.appendingPathComponent("\(name).key").path
+            certificatePath = directory.appendingPathComponent("\(name).pem").path
+            let made = try ExternalTools.run("openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
+                                                         "-nodes", "-keyout", keyPath, "-out", certificatePath, "-days", "1",
+                                                         "-subj", "/CN=\(name)", "-addext", "subjectAltName=IP:127.0.0.1"])
+            guard made.succeeded else { throw ExternalToolError.failed(command: "openssl req", result: made) }
+            key = try String(contentsOfFile: keyPath, encoding: .utf8)
+            certificate = try String(contentsOfFile: certificatePath, encoding: .utf8)
+        }
+    }
+
+    /// What one curl transfer saw.
+    struct Fetched {
+        let version: String
+        let status: Int
+        let headers: [String: String]
+        let body: Data
+    }
+
+    let directory: URL
+    let certificate: Certificate
+    let file: URL
+    let fileBytes: [UInt8]
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("https-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        certificate = try Certificate(in: directory, name: "first")
+        var generator = SeededGenerator(state: 34)
+        fileBytes = (0..<(1 << 20)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        file = directory.appendingPathComponent("segment.m4s")
+        try Data(fileBytes).write(to: file)
+    }
+
+    func start(_ handler: @escaping HTTPServer.Handler, headerTimeoutSeconds: Int = 30) throws -> HTTPSServer {
+        var configuration = HTTPServer.Configuration(address: try ListenAddress("127.0.0.1:0"))
+        configuration.tls = (certificate.key, certificate.certificate)
+        configuration.headerTimeoutSeconds = headerTimeoutSeconds
+        return try HTTPSServer(configuration: configuration, handler: handler)
+    }
+
+    /// A handler like the stream server's in small: a file with ranges and caching, a gzipped playlist, 404.
+    func segmentHandler() -> HTTPServer.Handler {
+        let path = file.path, length = fileBytes.count
+        let playlist = Array(String(repeating: "#EXTINF:2.000,\nseg/000001.m4s\n", count: 50).utf8)
+        return { request in
+            switch request.path {
+            case "/segment.m4s":
+                let cache = ("Cache-Control", "max-age=31536000, immutable")
+                if request.header("range") == "bytes=10-19" {
+                    return .now(HTTPResponse(status: 206, headers: [cache, ("Content-Range", "bytes 10-19/\(length)")],
+                                             body: .file(path: path, offset: 10, length: 10)))
+                }
+                return .now(HTTPResponse(status: 200, headers: [cache, ("Content-Type", "video/iso.segment")],
+                                         body: .file(path: path, offset: 0, length: length)))
+            case "/playlist.m3u8" where request.header("accept-encoding")?.contains("gzip") == true:
+                return .now(HTTPResponse(status: 200, headers: [("Content-Type", "application/vnd.apple.mpegurl"),
+                                                                ("Content-Encoding", "gzip"), ("Cache-Control", "no-cache")],
+                                         body: .bytes(Gzip.compress(playlist) ?? [])))
+            default:
+                return .now(.text(404, "not found"))
+            }
+        }
+    }
+
+    func curl(_ url: String, _ options: [String], caFile: String? = nil) throws -> Fetched {
+        let headersPath = directory.appendingPathComponent("headers-\(UUID().uuidString)").path
+        let bodyPath = directory.appendingPathComponent("body-\(UUID().uuidString)").path
+        let result = try ExternalTools.run("curl", ["-sS", "--cacert", caFile ?? certificate.certificatePath,
+                                                    "-D", headersPath, "-o", bodyPath,
+                                                    "-w", "%{http_version} %{http_code}"] + options + [url],
+                                           timeoutSeconds: 20)
+        guard result.succeeded else { throw ExternalToolError.failed(command: "curl \(url)", result: result) }
+        let written = result.stdout.split(separator: " ")
+        var headers: [String: String] = [:]
+        for line in try String(contentsOfFile: headersPath, encoding: .utf8).split(separator: "\r\n") {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        return Fetched(version: String(written.first ?? ""), status: Int(written.last ?? "") ?? 0, headers: headers,
+                       body: (try? Data(contentsOf: URL(fileURLWithPath: bodyPath))) ?? Data())
+    }
+
+    @Test func http2AndHTTP11GiveTheSameStatusHeadersAndBytes() throws {
+        let server = try start(segmentHandler())
+        defer { server.stop() }
+        let origin = "https://127.0.0.1:\(server.port)"
+        let cases: [(path: String, options: [String])] = [
+            ("/segment.m4s", []), ("/segment.m4s", ["-H", "Range: bytes=10-19"]), ("/missing", []),
+            ("/playlist.m3u8", ["--compressed"]), ("/segment.m4s", ["-I"]),
+        ]
+        for (path, options) in cases {
+            let overH2 = try curl(origin + path, ["--http2"] + options)
+            let overH1 = try curl(origin + path, ["--http1.1"] + options)
+            #expect(overH2.version == "2", "\(path)")
+            #expect(overH1.version == "1.1", "\(path)")
+            #expect(overH2.status == overH1.status, "\(path)")
+            // With -I curl writes the headers as the body, and the status lines differ.
+            if options != ["-I"] { #expect(overH2.body == overH1.body, "\(path) \(options)") }
+            for name in ["cache-control", "content-range", "content-encoding", "content-type", "content-length"] {
+                #expect(overH2.headers[name] == overH1.headers[name], "\(path) \(options): \(name)")
+            }
+        }
+        let whole = try curl(origin + "/segment.m4s", ["--http2"])
+        #expect(whole.status == 200 && whole.body == Data(fileBytes), "a 1 MB file arrives whole over h2")
+        let range = try curl(origin + "/segment.m4s", ["--http2", "-H", "Range: bytes=10-19"])
+        #expect(range.status == 206 && range.body == Data(fileBytes[10..<20]))
+        #expect(try curl(origin + "/missing", ["--http2"]).status == 404)
+        let head = try curl(origin + "/segment.m4s", ["--http2", "-I"])
+        #expect(head.body.count < 1000 && head.headers["content-length"] == String(fileBytes.count), "HEAD sends no body")
+        let playlist = try curl(origin + "/playlist.m3u8", ["--http2", "--compressed"])
+        #expect(playlist.headers["content-encoding"] == "gzip" && String(decoding: playlist.body, as: UTF8.self).hasPrefix("#EXTINF:2.000,"))
+        #expect(server.answeredCount == 2 * cases.count + 5)
+    }
+
+    @Test func nghttpNegotiatesH2ByALPN() throws {
+        let server = try start(segmentHandler())
+        defer { server.stop() }
+        let result = try ExternalTools.run("nghttp", ["-nv", "https://127.0.0.1:\(server.port)/segment.m4s"], timeoutSeconds: 20)
+        #expect(result.succeeded, "\(result.stderr)")
+        #expect(result.stdout.contains("The negotiated protocol: h2"), "\(result.stdout.prefix(2000))")
+        #expect(result.stdout.contains(":status: 200"))
+    }
+
+    @Test func fiftyHeldRequestsOnOneConnectionAreAllAnsweredWhenReleased() throws {
+        let held = Locked<[@Sendable (HTTPResponse) -> Void]>([])
+        let server = try start { request in
+            .later { respond in held.withLock { $0.append(respond) } }
+        }
+        defer { server.stop() }
+        let load = try BackgroundProcess("h2load", ["-n50", "-c1", "-m50", "https://127.0.0.1:\(server.port)/playlist.m3u8?_HLS_msn=9"])
+        let deadline = Date().addingTimeInterval(10)
+        while server.waitingCount < 50 && Date() < deadline { usleep(20_000) }
+        #expect(server.waitingCount == 50)
+        #expect(server.connectionCount == 1)
+        for respond in held.withLock({ $0 }) { respond(.text(200, "#EXTM3U")) }
+        let result = load.finish(timeoutSeconds: 10)
+        #expect(result.stdout.contains("50 succeeded"), "\(result.stdout)")
+        #expect(result.stdout.contains("status codes: 50 2xx"), "\(result.stdout)")
+        #expect(server.waitingCount == 0)
+        #expect(server.answeredCount == 50)
+    }
+
+    @Test func aReloadedCertificateServesNewHandshakesWhileAnOpenConnectionGoesOn() throws {
+        let held = Locked<[@Sendable (HTTPResponse) -> Void]>([])
+        let handler = segmentHandler()
+        let server = try start { request in
+            guard request.path == "/hold" else { return handler(request) }
+            return .later { respond in held.withLock { $0.append(respond) } }
+        }
+        defer { server.stop() }
+        let origin = "https://127.0.0.1:\(server.port)"
+        // One curl, one h2 connection: a held request, then a segment on the same connection.
+        let open = try BackgroundProcess("curl", ["-sS", "--http2", "--cacert", certificate.certificatePath,
+                                                  "-w", "%{http_version} %{http_code} %{num_connects}\n",
+                                                  "-o", "/dev/null", origin + "/hold", "-o", "/dev/null", origin + "/segment.m4s"])
+        let deadline = Date().addingTimeInterval(10)
+        while server.waitingCount < 1 && Date() < deadline { usleep(20_000) }
+        #expect(server.waitingCount == 1)
+
+        let second = try Certificate(in: directory, name: "second")
+        try server.reloadCertificate(key: second.key, certificate: second.certificate)
+        #expect(try curl(origin + "/segment.m4s", ["--http2"], caFile: second.certificatePath).status == 200)
+        let refused = try ExternalTools.run("curl", ["-sS", "--http2", "--cacert", certificate.certificatePath, "-o", "/dev/null",
+                                                     origin + "/segment.m4s"], timeoutSeconds: 20)
+        #expect(!refused.succeeded, "the old certificate is no longer offered")
+        #expect(throws: HTTPServer.StartError.self) { try server.reloadCertificate(key: second.key, certificate: certificate.certificate) }
+
+        for respond in held.withLock({ $0 }) { respond(.text(200, "released")) }
+        let result = open.finish(timeoutSeconds: 10)
+        #expect(result.succeeded, "\(result.stderr)")
+        #expect(result.stdout == "2 200 1\n2 200 0\n", "both on the connection opened before the reload")
+    }
+
+    @Test func aRequestTargetDecodesAsOverCleartextHTTP() throws {
+        let seen = Locked<[HTTPRequest]>([])
+        let handler: HTTPServer.Handler = { request in
+            seen.withLock { $0.append(request) }
+            return .now(.text(200, "ok"))
+        }
+        let cleartext = try HTTPServer(configuration: .init(address: try ListenAddress("127.0.0.1:0")), handler: handler)
+        defer { cleartext.stop() }
+        let server = try start(handler)
+        defer { server.stop() }
+        let target = "/a%20b/c+d%2Fe%zz?token=x%2By+z&flag&_HLS_msn=12&_HLS_part=3&%41=%42"
+        _ = try ExternalTools.run("curl", ["-sS", "--path-as-is", "-o", "/dev/null", "http://127.0.0.1:\(cleartext.port)\(target)"])
+        _ = try curl("https://127.0.0.1:\(server.port)\(target)", ["--http2", "--path-as-is"])
+        _ = try curl("https://127.0.0.1:\(server.port)\(target)", ["--http1.1", "--path-as-is"])
+        let requests = seen.withLock { $0 }
+        try #require(requests.count == 3)
+        #expect(requests[0].path == "/a b/c+d/e%zz")
+        #expect(requests[0].query == ["token": "x+y z", "flag": "", "_HLS_msn": "12", "_HLS_part": "3", "A": "B"])
+        for request in requests.dropFirst() {
+            #expect(request.path == requests[0].path)
+            #expect(request.query == requests[0].query)
+            #expect(request.client == "127.0.0.1")
+            #expect(request.header("host") == "127.0.0.1:\(server.port)")
+        }
+    }
+
+    @Test func aSilentConnectionIsClosedAtTheHeaderDeadlineAndAHugeHeaderGets431() throws {
+        let server = try start(segmentHandler(), headerTimeoutSeconds: 1)
+        defer { server.stop() }
+        let silent = try TestSocket(port: server.port)
+        let started = Date()
+        var closedAfter: Double?
+        while Date().timeIntervalSince(started) < 4 {
+            if silent.peerClosed(waitingSeconds: 0.2) {
+                closedAfter = Date().timeIntervalSince(started)
+                break
+            }
+        }
+        let seconds = try #require(closedAfter, "the silent connection was never closed")
+        #expect(seconds >= 0.9 && seconds < 2.5, "closed after \(seconds) s")
+        #expect(server.lateHeaderCount == 1)
+        let huge = try curl("https://127.0.0.1:\(server.port)/segment.m4s",
+                            ["--http1.1", "-H", "X-Huge: " + String(repeating: "a", count: 70_000)])
+        #expect(huge.status == 431)
+        #expect(server.connectionCount == 0)
+    }
+}
