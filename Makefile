@@ -96,8 +96,12 @@ check: build
 	$(SWIFT) test --skip-build --filter '$(UNIT_TESTS)' 2>&1 | tee .build/swift-check.log
 
 # The checkers' own tests run first: an end-to-end result means nothing if they cannot fail.
-# Tests run one at a time: live runs, ALSA capture and publishing are paced in real time and
-# must not share two cores with Chromium and transcoding. The suites that package files and read
+# Then the suites that measure timing against the capture or play live in Chromium (QUIET_TESTS) run
+# one at a time with nothing beside them: live runs, ALSA capture and publishing are paced in real
+# time and must not share two cores with Chromium and transcoding. The rest then runs in two lanes
+# side by side, each one test at a time: the suites that mostly wait on cameras, stores, stalls and
+# retries (LIGHT_TESTS: a quarter of a core between them) beside every other suite, the in-process
+# ones included. The suites that package files and read
 # them back (FILE_TESTS: no live capture, no server, no player, nothing timed) then run side by
 # side, two test processes (FILE_GROUPS, which together take every suite FILE_TESTS names) each
 # running its suites at once. The published runs through the fault proxy (PARALLEL_TESTS) run
@@ -109,8 +113,12 @@ FILE_GROUPS := 'hlscapTests\.(HostileFileTests|GoldenSegmentTests|DevicesCommand
 	'hlscapTests\.(CopyModeStreamTests|TranscodeStreamTests|VariableFrameRateTests|CutPointTests)'
 PARALLEL_TESTS := PublishWindowFaultTests|PublishLiveFaultTests
 PARALLEL_GROUPS := 'PublishLiveFaultTests|PublishWindowFaultTests/anOutage' 'PublishWindowFaultTests/(?!anOutage)'
+QUIET_TESTS := hlscapTests\.(LowLatencyTests|LiveRunTests|SoakTests|LiveClockDriftTests|TranscodeChromiumTests|ChromiumPlaybackTests|LiveLadderTests|RecordingRangeChromiumTests|RecordingRangeTests|ServeCommandTests|RunServerTests)
+LIGHT_TESTS := hlscapTests\.(NetworkInputTests|HTTPInputTests|ListenInputTests|PublishFaultTests|PublishOriginTests|PublishS3StoreTests|RunStreamsTests|RunReloadTests|RunIsolationTests|ServiceUnitTests|StorageFaultTests|ServeSlowClientTests|LiveStopTests|LiveResumeTests)
 test: build test-tools test-fuzz-parsers
-	$(SWIFT) test $(SWIFT_BUILD_FLAGS) --no-parallel --skip '$(FILE_TESTS)|$(PARALLEL_TESTS)' 2>&1 | tee .build/swift-test.log
+	$(SWIFT) test $(SWIFT_BUILD_FLAGS) --no-parallel --filter '$(QUIET_TESTS)' 2>&1 | tee .build/swift-test.log
+	scripts/tests-side-by-side.sh --serial '.*::$(QUIET_TESTS)|$(LIGHT_TESTS)|$(FILE_TESTS)|$(PARALLEL_TESTS)' '$(LIGHT_TESTS)' \
+		2>&1 | tee -a .build/swift-test.log
 	scripts/tests-side-by-side.sh $(FILE_GROUPS) 2>&1 | tee -a .build/swift-test.log
 	scripts/tests-side-by-side.sh $(PARALLEL_GROUPS) 2>&1 | tee -a .build/swift-test.log
 

@@ -1,9 +1,16 @@
 #!/usr/bin/env bash
-# tests-side-by-side.sh FILTER...: runs the built test binary once per FILTER, all at the same time, and
-# prints each run's output once it is over; fails if any run failed. `swift test` cannot do this: a
-# second one waits for the first, which holds the build directory's lock, and one run takes only as
-# many tests at once as the machine has cores.
+# tests-side-by-side.sh [--serial] FILTER[::SKIP]...: runs the built test binary once per FILTER, all
+# at the same time, and prints each run's output once it is over; fails if any run failed. A FILTER
+# may name, after `::`, what it leaves out (`.*::A|B`: every test but A's and B's). With --serial each
+# run takes its tests one at a time (a lane), otherwise as many at once as the machine has cores.
+# `swift test` cannot do this: a second one waits for the first, which holds the build directory's lock.
 set -uo pipefail
+
+mode=()
+if [ "${1:-}" = "--serial" ]; then
+    mode=(--no-parallel)
+    shift
+fi
 
 binary=.build/debug/hlscapPackageTests.xctest
 if [ ! -x "$binary" ]; then
@@ -15,7 +22,12 @@ trap 'rm -rf "$logs"' EXIT
 pids=()
 index=0
 for filter in "$@"; do
-    NO_COLOR=1 "$binary" --testing-library swift-testing --filter "$filter" > "$logs/$index" 2>&1 &
+    skip=()
+    if [[ "$filter" == *::* ]]; then
+        skip=(--skip "${filter#*::}")
+    fi
+    NO_COLOR=1 "$binary" --testing-library swift-testing "${mode[@]}" --filter "${filter%%::*}" "${skip[@]}" \
+        > "$logs/$index" 2>&1 &
     pids+=($!)
     index=$((index + 1))
 done
