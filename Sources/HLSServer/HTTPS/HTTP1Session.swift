@@ -31,6 +31,8 @@ final class HTTP1Session: ConnectionSession {
     private var nextTicket: Int32 = 0
     /// Bytes after a whole request, parsed once it is answered (one read at most).
     private var unparsed: [UInt8] = []
+    /// Where a body's next piece is read before it joins the output.
+    private var scratch = [UInt8](repeating: 0, count: 16 * 1024)
 
     // The request being read.
     private var target: [UInt8] = []
@@ -85,12 +87,9 @@ final class HTTP1Session: ConnectionSession {
             }
             if let body, !body.isFinished {
                 guard output.count < limit else { return true }
-                let start = output.count, chunk = min(16 * 1024, body.length - body.sentCount)
-                output.append(contentsOf: repeatElement(0, count: chunk))
                 // The content length was promised: a file that ends early ends the connection.
-                guard let count = output.withUnsafeMutableBytes({ body.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[start...])) }),
-                      count > 0 else { return false }
-                output.removeLast(chunk - count)
+                guard let count = scratch.withUnsafeMutableBytes({ body.read(into: $0) }), count > 0 else { return false }
+                output.append(contentsOf: scratch[..<count])
                 continue
             }
             if closeAfter {

@@ -46,6 +46,7 @@ final class TLSConnection {
     private var readWaitsToWrite = false
     private var output: [UInt8] = []
     private var outputStart = 0
+    private var buffer = [UInt8](repeating: 0, count: readSize)
 
     init(id: UInt64, socket: Int32, ssl: OpaquePointer, client: String?, nowSeconds: Double, headerTimeoutSeconds: Double) {
         self.id = id
@@ -101,7 +102,6 @@ final class TLSConnection {
     /// session; false when the connection must close. `more`: it stopped with bytes left inside TLS.
     func read(nowSeconds: Double, more: inout Bool) -> Bool {
         guard let session else { return true }
-        var buffer = [UInt8](repeating: 0, count: Self.readSize)
         for _ in 0..<4 {
             guard session.wantsInput, isDrained, !session.isFinished else { return true }
             ERR_clear_error()
