@@ -25,11 +25,12 @@ let package = Package(
         .systemLibrary(name: "CSSL", pkgConfig: "libssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CNGHTTP2", pkgConfig: "libnghttp2", providers: [.apt(["libnghttp2-dev"])]),
         .systemLibrary(name: "CHTTPParser", providers: [.apt(["libhttp-parser-dev"])]),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .target(name: "HLSBase"),
         .target(name: "HLSCrypto", dependencies: ["CCrypto"]),
         .target(name: "HLSKit"),
         .target(name: "HLSConfig", dependencies: ["CYAML"]),
-        .target(name: "HLSOutput", dependencies: ["HLSBase", "HLSCrypto", "HLSKit"]),
+        .target(name: "HLSOutput", dependencies: ["CCurl", "HLSBase", "HLSCrypto", "HLSKit"]),
         .target(
             name: "HLSMedia",
             dependencies: ["CFFmpeg", "CV4L2", "HLSBase", "HLSKit"]

@@ -10,10 +10,13 @@ public enum LoadError: Error, Sendable, Equatable, CustomStringConvertible {
     case unreachable(String)
     /// Reading started and failed: an I/O error, an HTTP 5xx.
     case readFailed(String)
+    /// The server's TLS certificate is signed by no authority the loader trusts.
+    case untrusted(String)
 
     public var description: String {
         switch self {
-        case .notFound(let reason), .unreadable(let reason), .unreachable(let reason), .readFailed(let reason):
+        case .notFound(let reason), .unreadable(let reason), .unreachable(let reason), .readFailed(let reason),
+             .untrusted(let reason):
             reason
         }
     }

@@ -76,16 +76,27 @@ public final class URLSessionLoader: ResourceLoader {
             if let code, noAnswer.contains(code) {
                 return .failure(.unreachable("\(name): \(error.localizedDescription)"))
             }
+            let untrusted: Set<URLError.Code> = [.serverCertificateUntrusted, .serverCertificateHasUnknownRoot,
+                                                 .serverCertificateHasBadDate, .serverCertificateNotYetValid]
+            // libcurl under URLSession reports an unknown authority as "SSL certificate problem: …".
+            if let code, untrusted.contains(code) || error.localizedDescription.contains("SSL certificate problem") {
+                return .failure(.untrusted("\(name): \(error.localizedDescription)"))
+            }
             return .failure(.readFailed("\(name): \(error.localizedDescription)"))
         }
         guard let http = response as? HTTPURLResponse else {
             return .failure(.readFailed("\(name): the answer is not HTTP"))
         }
-        switch http.statusCode {
-        case 200..<300: return .success([UInt8](data ?? Data()))
-        case 404, 410: return .failure(.notFound("\(name) answered HTTP \(http.statusCode)"))
-        case 400..<500: return .failure(.unreadable("\(name) answered HTTP \(http.statusCode)"))
-        default: return .failure(.readFailed("\(name) answered HTTP \(http.statusCode)"))
+        return httpResult(name: name, status: http.statusCode, body: [UInt8](data ?? Data()))
+    }
+
+    /// What an HTTP status means for the validator: the body, or why there is none.
+    static func httpResult(name: String, status: Int, body: [UInt8]) -> Result<[UInt8], LoadError> {
+        switch status {
+        case 200..<300: .success(body)
+        case 404, 410: .failure(.notFound("\(name) answered HTTP \(status)"))
+        case 400..<500: .failure(.unreadable("\(name) answered HTTP \(status)"))
+        default: .failure(.readFailed("\(name) answered HTTP \(status)"))
         }
     }
 }

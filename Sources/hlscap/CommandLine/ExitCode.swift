@@ -108,6 +108,9 @@ extension CommandError {
             self.init("\(reason); check the URL and that its server is up", exitCode: .unavailable)
         case .readFailed(let reason):
             self.init("reading failed: \(reason); try again", exitCode: .ioError)
+        case .untrusted(let reason):
+            self.init("\(reason); give --ca-file with the PEM certificate of the authority that signed the server's "
+                + "certificate (or of a self-signed server certificate itself)", exitCode: .unavailable)
         }
     }
 

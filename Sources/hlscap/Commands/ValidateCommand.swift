@@ -1,4 +1,5 @@
 import Foundation
+import HLSEngine
 import HLSKit
 import HLSOutput
 
@@ -23,12 +24,15 @@ struct ValidateCommand: Command {
                                 each update (sequence numbers, target duration, staleness, retention,
                                 blocking reloads)
           --bandwidth RATE      print the variants and the one a player with RATE (1.5M, 800k) starts with
+          --ca-file FILE        trust the authorities (or a server's own certificate) in this PEM file
+                                for https:// URLs, instead of the system's
           --json                print the report as JSON
           --strict              warnings fail too (exit 65)
           --help                show this help
 
         Exit status: 0 no errors, 65 errors found (or warnings with --strict), 64 usage,
-        66 TARGET missing or unreadable, 69 TARGET's server unreachable, 74 reading TARGET failed.
+        66 TARGET or --ca-file missing or unreadable, 69 TARGET's server unreachable or its certificate
+        not trusted, 74 reading TARGET failed.
         """
 
     var target: String
@@ -37,6 +41,7 @@ struct ValidateCommand: Command {
     var bandwidth: Int?
     var json: Bool
     var strict: Bool
+    var authorityFile: String?
 
     init(arguments: inout ArgumentList) throws {
         json = arguments.flag("--json")
@@ -48,17 +53,21 @@ struct ValidateCommand: Command {
             Double(try Parse.milliseconds($0, option: "--live")) / 1000
         }
         bandwidth = try arguments.value("--bandwidth").map { try Parse.bitrate($0, option: "--bandwidth") }
+        authorityFile = try arguments.value("--ca-file")
         target = try arguments.onePositional("validate", what: "a TARGET: a stream directory, playlist or URL")
     }
 
     func run() throws {
-        let loader = URLSessionLoader()
+        let loader = try makeLoader()
         let url: URL
         var report: ValidationReport
         do throws(LoadError) {
             url = try StreamValidator.playlistURL(forTarget: target)
             report = try StreamValidator(loader: loader, options: .init(
                 sampleSegments: sampleSegments, decrypt: { SegmentEncryption.decrypt($0, key: $1, iv: $2) })).validate(url)
+        } catch .untrusted(let reason) where authorityFile != nil {
+            throw CommandError("\(reason); no authority in --ca-file \(authorityFile ?? "") signed the server's "
+                + "certificate: give the PEM file of the one that did", exitCode: .unavailable)
         } catch {
             throw CommandError(error)
         }
@@ -89,6 +98,17 @@ struct ValidateCommand: Command {
             throw CommandError("\(target) has \(report.warnings.count) warning(s) and --strict makes them fail; "
                 + "fix the warnings listed above", exitCode: .dataError)
         }
+    }
+
+    /// URLSession trusts the system's authorities; with `--ca-file`, libcurl trusts those of the file.
+    private func makeLoader() throws -> any ResourceLoader {
+        guard let authorityFile else { return URLSessionLoader() }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: authorityFile, isDirectory: &isDirectory), !isDirectory.boolValue,
+              FileManager.default.isReadableFile(atPath: authorityFile) else {
+            throw CommandError(PlanError.authorityFileUnreadable(authorityFile))
+        }
+        return CurlLoader(authorityFile: authorityFile)
     }
 
     /// A multivariant target is followed through its first variant.
