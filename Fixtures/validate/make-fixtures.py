@@ -323,6 +323,8 @@ def main():
     write("apple-idr-interval", "playlist.m3u8", media_playlist(
         [BASE_SEGMENTS[0], "000002.m4s", "000003.m4s", "../later/000004.m4s"], independent=False))
 
+    write_low_latency(six, dates, stream_inf)
+
     # Live: successive versions of one playlist, playlist.1.m3u8, playlist.2.m3u8 …
     def live(directory, versions):
         for index, text in enumerate(versions):
@@ -337,6 +339,35 @@ def main():
     live("live-retention", [media_playlist(["gone.m4s"] + BASE_SEGMENTS[1:], kind=None, end=False), window(2)])
     control = ["#EXT-X-SERVER-CONTROL:CAN-BLOCK-RELOAD=YES,HOLD-BACK=3.0"]
     live("live-blocking-reload", [window(1, extra_segment_lines={0: control})])
+
+
+def low_latency_playlist(segments, dates, control="CAN-BLOCK-RELOAD=YES,PART-HOLD-BACK=3.0,HOLD-BACK=3.0",
+                         hint=True, reports=()):
+    """A live Low-Latency playlist: the last segment also listed as a part, a preload hint, rendition reports."""
+    header = ["#EXT-X-VERSION:6", "#EXT-X-TARGETDURATION:1", "#EXT-X-MEDIA-SEQUENCE:1", "#EXT-X-INDEPENDENT-SEGMENTS",
+              '#EXT-X-MAP:URI="../base/init.mp4"', "#EXT-X-PART-INF:PART-TARGET=1.0", f"#EXT-X-SERVER-CONTROL:{control}"]
+    lines = {**dates, len(segments) - 1: dates[len(segments) - 1] + [
+        f'#EXT-X-PART:DURATION=1.0,URI="{segments[-1]}",INDEPENDENT=YES']}
+    text = media_playlist(segments, header=header, end=False, extra_segment_lines=lines)
+    if hint:
+        text += '#EXT-X-PRELOAD-HINT:TYPE=PART,URI="next.m4s"\n'
+    return text + "".join(f"#EXT-X-RENDITION-REPORT:{report}\n" for report in reports)
+
+
+def write_low_latency(six, dates, stream_inf):
+    """Apple's Low-Latency HLS rules (warnings), each broken alone by a live playlist with parts."""
+    write("apple-ll-blocking-reload", "playlist.m3u8",
+          low_latency_playlist(six, dates, control="PART-HOLD-BACK=3.0,HOLD-BACK=3.0"))
+    write("apple-ll-preload-hint", "playlist.m3u8", low_latency_playlist(six, dates, hint=False))
+    # Two renditions: a.m3u8 reports b.m3u8 whole; b.m3u8 reports a.m3u8 without LAST-PART.
+    write("apple-ll-rendition-reports", "a.m3u8",
+          low_latency_playlist(six, dates, reports=['URI="b.m3u8",LAST-MSN=6,LAST-PART=0']))
+    write("apple-ll-rendition-reports", "b.m3u8", low_latency_playlist(six, dates, reports=['URI="a.m3u8",LAST-MSN=6']))
+    iframe = ('#EXT-X-I-FRAME-STREAM-INF:BANDWIDTH=15000,CODECS="avc1.42c00a",RESOLUTION=96x64,'
+              'URI="../base/iframes.m3u8"')
+    write("apple-ll-rendition-reports", "master.m3u8", "\n".join(
+        ["#EXTM3U", "#EXT-X-VERSION:6", "#EXT-X-INDEPENDENT-SEGMENTS", stream_inf, "a.m3u8", stream_inf, "b.m3u8",
+         iframe]) + "\n")
 
 
 if __name__ == "__main__":

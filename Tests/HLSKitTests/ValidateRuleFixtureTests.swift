@@ -61,6 +61,9 @@ import Testing
         Case(rule: "apple-stereo-aac", location: "playlist.m3u8"),
         Case(rule: "apple-idr-interval", location: "playlist.m3u8"),
         Case(rule: "apple-part-hold-back", location: "playlist.m3u8:9"),
+        Case(rule: "apple-ll-blocking-reload", location: "playlist.m3u8:8"),
+        Case(rule: "apple-ll-preload-hint", location: "playlist.m3u8"),
+        Case(rule: "apple-ll-rendition-reports", location: "b.m3u8:29"),
     ]
 
     static func validate(_ name: String) throws -> ValidationReport {

@@ -158,6 +158,16 @@ extension ValidationRule {
     public static let partHoldBack = ValidationRule(
         "apple-part-hold-back", "\(apple) 14.3, Low-Latency HLS", .warning,
         "PART-HOLD-BACK is at least three part targets")
+    public static let lowLatencyBlockingReload = ValidationRule(
+        "apple-ll-blocking-reload", "\(apple), Low-Latency HLS", .warning,
+        "a live playlist with EXT-X-PART offers blocking reloads: EXT-X-SERVER-CONTROL has CAN-BLOCK-RELOAD=YES")
+    public static let lowLatencyPreloadHint = ValidationRule(
+        "apple-ll-preload-hint", "\(apple), Low-Latency HLS", .warning,
+        "a live playlist with EXT-X-PART ends with an EXT-X-PRELOAD-HINT of TYPE=PART and a URI for the next part")
+    public static let lowLatencyRenditionReports = ValidationRule(
+        "apple-ll-rendition-reports", "\(apple), Low-Latency HLS", .warning,
+        "each live media playlist with EXT-X-PART has an EXT-X-RENDITION-REPORT with LAST-MSN and LAST-PART "
+            + "for every other media playlist of its multivariant playlist")
     public static let keyframeInterval = ValidationRule(
         "apple-idr-interval", "\(apple) 1.13, Video", .warning, "an IDR at least every two seconds")
 
@@ -178,7 +188,8 @@ extension ValidationRule {
         "a segment that leaves the playlist stays downloadable for its duration plus the playlist's")
     public static let blockingReload = ValidationRule(
         "live-blocking-reload", "\(rfc) 6.2.5.2", .error,
-        "with CAN-BLOCK-RELOAD=YES a request for the next segment is answered once it exists")
+        "with CAN-BLOCK-RELOAD=YES a request for the next segment (_HLS_msn), or the next part of it (_HLS_part), "
+            + "is answered with a playlist that holds it once it exists")
 
     /// Every rule, in the order the README lists them.
     public static let all: [ValidationRule] = [
@@ -187,7 +198,8 @@ extension ValidationRule {
         partDuration, serverControl, preloadHint, skip, uri,
         initSection, codecs, segmentBoxes, decodeTimeContinuity, independentSegments, segmentDuration, parameterSets, key,
         iFramePlaylists, averageBandwidth, frameRate, measuredBandwidth, liveProgramDateTime, liveWindow,
-        discontinuitySequencePresent, stereoAudio, partHoldBack, keyframeInterval,
+        discontinuitySequencePresent, stereoAudio, partHoldBack, lowLatencyBlockingReload, lowLatencyPreloadHint,
+        lowLatencyRenditionReports, keyframeInterval,
         liveMediaSequence, liveTargetDuration, livePlaylistType, liveStale, liveRetention, blockingReload,
     ]
 

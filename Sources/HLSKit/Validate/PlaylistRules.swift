@@ -195,6 +195,56 @@ public enum PlaylistRules {
             findings.append(Finding(.preloadHint, file: file, line: hint.line,
                                     message: "EXT-X-PRELOAD-HINT TYPE=PART in a playlist without EXT-X-PART-INF"))
         }
+        return findings + appleLowLatency(playlist, file: file)
+    }
+
+    /// Whether the playlist is a live one with parts: Low-Latency HLS, to which Apple's LL rules apply.
+    static func isLiveLowLatency(_ playlist: MediaPlaylistDocument) -> Bool {
+        let live = playlist.endList.isEmpty && playlist.playlistType?.value != "VOD"
+        return live && !(playlist.segments.allSatisfy(\.parts.isEmpty) && playlist.trailingParts.isEmpty)
+    }
+
+    /// Apple's Low-Latency HLS rules a live playlist with parts shows by itself: players block on
+    /// reloads and request the hinted part before it exists.
+    private static func appleLowLatency(_ playlist: MediaPlaylistDocument, file: String) -> [Finding] {
+        guard isLiveLowLatency(playlist) else { return [] }
+        var findings: [Finding] = []
+        if playlist.serverControl?.canBlockReload != true {
+            findings.append(Finding(.lowLatencyBlockingReload, file: file,
+                                    line: playlist.serverControl?.line ?? playlist.partInformation?.line,
+                                    message: "this live playlist has EXT-X-PART but EXT-X-SERVER-CONTROL has no "
+                                        + "CAN-BLOCK-RELOAD=YES"))
+        }
+        if !playlist.preloadHints.contains(where: { $0.type == "PART" && !$0.uri.isEmpty }) {
+            findings.append(Finding(.lowLatencyPreloadHint, file: file,
+                                    message: "this live playlist has EXT-X-PART but no EXT-X-PRELOAD-HINT:TYPE=PART "
+                                        + "with the URI of the next part"))
+        }
+        return findings
+    }
+
+    /// Apple's rendition reports: a live LL media playlist reports every other media playlist of the
+    /// multivariant playlist (`others`, resolved URLs), each with LAST-MSN and LAST-PART.
+    static func checkRenditionReports(_ playlist: MediaPlaylistDocument, at url: URL, others: [URL],
+                                      name: (URL) -> String, file: String) -> [Finding] {
+        guard isLiveLowLatency(playlist) else { return [] }
+        var findings: [Finding] = []
+        var reported: Set<URL> = []
+        for report in playlist.renditionReports {
+            if let reportURL = URL(string: report.uri, relativeTo: url)?.absoluteURL { reported.insert(reportURL.standardized) }
+            let missing = [report.lastMediaSequence == nil ? "LAST-MSN" : nil, report.lastPart == nil ? "LAST-PART" : nil]
+                .compactMap { $0 }
+            if !missing.isEmpty {
+                findings.append(Finding(.lowLatencyRenditionReports, file: file, line: report.line,
+                                        message: "EXT-X-RENDITION-REPORT for \(report.uri) has no "
+                                            + missing.joined(separator: " and ")))
+            }
+        }
+        for other in others where !reported.contains(other.standardized) {
+            findings.append(Finding(.lowLatencyRenditionReports, file: file,
+                                    message: "no EXT-X-RENDITION-REPORT for \(name(other)), another rendition of the "
+                                        + "multivariant playlist"))
+        }
         return findings
     }
 

@@ -56,6 +56,8 @@ private struct Run {
     var multivariantVariables: [String: String]?
     /// Playlists already checked, with what was measured.
     var measured: [URL: Measurement] = [:]
+    /// Media playlists read, for the rules that look across the multivariant playlist's renditions.
+    var mediaPlaylists: [URL: MediaPlaylistDocument] = [:]
 
     struct Measurement {
         var peakBitsPerSecond: Double
@@ -147,6 +149,18 @@ private struct Run {
             let audio = variant.audioGroup.map { playlistsOfGroup["AUDIO/\($0)"] ?? [] } ?? []
             checkVariant(variant, playlist: playlistURL, audio: audio, file: file)
         }
+        var renditionURLs: [URL] = []
+        for playlistURL in playlistsOfGroup.values.flatMap({ $0 }) + master.variants.compactMap({ resolve($0.uri, against: url) })
+        where !renditionURLs.contains(playlistURL) {
+            renditionURLs.append(playlistURL)
+        }
+        for playlistURL in renditionURLs {
+            guard let media = mediaPlaylists[playlistURL] else { continue }
+            let reports = PlaylistRules.checkRenditionReports(
+                media, at: playlistURL, others: renditionURLs.filter { $0 != playlistURL }, name: { name($0) },
+                file: name(playlistURL))
+            findings += reports
+        }
         let iFrameURIs = Set(master.iFrameVariants.map(\.uri))
         variantSummaries = master.variants.map {
             ValidationReport.Variant(uri: $0.uri, bandwidthBitsPerSecond: $0.bandwidthBitsPerSecond,
@@ -223,6 +237,7 @@ private struct Run {
                                         independentFromMaster: Bool) -> Measurement {
         let file = name(url)
         findings += PlaylistRules.check(media: playlist, file: file)
+        mediaPlaylists[url] = playlist
         // Every range of an I-frame playlist starts with a picture that decodes alone.
         var checker = SegmentChecker(independentSegments: playlist.independentSegments || independentFromMaster
                                          || playlist.iFramesOnly,

@@ -178,23 +178,31 @@ public struct LiveMonitor: Sendable {
         }
     }
 
-    /// Asks for the segment after the last one (`_HLS_msn`); the server must hold the request and
-    /// answer with a playlist holding it, within a few target durations.
+    /// Asks for the segment after the last one (`_HLS_msn`), or with parts for the part after the last
+    /// one (`_HLS_msn` and `_HLS_part`); the server must hold the request and answer with a playlist
+    /// holding it, within a few target durations.
     private func checkBlockingReload(after version: Version, targetSeconds: Double, findings: inout [Finding]) {
         let next = version.lastSequence + 1
+        let hasParts = version.playlist.partInformation != nil
+        let nextPart = version.playlist.trailingParts.count
+        var query = [URLQueryItem(name: "_HLS_msn", value: String(next))]
+        if hasParts { query.append(URLQueryItem(name: "_HLS_part", value: String(nextPart))) }
         guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else { return }
-        components.queryItems = (components.queryItems ?? []) + [URLQueryItem(name: "_HLS_msn", value: String(next))]
+        components.queryItems = (components.queryItems ?? []) + query
         guard let blockingURL = components.url else { return }
         let asked = now()
         guard let answer = load(&findings, url: blockingURL) else { return }
         let waited = now() - asked
-        if answer.lastSequence < next {
-            findings.append(Finding(.blockingReload, file: file, message: String(
-                format: "a request for _HLS_msn=%d was answered after %.1f s with a playlist ending at %d",
-                next, waited, answer.lastSequence)))
+        let request = query.map { "\($0.name)=\($0.value ?? "")" }.joined(separator: "&")
+        let holds = answer.lastSequence >= next
+            || (hasParts && answer.lastSequence == next - 1 && answer.playlist.trailingParts.count > nextPart)
+        if !holds {
+            let had = hasParts ? " and \(answer.playlist.trailingParts.count) part(s) after it" : ""
+            findings.append(Finding(.blockingReload, file: file, message: "a request for \(request) was answered after "
+                + String(format: "%.1f s", waited) + " with a playlist ending at \(answer.lastSequence)\(had)"))
         } else if waited > 3 * targetSeconds {
-            findings.append(Finding(.blockingReload, file: file, message: String(
-                format: "a request for _HLS_msn=%d took %.1f s, more than three target durations", next, waited)))
+            findings.append(Finding(.blockingReload, file: file, message: "a request for \(request) took "
+                + String(format: "%.1f s", waited) + ", more than three target durations"))
         }
     }
 }
