@@ -185,8 +185,10 @@ import Testing
         #expect(plan.deltaUpdates)
     }
 
-    /// `--part-duration`: from 0.1 s to a third of the segment duration; 0.334 s without it.
-    @Test(arguments: [(nil, 2000, 334), (100, 2000, 100), (666, 2000, 666), (2000, 6000, 2000)] as [(Int64?, Int64, Int64)])
+    /// `--part-duration`: from 0.1 s to a third of the segment duration; 0.334 s without it; 0.2 s for
+    /// sub-second latency.
+    @Test(arguments: [(nil, 2000, 334), (100, 2000, 100), (200, 2000, 200), (666, 2000, 666), (2000, 6000, 2000)]
+          as [(Int64?, Int64, Int64)])
     func partDuration(asked: Int64?, segmentMilliseconds: Int64, part: Int64) throws {
         let plan = try LiveCase("") {
             $0.serving = true

@@ -67,6 +67,31 @@ import Testing
         }
     }
 
+    /// Live encoding (Low-Latency HLS parts among it) uses zero latency: each frame comes out of the encoder
+    /// as the call that took it returns, in presentation order (no B-frame, no lookahead), so no part waits
+    /// for frames after its own. The default settings hold frames back.
+    @Test func zeroLatencyHandsEachFrameBackAtOnceWithoutBFrames() throws {
+        for zeroLatency in [true, false] {
+            let encoder = try VideoEncoder(settings: Self.settings(zeroLatency: zeroLatency), trackIndex: 0)
+            var heldBack = 0
+            var samples: [EncodedSample] = []
+            for index in 0..<30 {
+                let frame = try CodecTestMedia.pattern(index: index, width: Self.width, height: Self.height,
+                                                       timeBase: Rational(1, 30))
+                let out = try encoder.encode(frame, forceKeyframe: index == 0)
+                heldBack += out.isEmpty ? 1 : 0
+                samples += out
+            }
+            if zeroLatency {
+                #expect(heldBack == 0)
+                #expect(samples.map(Self.frameIndex) == Array(0..<30))
+                #expect(samples.allSatisfy { $0.compositionOffset == 0 })
+            } else {
+                #expect(heldBack > 0)
+            }
+        }
+    }
+
     @Test func keyframeIntervalAppliesWhenNothingIsForced() throws {
         let (_, samples) = try Self.encode(count: 60, keyframes: [], settings: Self.settings(keyframeInterval: 20))
         let idrFrames = samples.filter(\.isSync).map(Self.frameIndex).sorted()
