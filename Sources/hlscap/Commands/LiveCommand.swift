@@ -36,7 +36,8 @@ struct LiveCommand: Command {
         let stream = LiveRun(plan: plan, publish: publish, serve: serve, verbose: verbose, voice: .plain)
         try stream.run { engine in
             // A second interrupt ends the run at once: `run` returns, and the clean-up still happens.
-            let signals = SignalHandling(onMark: { engine.startSegmentAtNextFrame() }) { second in
+            let signals = SignalHandling(onMark: { engine.startSegmentAtNextFrame() },
+                                         onReload: serve?.onReload) { second in
                 if second { return engine.endAtOnce() }
                 engine.requestStop()
             }

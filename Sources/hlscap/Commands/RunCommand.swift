@@ -59,7 +59,9 @@ struct RunCommand: Command {
         // One server for every stream (`server:`): each below /NAME/, the index at /.
         let site = configuration.server.map { SiteServer(access: $0.access) }
         let reloader = RunReloader(configuration, set: set, site: site)
+        let certificates = configuration.server?.certificateReload
         let signals = SignalHandling(onMark: { set.markAll() }, onReload: {
+            certificates?.reload()
             // Off the signals' queue: a reload waits for the one before it, an interrupt should not.
             DispatchQueue.global().async { reloader.reload() }
         }) { second in

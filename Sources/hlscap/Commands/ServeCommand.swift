@@ -73,7 +73,9 @@ struct ServeCommand: Command {
                                                  pictures: .decodedByFFmpeg()),
                                     entry: entry)
         let stop = DispatchSemaphore(value: 0)
-        let signals = SignalHandling { _ in stop.signal() }
+        let signals = SignalHandling(onReload: server.onReload) { _ in
+            stop.signal()
+        }
         stop.wait()
         signals.cancel()
         http.stop()

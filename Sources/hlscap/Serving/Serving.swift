@@ -32,6 +32,14 @@ struct ServerOptions {
     var idleTimeoutSeconds = 30
     var headerTimeoutSeconds = 30
     var access: AccessControl?
+    /// With TLS: the files read again on SIGHUP.
+    var certificateReload: CertificateReload?
+
+    /// What SIGHUP does for the server: nil without TLS.
+    var onReload: (@Sendable () -> Void)? {
+        guard let certificateReload else { return nil }
+        return { certificateReload.reload() }
+    }
 
     /// nil when `option` (the address) is absent; its companions are then refused.
     init?(arguments: inout ArgumentList, option: String) throws {
@@ -60,6 +68,9 @@ struct ServerOptions {
             throw CommandError.usage("\(option): \(error)")
         }
         tls = plan.tls.map { (key: $0.key, certificate: $0.certificate) }
+        if tls != nil, let certificatePath = request.certificatePath, let keyPath = request.keyPath {
+            certificateReload = CertificateReload(certificatePath: certificatePath, keyPath: keyPath)
+        }
         connectionLimit = plan.connectionLimit
         idleTimeoutSeconds = plan.idleTimeoutSeconds
         headerTimeoutSeconds = plan.headerTimeoutSeconds
@@ -131,7 +142,9 @@ struct ServerOptions {
         let http: any HTTPServing
         do {
             if tls != nil {
-                http = try HTTPSServer(configuration: configuration, handler: handler)
+                let https = try HTTPSServer(configuration: configuration, handler: handler)
+                certificateReload?.serve(https)
+                http = https
             } else {
                 http = try HTTPServer(configuration: configuration, handler: handler)
             }

@@ -179,6 +179,52 @@ import Testing
         #expect(try ServedStream.fetch(URL(string: "https://\(address)/playlist.m3u8")!).status == 200)
     }
 
+    /// SIGHUP reads --tls-cert and --tls-key again: the next connection gets the renewed certificate,
+    /// and a pair that cannot be used is refused with one line while the one in use stays.
+    @Test func sighupReloadsTheCertificateForNewConnections() throws {
+        let directory = try PackagedStream.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let stream = try Self.packaged([], in: directory)
+        func makePair(_ name: String) throws -> (key: String, certificate: String) {
+            let key = directory.appendingPathComponent("\(name).key").path, certificate = directory.appendingPathComponent("\(name).pem").path
+            let made = try ExternalTools.run("openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
+                                                         "-nodes", "-keyout", key, "-out", certificate, "-days", "1",
+                                                         "-subj", "/CN=\(name)", "-addext", "subjectAltName=IP:127.0.0.1"])
+            try #require(made.succeeded, "\(made.stderr)")
+            return (key, certificate)
+        }
+        let first = try makePair("first"), renewed = try makePair("renewed")
+        let key = directory.appendingPathComponent("key.pem").path, certificate = directory.appendingPathComponent("cert.pem").path
+        try FileManager.default.copyItem(atPath: first.key, toPath: key)
+        try FileManager.default.copyItem(atPath: first.certificate, toPath: certificate)
+        let served = try ServedStream.start(["serve", stream.path, "--listen", "127.0.0.1:0", "--tls-cert", certificate,
+                                             "--tls-key", key])
+        defer { served.process.send(SIGTERM) }
+        let url = "https://127.0.0.1:\(served.port)/playlist.m3u8"
+        func status(trusting authority: String) throws -> String {
+            try ExternalTools.run("curl", ["-s", "--cacert", authority, "-o", "/dev/null", "-w", "%{http_version} %{http_code}", url],
+                                  timeoutSeconds: 20).stdout
+        }
+        #expect(try status(trusting: first.certificate) == "2 200")
+        // As certbot renews: new files replace the old ones, then the reload.
+        try FileManager.default.removeItem(atPath: key)
+        try FileManager.default.removeItem(atPath: certificate)
+        try FileManager.default.copyItem(atPath: renewed.key, toPath: key)
+        try FileManager.default.copyItem(atPath: renewed.certificate, toPath: certificate)
+        served.process.send(SIGHUP)
+        let deadline = Date().addingTimeInterval(5)
+        while !served.process.stderr.contains("reloaded the certificate") && Date() < deadline { usleep(50_000) }
+        #expect(try status(trusting: renewed.certificate) == "2 200")
+        #expect(try status(trusting: first.certificate) == "0 000", "the old certificate is no longer offered")
+
+        try "not a key".write(toFile: key, atomically: true, encoding: .utf8)
+        served.process.send(SIGHUP)
+        while !served.process.stderr.contains("the certificate in use stays") && Date() < deadline + 5 { usleep(50_000) }
+        #expect(served.process.stderr.contains("the certificate in use stays"), "\(served.process.stderr)")
+        #expect(try status(trusting: renewed.certificate) == "2 200")
+        #expect(served.process.isRunning)
+    }
+
     /// 2,000 malformed and hostile requests (Tests/Tools/hostile_requests.py: bad methods, huge headers,
     /// bad percent-encoding, `..`, NUL bytes, absurd ranges, a 100 kB query, garbage): each gets a 4xx
     /// (or the answer HTTP prescribes), the server still answers, and its memory stays flat.
