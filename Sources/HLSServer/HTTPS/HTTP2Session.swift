@@ -2,7 +2,9 @@ import CNGHTTP2
 
 /// HTTP/2 on one TLS connection, through nghttp2's server session: nghttp2 owns the framing, HPACK,
 /// stream states, flow control and its defences (rapid resets, CONTINUATION floods, SETTINGS and
-/// PING floods); this type turns each complete request into an `HTTPRequest` and each answer into a
+/// PING floods, streams over the limit), set below; this type adds what nghttp2 leaves to its user
+/// (header blocks that decode to too much, a window kept shut on an answer), tells the loop why a
+/// hostile client goes, and turns each complete request into an `HTTPRequest` and each answer into a
 /// response whose body nghttp2 pulls as the client's window opens. Requests on one connection are
 /// independent streams: many may wait for a later answer at once, each answered when it arrives.
 ///
@@ -10,6 +12,18 @@ import CNGHTTP2
 final class HTTP2Session: ConnectionSession {
     /// Streams a client may open at once (SETTINGS_MAX_CONCURRENT_STREAMS).
     static let streamLimit: UInt32 = 100
+    /// RST_STREAM frames a client may send at once, and per second after (CVE-2023-44487); more and
+    /// nghttp2 sends GOAWAY. nghttp2's defaults, written here to be seen.
+    private static let resetBurst: UInt64 = 1000
+    private static let resetsPerSecond: UInt64 = 33
+    /// CONTINUATION frames after one HEADERS (CVE-2024-28182).
+    private static let continuationLimit = 8
+    /// SETTINGS and PING acknowledgements queued for a client that does not read them.
+    private static let outboundAckLimit = 1000
+    private static let settingsEntryLimit = 32
+    /// A request whose header block decodes to this many times the header limit is an HPACK bomb:
+    /// the connection closes (a merely large one gets 431).
+    private static let headerBombFactor = 4
 
     private final class Stream {
         var method = ""
@@ -30,6 +44,11 @@ final class HTTP2Session: ConnectionSession {
     private let headerLimitBytes: Int
     /// Whether a request was ever whole: the header deadline holds until then.
     private var sawRequest = false
+    /// A GOAWAY with an error went or is queued: nothing more is read.
+    private var closing = false
+    private var resetsReceived: UInt64 = 0
+    /// When an answer's body last sent bytes, or began waiting to.
+    private var lastBodyProgressSeconds = 0.0
 
     /// nil when nghttp2 cannot make a session (no memory).
     init?(connection: TLSConnection, loop: TLSEventLoop, headerLimitBytes: Int) {
@@ -46,9 +65,13 @@ final class HTTP2Session: ConnectionSession {
         }
         nghttp2_session_callbacks_set_on_header_callback(callbacks) { _, frame, name, nameLength, value, valueLength, _, user in
             guard let frame, let name, let value, let user else { return 0 }
-            Unmanaged<HTTP2Session>.fromOpaque(user).takeUnretainedValue()
+            return Unmanaged<HTTP2Session>.fromOpaque(user).takeUnretainedValue()
                 .header(frame, name: UnsafeBufferPointer(start: name, count: nameLength),
                         value: UnsafeBufferPointer(start: value, count: valueLength))
+        }
+        nghttp2_session_callbacks_set_on_frame_send_callback(callbacks) { _, frame, user in
+            guard let frame, let user else { return 0 }
+            Unmanaged<HTTP2Session>.fromOpaque(user).takeUnretainedValue().frameSent(frame)
             return 0
         }
         nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks) { _, frame, user in
@@ -61,8 +84,15 @@ final class HTTP2Session: ConnectionSession {
             Unmanaged<HTTP2Session>.fromOpaque(user).takeUnretainedValue().streams.removeValue(forKey: streamID)
             return 0
         }
+        var options: OpaquePointer?
+        guard nghttp2_option_new(&options) == 0, let options else { return nil }
+        defer { nghttp2_option_del(options) }
+        nghttp2_option_set_stream_reset_rate_limit(options, Self.resetBurst, Self.resetsPerSecond)
+        nghttp2_option_set_max_continuations(options, Self.continuationLimit)
+        nghttp2_option_set_max_outbound_ack(options, Self.outboundAckLimit)
+        nghttp2_option_set_max_settings(options, Self.settingsEntryLimit)
         var made: OpaquePointer?
-        guard nghttp2_session_server_new(&made, callbacks, nil) == 0, let made else { return nil }
+        guard nghttp2_session_server_new2(&made, callbacks, nil, options) == 0, let made else { return nil }
         session = made
         nghttp2_session_set_user_data(made, Unmanaged.passUnretained(self).toOpaque())
         var settings = [
@@ -84,8 +114,22 @@ final class HTTP2Session: ConnectionSession {
 
     func receive(_ bytes: UnsafeRawBufferPointer) -> Bool {
         guard let session, let base = bytes.baseAddress else { return false }
+        guard !closing else { return true }
         // A negative count is a connection error (a bad preface, a flood): this connection closes.
-        return nghttp2_session_mem_recv(session, base.assumingMemoryBound(to: UInt8.self), bytes.count) >= 0
+        let result = nghttp2_session_mem_recv(session, base.assumingMemoryBound(to: UInt8.self), bytes.count)
+        guard result < 0 else { return true }
+        loop.refuse(connection, Self.reason(forReceiveError: Int32(result)))
+        return false
+    }
+
+    private static func reason(forReceiveError error: Int32) -> String {
+        switch error {
+        case NGHTTP2_ERR_TOO_MANY_CONTINUATIONS.rawValue: "closed: CONTINUATION flood (CVE-2024-28182)"
+        case NGHTTP2_ERR_FLOODED.rawValue: "closed: SETTINGS or PING flood, acknowledgements not read"
+        case NGHTTP2_ERR_TOO_MANY_SETTINGS.rawValue: "closed: SETTINGS frame of over \(settingsEntryLimit) entries"
+        case NGHTTP2_ERR_BAD_CLIENT_MAGIC.rawValue: "closed: no HTTP/2 connection preface"
+        default: "closed: HTTP/2 error (\(String(cString: nghttp2_strerror(error))))"
+        }
     }
 
     func produce(into output: inout [UInt8], limit: Int) -> Bool {
@@ -111,11 +155,20 @@ final class HTTP2Session: ConnectionSession {
         }
     }
 
-    var wantsInput: Bool { session.map { nghttp2_session_want_read($0) != 0 } ?? false }
+    var wantsInput: Bool { !closing && session.map { nghttp2_session_want_read($0) != 0 } ?? false }
 
     var isFinished: Bool {
         guard let session else { return true }
-        return nghttp2_session_want_read(session) == 0 && nghttp2_session_want_write(session) == 0
+        return (closing || nghttp2_session_want_read(session) == 0) && nghttp2_session_want_write(session) == 0
+    }
+
+    var windowShutSinceSeconds: Double? {
+        guard let session else { return nil }
+        let connectionShut = nghttp2_session_get_remote_window_size(session) <= 0
+        let waits = streams.contains { id, stream in
+            stream.body != nil && (connectionShut || nghttp2_session_get_stream_remote_window_size(session, id) <= 0)
+        }
+        return waits ? lastBodyProgressSeconds : nil
     }
 
     /// No request waits for a later answer (a stream whose answer the client does not read is idle).
@@ -130,14 +183,21 @@ final class HTTP2Session: ConnectionSession {
     }
 
     private func header(_ frame: UnsafePointer<nghttp2_frame>, name: UnsafeBufferPointer<UInt8>,
-                        value: UnsafeBufferPointer<UInt8>) {
-        guard let stream = streams[frame.pointee.hd.stream_id], !stream.dispatched, !stream.tooLarge else { return }
+                        value: UnsafeBufferPointer<UInt8>) -> Int32 {
+        guard let stream = streams[frame.pointee.hd.stream_id], !stream.dispatched else { return 0 }
         // Counted as SETTINGS_MAX_HEADER_LIST_SIZE counts (RFC 9113 6.5.2); over it the request gets 431.
         stream.headerBytes += name.count + value.count + 32
+        let bombBytes = Self.headerBombFactor * headerLimitBytes
+        guard stream.headerBytes <= bombBytes else {
+            terminate("closed: request headers decoding to over \(bombBytes) bytes (HPACK bomb)")
+            // Stops decoding this block: nghttp2 resets the stream.
+            return Int32(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue)
+        }
+        guard !stream.tooLarge else { return 0 }
         guard stream.headerBytes <= headerLimitBytes else {
             stream.tooLarge = true
             stream.headers = [:]
-            return
+            return 0
         }
         let text = String(decoding: value, as: UTF8.self)
         switch String(decoding: name, as: UTF8.self) {
@@ -149,10 +209,36 @@ final class HTTP2Session: ConnectionSession {
         case "cookie": stream.headers["cookie"] = stream.headers["cookie"].map { $0 + "; " + text } ?? text
         case let header: stream.headers[header] = text
         }
+        return 0
+    }
+
+    /// Sends GOAWAY with ENHANCE_YOUR_CALM and reads no more: the client is hostile.
+    private func terminate(_ reason: String) {
+        guard let session, !closing else { return }
+        loop.refuse(connection, reason)
+        closing = true
+        nghttp2_session_terminate_session(session, UInt32(NGHTTP2_ENHANCE_YOUR_CALM.rawValue))
+    }
+
+    private func frameSent(_ frame: UnsafePointer<nghttp2_frame>) {
+        switch UInt32(frame.pointee.hd.type) {
+        case NGHTTP2_GOAWAY.rawValue where frame.pointee.goaway.error_code != NGHTTP2_NO_ERROR.rawValue:
+            // nghttp2's own GOAWAY (after too many resets, or a protocol error) leaves the session
+            // reading; a hostile client is not read further.
+            closing = true
+            let code = String(cString: nghttp2_http2_strerror(frame.pointee.goaway.error_code))
+            loop.refuse(connection, resetsReceived >= Self.resetBurst ? "closed: rapid stream resets (CVE-2023-44487)"
+                                                                       : "closed: HTTP/2 \(code)")
+        case NGHTTP2_RST_STREAM.rawValue where frame.pointee.rst_stream.error_code == NGHTTP2_REFUSED_STREAM.rawValue:
+            loop.refuse(connection, "refused streams over the limit of \(Self.streamLimit) at once")
+        default:
+            break
+        }
     }
 
     private func frameReceived(_ frame: UnsafePointer<nghttp2_frame>) {
         let type = UInt32(frame.pointee.hd.type)
+        if type == NGHTTP2_RST_STREAM.rawValue { resetsReceived += 1 }
         guard type == NGHTTP2_HEADERS.rawValue || type == NGHTTP2_DATA.rawValue,
               frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0,
               let stream = streams[frame.pointee.hd.stream_id], !stream.dispatched else { return }
@@ -196,7 +282,10 @@ final class HTTP2Session: ConnectionSession {
         if !hasLength && response.statusAllowsBody { fields.append(("content-length", String(body.length))) }
         fields.append(("date", HTTPDate.now()))
         let sendsBody = stream.method != "HEAD" && response.statusAllowsBody && body.length > 0
-        if sendsBody { stream.body = body }
+        if sendsBody {
+            if !streams.values.contains(where: { $0.body != nil }) { lastBodyProgressSeconds = TLSEventLoop.nowSeconds() }
+            stream.body = body
+        }
         let result = Self.withHeaderFields(fields) { fields in
             guard sendsBody else { return nghttp2_submit_response(session, id, fields.baseAddress, fields.count, nil) }
             var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: readBodyCallback)
@@ -218,6 +307,7 @@ final class HTTP2Session: ConnectionSession {
             // The file ended early or cannot be read: this stream is reset, the others go on.
             return Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue)
         }
+        if count > 0 { lastBodyProgressSeconds = TLSEventLoop.nowSeconds() }
         if body.isFinished {
             flags.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue
             streams[id]?.body = nil

@@ -66,6 +66,8 @@ public final class HTTPSServer: HTTPServing, @unchecked Sendable {
     public var waitingCount: Int { counters.waiting.load(ordering: .relaxed) }
     public var answeredCount: Int { counters.answered.load(ordering: .relaxed) }
     public var lateHeaderCount: Int { counters.lateHeaders.load(ordering: .relaxed) }
+    /// Connections refused or closed as hostile so far (each told once through `refusalLog`).
+    public var refusedCount: Int { counters.refused.load(ordering: .relaxed) }
 
     public func stop() {
         guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }

@@ -20,6 +20,13 @@ protocol ConnectionSession: AnyObject {
     var isFinished: Bool { get }
     /// No request is open, so the idle timeout applies.
     var isIdle: Bool { get }
+    /// Since when an answer's bytes wait on a flow-control window the client keeps shut; nil while
+    /// none waits.
+    var windowShutSinceSeconds: Double? { get }
+}
+
+extension ConnectionSession {
+    var windowShutSinceSeconds: Double? { nil }
 }
 
 /// One TLS connection: its socket, its `SSL`, what is waiting to be written, and the session that
@@ -33,6 +40,10 @@ final class TLSConnection {
     let socket: Int32
     let ssl: OpaquePointer
     let client: String?
+    /// The client's address and port, for messages.
+    let peer: String
+    /// Why the connection was refused has been told already: once per connection.
+    var refusalReported = false
     var session: ConnectionSession?
     /// When the connection closes for a header that did not come in time; nil while none is owed.
     var headerDeadlineSeconds: Double?
@@ -48,11 +59,13 @@ final class TLSConnection {
     private var outputStart = 0
     private var buffer = [UInt8](repeating: 0, count: readSize)
 
-    init(id: UInt64, socket: Int32, ssl: OpaquePointer, client: String?, nowSeconds: Double, headerTimeoutSeconds: Double) {
+    init(id: UInt64, socket: Int32, ssl: OpaquePointer, client: String?, peer: String, nowSeconds: Double,
+         headerTimeoutSeconds: Double) {
         self.id = id
         self.socket = socket
         self.ssl = ssl
         self.client = client
+        self.peer = peer
         lastActivitySeconds = nowSeconds
         headerDeadlineSeconds = nowSeconds + headerTimeoutSeconds
     }

@@ -59,6 +59,7 @@ final class HTTPSCounters: Sendable {
     let waiting = Atomic<Int>(0)
     let answered = Atomic<Int>(0)
     let lateHeaders = Atomic<Int>(0)
+    let refused = Atomic<Int>(0)
 }
 
 /// The thread of `HTTPSServer`: accepts connections, runs their TLS handshakes and sessions, calls the
@@ -170,7 +171,9 @@ final class TLSEventLoop: @unchecked Sendable {
             SSL_set_accept_state(ssl)
             var on: Int32 = 1
             setsockopt(socket, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
-            let connection = TLSConnection(id: nextID, socket: socket, ssl: ssl, client: Self.numericHost(address),
+            let client = Self.numericHost(address)
+            let peer = Self.peer(host: client, address: address)
+            let connection = TLSConnection(id: nextID, socket: socket, ssl: ssl, client: client, peer: peer,
                                            nowSeconds: nowSeconds,
                                            headerTimeoutSeconds: Double(configuration.headerTimeoutSeconds))
             nextID += 1
@@ -242,12 +245,16 @@ final class TLSEventLoop: @unchecked Sendable {
         }
     }
 
-    /// Closes connections whose handshake or request header is late, and idle ones.
+    /// Closes connections whose handshake or request header is late, those whose client keeps its
+    /// window shut on an answer, and idle ones.
     private func sweep(nowSeconds: Double) {
         let idleSeconds = Double(configuration.idleTimeoutSeconds)
         for connection in Array(connections.values) {
             if let deadline = connection.headerDeadlineSeconds, deadline <= nowSeconds {
                 counters.lateHeaders.add(1, ordering: .relaxed)
+                close(connection)
+            } else if let shut = connection.session?.windowShutSinceSeconds, nowSeconds - shut >= idleSeconds {
+                refuse(connection, "closed: flow-control window kept shut \(configuration.idleTimeoutSeconds) s on an answer")
                 close(connection)
             } else if connection.session?.isIdle ?? true, nowSeconds - connection.lastActivitySeconds >= idleSeconds {
                 close(connection)
@@ -271,6 +278,26 @@ final class TLSEventLoop: @unchecked Sendable {
     }
 
     func countAnswer() { counters.answered.add(1, ordering: .relaxed) }
+
+    /// Tells why a hostile client is refused or closed, the first time only for its connection.
+    func refuse(_ connection: TLSConnection, _ reason: @autoclosure () -> String) {
+        guard !connection.refusalReported else { return }
+        connection.refusalReported = true
+        counters.refused.add(1, ordering: .relaxed)
+        configuration.refusalLog?("https: \(connection.peer): \(reason())")
+    }
+
+    /// `host:port`, `[host]:port` for IPv6, for messages.
+    private static func peer(host: String?, address: sockaddr_storage) -> String {
+        var address = address
+        let isIPv6 = Int32(address.ss_family) == AF_INET6
+        let port = withUnsafePointer(to: &address) { pointer in
+            isIPv6 ? pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { UInt16(bigEndian: $0.pointee.sin6_port) }
+                   : pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { UInt16(bigEndian: $0.pointee.sin_port) }
+        }
+        let name = host ?? "?"
+        return isIPv6 ? "[\(name)]:\(port)" : "\(name):\(port)"
+    }
 
     private static func numericHost(_ address: sockaddr_storage) -> String? {
         var address = address

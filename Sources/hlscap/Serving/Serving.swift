@@ -139,6 +139,7 @@ struct ServerOptions {
         configuration.connectionLimit = connectionLimit
         configuration.idleTimeoutSeconds = idleTimeoutSeconds
         configuration.headerTimeoutSeconds = headerTimeoutSeconds
+        configuration.refusalLog = { line in FileHandle.standardError.write(Data("hlscap: \(line)\n".utf8)) }
         let http: any HTTPServing
         do {
             if tls != nil {
