@@ -113,8 +113,8 @@ FILE_GROUPS := 'hlscapTests\.(HostileFileTests|GoldenSegmentTests|DevicesCommand
 	'hlscapTests\.(CopyModeStreamTests|TranscodeStreamTests|VariableFrameRateTests|CutPointTests)'
 PARALLEL_TESTS := PublishWindowFaultTests|PublishLiveFaultTests
 PARALLEL_GROUPS := 'PublishLiveFaultTests|PublishWindowFaultTests/anOutage' 'PublishWindowFaultTests/(?!anOutage)'
-QUIET_TESTS := hlscapTests\.(LowLatencyTests|LiveRunTests|SoakTests|LiveClockDriftTests|TranscodeChromiumTests|ChromiumPlaybackTests|LiveLadderTests|RecordingRangeChromiumTests|RecordingRangeTests|ServeCommandTests|RunServerTests)
-LIGHT_TESTS := hlscapTests\.(NetworkInputTests|HTTPInputTests|ListenInputTests|PublishFaultTests|PublishOriginTests|PublishS3StoreTests|RunStreamsTests|RunReloadTests|RunIsolationTests|ServiceUnitTests|StorageFaultTests|ServeSlowClientTests|LiveStopTests|LiveResumeTests)
+QUIET_TESTS := hlscapTests\.(LowLatencyTests|LiveRunTests|SoakTests|LiveClockDriftTests|TranscodeChromiumTests|ChromiumPlaybackTests|LiveLadderTests|RecordingRangeChromiumTests|RecordingRangeTests|ServeCommandTests|RunServerTests|PublishS3StoreTests)
+LIGHT_TESTS := hlscapTests\.(NetworkInputTests|HTTPInputTests|ListenInputTests|PublishFaultTests|PublishOriginTests|RunStreamsTests|RunReloadTests|RunIsolationTests|ServiceUnitTests|StorageFaultTests|ServeSlowClientTests|LiveStopTests|LiveResumeTests)
 test: build test-tools test-fuzz-parsers
 	$(SWIFT) test $(SWIFT_BUILD_FLAGS) --no-parallel --filter '$(QUIET_TESTS)' 2>&1 | tee .build/swift-test.log
 	scripts/tests-side-by-side.sh --serial '.*::$(QUIET_TESTS)|$(LIGHT_TESTS)|$(FILE_TESTS)|$(PARALLEL_TESTS)' '$(LIGHT_TESTS)' \
