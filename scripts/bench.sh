@@ -702,9 +702,10 @@ wait_for_url() {
 }
 
 # Requests per second for one 2 s segment of a 720p stream (about 1 MB) over 200 kept-alive
-# connections (wrk, BENCH_RPS_SECONDS each), from hlscap serve over HTTP, over HTTPS, and with a
-# signed URL checked on every request, and from nginx serving the same folder over HTTP and HTTPS
-# (one worker, sendfile, no access log). The servers share one core and wrk has the other, so a
+# connections (wrk, BENCH_RPS_SECONDS each), from hlscap serve over HTTP, over HTTPS, over HTTP/2
+# (h2load) and with a signed URL checked on every request, and from nginx serving the same folder
+# over HTTP, HTTPS and HTTP/2 (one worker, sendfile, no access log); then the playlist, gzipped,
+# over HTTPS and HTTP/2 from both. The servers share one core and wrk has the other, so a
 # server's figure is what one core gives it.
 case_serve_segment_rps() {
     local seconds="${BENCH_RPS_SECONDS:-10}" connections=200 dir="$OUT/rps"
@@ -754,34 +755,60 @@ case_serve_segment_rps() {
     fi
     local signed_url
     signed_url=$("$HLSCAP" sign "$signed_base$segment" --expires 1h --key "$dir/sign.key")
-    local names=(hlscap hlscap-tls hlscap-signed nginx nginx-tls)
-    local urls=("$hlscap_url$segment" "$hlscap_tls_url$segment" "$signed_url" "$nginx_url$segment" "$nginx_tls_url$segment")
+    # Over HTTP/2 (h2load, one request at a time on each connection, as wrk makes them), and the
+    # playlist gzipped over both, against nginx's HTTP/2 on the same TLS port.
+    local names=(hlscap hlscap-tls hlscap-signed nginx nginx-tls hlscap-h2 nginx-h2
+        hlscap-tls-playlist nginx-tls-playlist hlscap-h2-playlist nginx-h2-playlist)
+    local urls=("$hlscap_url$segment" "$hlscap_tls_url$segment" "$signed_url" "$nginx_url$segment" "$nginx_tls_url$segment"
+        "$hlscap_tls_url$segment" "$nginx_tls_url$segment" "$hlscap_tls_url"playlist.m3u8 "$nginx_tls_url"playlist.m3u8
+        "$hlscap_tls_url"playlist.m3u8 "$nginx_tls_url"playlist.m3u8)
     for name in "${names[@]}"; do rm -f "$dir/results-$name.txt"; done
     for run in $(seq "$RUNS"); do
         for index in "${!names[@]}"; do
-            echo "bench: ${names[$index]} $segment, $connections connections, ${seconds}s, run $run/$RUNS" >&2
-            "${client_cpu[@]}" wrk -t 1 -c "$connections" -d "${seconds}s" --timeout 10s "${urls[$index]}" \
-                > "$dir/wrk.out"
-            # Requests per second, then responses other than 2xx/3xx and socket errors.
-            awk '/^Requests\/sec:/ { rps = $2 } /Non-2xx/ { bad += $NF }
-                /Socket errors:/ { gsub(",", ""); bad += $4 + $6 + $8 + $10 }
-                END { print rps, bad + 0 }' "$dir/wrk.out" >> "$dir/results-${names[$index]}.txt"
+            local name="${names[$index]}"
+            echo "bench: $name, $connections connections, ${seconds}s, run $run/$RUNS" >&2
+            local gzip=()
+            [[ "$name" == *-playlist ]] && gzip=(-H 'Accept-Encoding: gzip')
+            if [[ "$name" == *-h2* ]]; then
+                # h2load can wait for ever on a request that never ends; that run then counts as failed.
+                "${client_cpu[@]}" timeout $((seconds + 30)) h2load -t 1 -c "$connections" -m 1 -D "$seconds" \
+                    "${gzip[@]}" "${urls[$index]}" > "$dir/h2load.out" 2>&1 || echo "requests: timed out" >> "$dir/h2load.out"
+                # "finished in 10.00s, 812.30 req/s, …", then "requests: … N failed, N errored"; and
+                # the protocol h2load used, which must be h2.
+                awk '/^finished in/ { rps = $4 } /^requests:/ { bad += $10 + $12 } /^requests: timed out/ { bad += 1 }
+                    /^Application protocol:/ { if ($3 != "h2") bad += 1000000 }
+                    END { print rps, bad + 0 }' "$dir/h2load.out" >> "$dir/results-$name.txt"
+            else
+                "${client_cpu[@]}" wrk -t 1 -c "$connections" -d "${seconds}s" --timeout 10s "${gzip[@]}" "${urls[$index]}" \
+                    > "$dir/wrk.out"
+                # Requests per second, then responses other than 2xx/3xx and socket errors.
+                awk '/^Requests\/sec:/ { rps = $2 } /Non-2xx/ { bad += $NF }
+                    /Socket errors:/ { gsub(",", ""); bad += $4 + $6 + $8 + $10 }
+                    END { print rps, bad + 0 }' "$dir/wrk.out" >> "$dir/results-$name.txt"
+            fi
         done
     done
     local bytes
     bytes=$(stat -c %s "$dir/stream/$segment")
-    printf 'serve one %s-byte segment (%s), %d connections, %ss per run (median of %s runs)\n' \
+    printf 'serve one %s-byte segment (%s) and the playlist, %d connections, %ss per run (median of %s runs)\n' \
         "$bytes" "$segment" "$connections" "$seconds" "$RUNS"
     local rps=()
+    local playlist_bytes
+    playlist_bytes=$(stat -c %s "$dir/stream/playlist.m3u8")
     for index in "${!names[@]}"; do
         rps[$index]=$(median "$dir/results-${names[$index]}.txt" 1)
-        awk -v name="${names[$index]}" -v rps="${rps[$index]}" -v bytes="$bytes" \
-            '{ bad += $2 } END { printf "  %-14s %8.0f req/s  %6.2f GB/s  %d errors\n", name, rps, rps * bytes / 1e9, bad }' \
+        local size="$bytes"
+        [[ "${names[$index]}" == *-playlist ]] && size="$playlist_bytes"
+        awk -v name="${names[$index]}" -v rps="${rps[$index]}" -v bytes="$size" \
+            '{ bad += $2 } END { printf "  %-19s %8.0f req/s  %6.2f GB/s  %d errors\n", name, rps, rps * bytes / 1e9, bad }' \
             "$dir/results-${names[$index]}.txt"
     done
     awk -v plain="${rps[0]}" -v tls="${rps[1]}" -v signed="${rps[2]}" -v nginx="${rps[3]}" -v nginx_tls="${rps[4]}" \
-        'BEGIN { printf "  hlscap/nginx: HTTP %.2f, HTTPS %.2f, signed URL %.2f (against nginx over HTTP, which checks nothing)\n",
-            plain / nginx, tls / nginx_tls, signed / nginx
+        -v h2="${rps[5]}" -v nginx_h2="${rps[6]}" -v tls_list="${rps[7]}" -v nginx_tls_list="${rps[8]}" \
+        -v h2_list="${rps[9]}" -v nginx_h2_list="${rps[10]}" \
+        'BEGIN { printf "  hlscap/nginx: HTTP %.2f, HTTPS %.2f, h2 %.2f, signed URL %.2f (against nginx over HTTP, which checks nothing)\n",
+            plain / nginx, tls / nginx_tls, h2 / nginx_h2, signed / nginx
+            printf "  hlscap/nginx, gzipped playlist: HTTPS %.2f, h2 %.2f\n", tls_list / nginx_tls_list, h2_list / nginx_h2_list
             printf "  hlscap signed/plain: %.2f\n", signed / plain }'
 }
 

@@ -6,9 +6,9 @@ Usage: origin_server.py ROOT [--port PORT] [--logs DIR]    (PORT 0 or omitted: a
        origin_server.py ROOT --static [--tls-cert PEM --tls-key PEM] [--logs DIR]
 
 With --static, nginx only serves ROOT, configured as for static files in production (sendfile, no
-access log, connections kept alive as long as the client likes), to be measured against; with
---tls-cert and --tls-key it also serves HTTPS (TLS 1.2 and 1.3) on a second free port, announced on
-a second line "origin-tls https://127.0.0.1:PORT/".
+access log, connections kept alive as long as the client likes, playlists gzipped for clients that
+take it), to be measured against; with --tls-cert and --tls-key it also serves HTTPS (TLS 1.2 and
+1.3, HTTP/2 by ALPN) on a second free port, announced on a second line "origin-tls https://127.0.0.1:PORT/".
 
 nginx runs in the foreground as one process with a generated configuration; its
 configuration, logs (access.log with request times) and pid file go to DIR, or to a
@@ -63,13 +63,15 @@ STATIC = """\
     sendfile on;
     tcp_nopush on;
     keepalive_requests 1000000;
+    gzip on;
+    gzip_types application/vnd.apple.mpegurl;
     server {{
         listen 127.0.0.1:{port};
 {tls}        root {root};
     }}"""
 
 TLS = """\
-        listen 127.0.0.1:{port} ssl;
+        listen 127.0.0.1:{port} ssl http2;
         ssl_certificate {certificate};
         ssl_certificate_key {key};
         ssl_protocols TLSv1.2 TLSv1.3;
