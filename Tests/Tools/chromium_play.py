@@ -216,11 +216,11 @@ class DevTools:
 class Chromium:
     """A headless Chromium in its own process group, always killed on exit."""
 
-    def __init__(self, executable):
+    def __init__(self, executable, extra_flags=()):
         self.profile = tempfile.mkdtemp(prefix="chromium-play-")
         self.log = open(os.path.join(self.profile, "chromium.log"), "wb")
         self.process = subprocess.Popen(
-            [executable, *CHROMIUM_FLAGS, f"--user-data-dir={self.profile}", "about:blank"],
+            [executable, *CHROMIUM_FLAGS, *extra_flags, f"--user-data-dir={self.profile}", "about:blank"],
             stdin=subprocess.DEVNULL, stdout=self.log, stderr=subprocess.STDOUT,
             start_new_session=True,
         )

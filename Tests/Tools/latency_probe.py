@@ -2,8 +2,8 @@
 """Measures glass-to-glass latency: plays a live HLS stream in headless Chromium and samples the
 wall clock minus the capture time of the frame on screen.
 
-Usage: latency_probe.py URL --hlsjs FILE [--seconds S] [--chromium PATH]
-       latency_probe.py PAGE_URL --preview [--vod] [--seconds S] [--chromium PATH]
+Usage: latency_probe.py URL --hlsjs FILE [--seconds S] [--chromium PATH] [--any-certificate]
+       latency_probe.py PAGE_URL --preview [--vod] [--seconds S] [--chromium PATH] [--any-certificate]
 
 With --hlsjs, a page served from a loopback port of this tool (another origin than the stream,
 so CORS is exercised) plays URL with hls.js in low-latency mode; the frame's capture time is
@@ -12,7 +12,9 @@ reach its target latency. With --preview, PAGE_URL is hlscap's own preview
 page (GET /), which reports the same figure. Sampling starts once playback has begun and lasts
 --seconds of playback. --vod plays a finished stream (no PROGRAM-DATE-TIME) and only checks that
 --seconds of it played without an error. Prints one JSON line:
-  {"samples", "medianSeconds", "p95Seconds", "playedSeconds", "error", "stalls"}
+  {"samples", "medianSeconds", "p95Seconds", "playedSeconds", "error", "stalls", "protocols"}
+where "protocols" lists the protocols the page's requests went over (Resource Timing's
+nextHopProtocol: "h2", "http/1.1"). --any-certificate trusts a self-signed HTTPS server.
 Exit 0 when playback ran the whole time without an error, 1 otherwise, 2 on set-up failures.
 """
 import argparse
@@ -52,6 +54,8 @@ setInterval(() => {
 """
 
 HLSJS_STATE = "JSON.stringify(window.probe || {missing: true})"
+PROTOCOLS = ("JSON.stringify([...new Set(performance.getEntriesByType('resource')"
+             ".map(entry => entry.nextHopProtocol).filter(name => name))].sort())")
 PREVIEW_STATE = ("JSON.stringify(window.hlscapPreview ? {latency: window.hlscapPreview.latencySeconds, "
                  "error: window.hlscapPreview.error, currentTime: document.getElementById('video').currentTime}"
                  " : {missing: true})")
@@ -140,13 +144,15 @@ def run(args):
         # Encoded whole: a signed URL's own query must reach the page's src intact.
         url = f"http://127.0.0.1:{port}/probe.html?src={urllib.parse.quote(args.url, safe='')}"
         expression = HLSJS_STATE
-    chromium = Chromium(args.chromium)
+    chromium = Chromium(args.chromium, ["--ignore-certificate-errors"] if args.any_certificate else [])
     try:
         websocket = WebSocket(chromium.page_websocket_url(chromium.devtools_port()), timeout=STARTUP_SECONDS)
         try:
             devtools = DevTools(websocket)
             devtools.call("Page.navigate", url=url)
-            return sample(devtools, expression, args.seconds, vod=args.vod)
+            report = sample(devtools, expression, args.seconds, vod=args.vod)
+            report["protocols"] = json.loads(devtools.evaluate(PROTOCOLS) or "[]")
+            return report
         finally:
             websocket.close()
     finally:
@@ -163,6 +169,7 @@ def main(argv):
     parser.add_argument("--vod", action="store_true")
     parser.add_argument("--seconds", type=float, default=60)
     parser.add_argument("--chromium", default="chromium")
+    parser.add_argument("--any-certificate", action="store_true")
     args = parser.parse_args(argv)
     if not args.preview and not args.hlsjs:
         parser.error("--hlsjs FILE or --preview")

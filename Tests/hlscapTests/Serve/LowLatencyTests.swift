@@ -259,11 +259,22 @@ import Testing
                                                      "-out", certificate, "-days", "1", "-subj", "/CN=127.0.0.1"])
         try #require(made.succeeded, "\(made.stderr)")
         let served = try ServedStream.start(["live"] + Self.source + [
-            "--low-latency", "--tls-cert", certificate, "--tls-key", key, "--duration", "8",
+            "--low-latency", "--tls-cert", certificate, "--tls-key", key, "--duration", "12",
             "--out", directory.appendingPathComponent("stream").path, "--quiet"])
         defer { served.process.send(SIGKILL) }
         #expect(served.base.scheme == "https")
-        Thread.sleep(forTimeInterval: 4)
+        // Chromium plays the preview page once the stream has a segment (the page reads its codecs from the
+        // stream), its requests over HTTP/2 (ALPN h2).
+        let listed = Date().addingTimeInterval(LiveStream.startupSeconds)
+        while Date() < listed, (try? served.get("playlist.m3u8"))
+            .map({ String(decoding: $0.body, as: UTF8.self).contains("#EXTINF:") }) != true {
+            Thread.sleep(forTimeInterval: 0.2)
+        }
+        let played = try ExternalTools.runJSONTool("latency_probe.py", [served.base.absoluteString, "--preview",
+                                                                        "--seconds", "3", "--any-certificate"],
+                                                   timeoutSeconds: 60)
+        #expect(played.ok, "\(played.text)")
+        #expect(played.report["protocols"] as? [String] == ["h2"], "\(played.text)")
         let answer = try served.get("playlist.m3u8")
         #expect(answer.status == 200 && String(decoding: answer.body, as: UTF8.self).contains("#EXT-X-PART-INF"))
         let result = served.process.finish(timeoutSeconds: LiveStream.stopSeconds)
