@@ -21,6 +21,7 @@ import argparse
 import json
 import random
 import socket
+import ssl
 import sys
 import time
 
@@ -60,10 +61,21 @@ def request_for(kind, rng, path):
 KINDS = ["method", "huge-header", "percent", "dotdot", "nul", "range", "query", "header-line", "version", "garbage"]
 
 
-def send(address, payload):
+def connect(address, tls):
+    """A socket to the server; with `tls`, HTTP/1.1 over TLS (ALPN http/1.1), any certificate trusted."""
+    sock = socket.create_connection(address, timeout=TIMEOUT_SECONDS)
+    if not tls:
+        return sock
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    context.check_hostname = False
+    context.verify_mode = ssl.CERT_NONE
+    context.set_alpn_protocols(["http/1.1"])
+    return context.wrap_socket(sock, server_hostname=address[0])
+
+
+def send(address, payload, tls=False):
     """The status of the answer, 0 when the connection closed without one."""
-    host, port = address
-    with socket.create_connection((host, port), timeout=TIMEOUT_SECONDS) as sock:
+    with connect(address, tls) as sock:
         try:
             sock.sendall(payload)
         except OSError:
@@ -97,6 +109,7 @@ def main(argv):
     parser.add_argument("--pid", type=int)
     parser.add_argument("--path", default="/playlist.m3u8")
     parser.add_argument("--valid", default="/playlist.m3u8", help="a request that must still succeed afterwards")
+    parser.add_argument("--tls", action="store_true", help="HTTP/1.1 over TLS, any certificate trusted")
     args = parser.parse_args(argv)
     host, port = args.address.rsplit(":", 1)
     address = (host, int(port))
@@ -107,14 +120,14 @@ def main(argv):
     for round_index in range(2 if args.pid else 1):
         for _ in range(args.count):
             kind = rng.choice(KINDS)
-            status = send(address, request_for(kind, rng, args.path))
+            status = send(address, request_for(kind, rng, args.path), args.tls)
             statuses.setdefault(kind, {}).setdefault(str(status), 0)
             statuses[kind][str(status)] += 1
             if not (400 <= status < 500 or (status == 0 and kind in NOT_HTTP) or status in ALSO_RIGHT.get(kind, ())):
                 not4xx.append(f"{kind}: {status}")
         if args.pid:
             memory.append(rss_kb(args.pid))
-    alive = send(address, f"GET {args.valid} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".encode())
+    alive = send(address, f"GET {args.valid} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".encode(), args.tls)
     report = {"requests": args.count * (2 if args.pid else 1), "statuses": statuses, "not4xx": not4xx[:20],
               "rssKB": memory, "alive": alive}
     print(json.dumps(report), flush=True)

@@ -2,7 +2,7 @@ import CHTTPParser
 
 /// HTTP/1.1 on one TLS connection (a client that chose `http/1.1` by ALPN or offered none), with
 /// Node's http-parser: keep-alive, pipelining (one request answered at a time, in order), HEAD, 431 for
-/// a request header over the limit and 400 for one that does not parse.
+/// a request header over the limit, 505 for a version other than 1.x and 400 for one that does not parse.
 ///
 /// Why not libmicrohttpd behind TLS, as over plain HTTP: it does its own TLS (GnuTLS) and reads its
 /// own sockets, so it cannot take a connection whose handshake OpenSSL made and whose ALPN chose
@@ -42,6 +42,7 @@ final class HTTP1Session: ConnectionSession {
     private var headers: [String: String] = [:]
     private var headerBytes = 0
     private var tooLarge = false
+    private var unsupportedVersion = false
     private var method = ""
     private var keepAlive = true
 
@@ -137,7 +138,9 @@ final class HTTP1Session: ConnectionSession {
             return requestComplete()
         }
         if error != HPE_OK.rawValue {
-            answer(tooLarge ? .text(431, "request header fields too large") : .text(400, "bad request"), closeAfter: true)
+            let refusal: HTTPResponse = tooLarge ? .text(431, "request header fields too large")
+                : unsupportedVersion ? .text(505, "HTTP version not supported") : .text(400, "bad request")
+            answer(refusal, closeAfter: true)
         }
     }
 
@@ -153,6 +156,7 @@ final class HTTP1Session: ConnectionSession {
         headers = [:]
         headerBytes = 0
         tooLarge = false
+        unsupportedVersion = false
         return 0
     }
 
@@ -184,6 +188,11 @@ final class HTTP1Session: ConnectionSession {
     }
 
     private func headersComplete() -> Int32 {
+        // http-parser takes any version up to 999.999; this is an HTTP/1.x server.
+        guard parser.pointee.http_major == 1 else {
+            unsupportedVersion = true
+            return 1
+        }
         if readsValue || !field.isEmpty { storeHeader() }
         method = String(cString: hlscap_http_parser_method(parser))
         keepAlive = http_should_keep_alive(parser) != 0
@@ -248,6 +257,7 @@ final class HTTP1Session: ConnectionSession {
         case 416: "Range Not Satisfiable"
         case 429: "Too Many Requests"
         case 431: "Request Header Fields Too Large"
+        case 505: "HTTP Version Not Supported"
         case 500: "Internal Server Error"
         case 503: "Service Unavailable"
         default: "Status"

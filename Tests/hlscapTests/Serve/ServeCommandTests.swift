@@ -179,6 +179,28 @@ import Testing
         #expect(try ServedStream.fetch(URL(string: "https://\(address)/playlist.m3u8")!).status == 200)
     }
 
+    /// The same hostile requests over HTTP/1.1 on TLS, which another parser reads: refusals too, and
+    /// the server still answers with its memory flat.
+    @Test func hostileRequestsOverTLSGetRefusals() throws {
+        let directory = try PackagedStream.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let stream = try Self.packaged([], in: directory)
+        let key = directory.appendingPathComponent("key.pem").path, certificate = directory.appendingPathComponent("cert.pem").path
+        let made = try ExternalTools.run("openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
+                                                     "-nodes", "-keyout", key, "-out", certificate, "-days", "1",
+                                                     "-subj", "/CN=127.0.0.1"])
+        try #require(made.succeeded, "\(made.stderr)")
+        let served = try ServedStream.start(["serve", stream.path, "--listen", "127.0.0.1:0", "--tls-cert", certificate,
+                                             "--tls-key", key])
+        defer { served.process.send(SIGTERM) }
+        let hostile = try ExternalTools.runJSONTool("hostile_requests.py", [
+            "127.0.0.1:\(served.port)", "--tls", "--count", "200", "--seed", "11",
+            "--pid", String(served.process.processIdentifier)], timeoutSeconds: 120)
+        #expect(hostile.ok, "\(hostile.text)")
+        #expect(hostile.report["requests"] as? Int == 400)
+        #expect(served.process.isRunning)
+    }
+
     /// SIGHUP reads --tls-cert and --tls-key again: the next connection gets the renewed certificate,
     /// and a pair that cannot be used is refused with one line while the one in use stays.
     @Test func sighupReloadsTheCertificateForNewConnections() throws {
