@@ -27,8 +27,8 @@ S3_PACKAGES := ceph-mon ceph-osd radosgw ceph-common uuid-runtime libssl-dev fak
 # libyaml for the file `hlscap run` reads;
 # Prometheus's parser, curl and openssl for its tests; pip and unzip fetch hls.js from PyPI.
 # nghttp2 (HTTP/2), libssl and http-parser (HTTP/1.1 over TLS) for the built-in HTTPS server;
-# nghttp2-client's nghttp and h2load for its tests.
-DEPS_PACKAGES := libnghttp2-dev libssl-dev libhttp-parser-dev nghttp2-client libavcodec-dev libavformat-dev libavdevice-dev libavfilter-dev libavutil-dev libswscale-dev \
+# nghttp2-client's nghttp and h2load for its tests, python3-h2 for its hostile clients.
+DEPS_PACKAGES := libnghttp2-dev libssl-dev libhttp-parser-dev nghttp2-client python3-h2 libavcodec-dev libavformat-dev libavdevice-dev libavfilter-dev libavutil-dev libswscale-dev \
 	libswresample-dev pkg-config ffmpeg chromium python3 fonts-dejavu-core time nginx \
 	gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad \
 	gstreamer1.0-libav libcurl4-openssl-dev libmicrohttpd-dev zlib1g-dev libyaml-dev python3-prometheus-client \
