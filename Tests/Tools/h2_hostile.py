@@ -245,18 +245,10 @@ def run_case(case, attack, deadline):
                 attack.send(b"")
                 time.sleep(0.01)
                 attack.read()
-    elif case == "zero-window":
+    elif case in ("zero-window", "stream-limit"):
+        # Requests whose answers can never be sent: 50 of them, or 300, over the server's stream limit.
         attack.start({SettingsFrame.INITIAL_WINDOW_SIZE: 0})
-        for _ in range(50):
-            attack.send(HeadersFrame(stream, data=attack.headers_block(), flags=["END_HEADERS", "END_STREAM"]).serialize())
-            stream += 2
-        while not attack.closed and time.monotonic() < deadline:
-            attack.send(b"")
-            attack.read()
-            time.sleep(0.05)
-    elif case == "stream-limit":
-        attack.start({SettingsFrame.INITIAL_WINDOW_SIZE: 0})
-        for _ in range(300):
+        for _ in range(50 if case == "zero-window" else 300):
             attack.send(HeadersFrame(stream, data=attack.headers_block(), flags=["END_HEADERS", "END_STREAM"]).serialize())
             stream += 2
         while not attack.closed and time.monotonic() < deadline:
