@@ -14,7 +14,9 @@ page (GET /), which reports the same figure. Sampling starts once playback has b
 --seconds of it played without an error. Prints one JSON line:
   {"samples", "medianSeconds", "p95Seconds", "playedSeconds", "error", "stalls", "protocols"}
 where "protocols" lists the protocols the page's requests went over (Resource Timing's
-nextHopProtocol: "h2", "http/1.1"). --any-certificate trusts a self-signed HTTPS server.
+nextHopProtocol: "h2", "http/1.1"). With --hlsjs, "streamFiles" counts the files the page fetched
+from the stream's server by protocol and kind: {"h2": {"playlist": N, "part": N, "other": N}}.
+--any-certificate trusts a self-signed HTTPS server.
 Exit 0 when playback ran the whole time without an error, 1 otherwise, 2 on set-up failures.
 """
 import argparse
@@ -39,8 +41,21 @@ PAGE = """<!doctype html>
 <script type="module">
 import { t as attach, n as isSupported } from "./hls.js";
 const video = document.getElementById("video");
-window.probe = { latency: null, error: null, supported: isSupported() };
-const hls = attach(video, new URLSearchParams(location.search).get("src"));
+const source = new URLSearchParams(location.search).get("src");
+window.probe = { latency: null, error: null, supported: isSupported(), streamFiles: {} };
+// Every file fetched from the stream's server, by protocol and kind (an observer, not the
+// timeline buffer, which stops at 250 entries).
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) {
+    const url = new URL(entry.name);
+    // A request hls.js aborted, or one answered from the cache, went over no protocol.
+    if (url.origin !== new URL(source).origin || !entry.nextHopProtocol) continue;
+    const kind = url.pathname.endsWith(".m3u8") ? "playlist" : (url.pathname.includes("/part/") ? "part" : "other");
+    const counts = window.probe.streamFiles[entry.nextHopProtocol] = window.probe.streamFiles[entry.nextHopProtocol] || {};
+    counts[kind] = (counts[kind] || 0) + 1;
+  }
+}).observe({ type: "resource", buffered: true });
+const hls = attach(video, source);
 // Like Safari's own LL-HLS player, play up to 10 % faster to reach the target latency after a
 // start-up or a stall, rather than stay behind for good.
 hls.config.maxLiveSyncPlaybackRate = 1.1;
@@ -88,6 +103,7 @@ def page_server(hlsjs_path):
 
 def sample(devtools, expression, seconds, vod=False):
     report = {"samples": 0, "error": None, "stalls": 0}
+    state = {}
     latencies = []
     started = None
     first_time = 0
@@ -106,6 +122,8 @@ def sample(devtools, expression, seconds, vod=False):
                 started, first_time = now, current
             if started is not None and current - first_time >= seconds:
                 report["playedSeconds"] = round(current - first_time, 3)
+                if "streamFiles" in state:
+                    report["streamFiles"] = state["streamFiles"]
                 return report
             if now > deadline + seconds * 2:
                 report["error"] = f"played {current} s of {seconds} s"
@@ -126,6 +144,8 @@ def sample(devtools, expression, seconds, vod=False):
             break
         time.sleep(SAMPLE_SECONDS)
     report["playedSeconds"] = round(time.monotonic() - started, 2) if started else 0
+    if "streamFiles" in state:
+        report["streamFiles"] = state["streamFiles"]
     if latencies:
         ordered = sorted(latencies)
         report["samples"] = len(ordered)

@@ -10,10 +10,12 @@ import HLSKit
 enum ServerHeaders {
     static let immutable = "public, max-age=31536000, immutable"
 
-    /// Web players on other origins may read the stream.
+    /// Web players on other origins may read the stream, and see its Resource Timing (the protocol,
+    /// h2 or http/1.1, and the timings a player's own statistics report).
     static let cors: [(name: String, value: String)] = [
         ("Access-Control-Allow-Origin", "*"),
         ("Access-Control-Expose-Headers", "Content-Length, Content-Range, ETag, Age"),
+        ("Timing-Allow-Origin", "*"),
     ]
 
     static let noStore: [(name: String, value: String)] = [("Cache-Control", "no-store")] + cors
