@@ -160,8 +160,9 @@ recording-hour: build
 	HLSCAP_RECORDING_SECONDS=$(RECORDING_SECONDS) $(SWIFT) test $(SWIFT_BUILD_FLAGS) --no-parallel --filter 'RecordingRangeTests' 2>&1 \
 		| tee .build/recording-hour.log
 
-# Glass-to-glass latency in Chromium with and without --low-latency, and 200 clients loading the
-# built-in server, each for LATENCY_SECONDS (the lengths the low-latency work is measured over).
+# Glass-to-glass latency in Chromium without --low-latency, with its 334 ms parts, and with 200 ms
+# parts over https (h2), and 200 clients loading the built-in server, each for LATENCY_SECONDS (the
+# lengths the low-latency work is measured over).
 # `make test` runs 15 s of each.
 LATENCY_SECONDS ?= 60
 latency: build

@@ -70,13 +70,35 @@ import Testing
         #expect((metrics["hlscap_http_requests_total{kind=blocking_playlist}"] ?? 0) >= 20, "\(metrics)")
     }
 
+    /// The players `latencyInChromium` measures: without parts, with the default 334 ms parts over
+    /// HTTP/1.1, and with 200 ms parts over https, where Chromium speaks h2.
+    enum LatencyCase: String, CaseIterable, Sendable {
+        case segments, parts334, parts200OverHTTP2
+
+        var options: [String] {
+            switch self {
+            case .segments: []
+            case .parts334: ["--low-latency"]
+            case .parts200OverHTTP2: ["--low-latency", "--part-duration", "0.2"]
+            }
+        }
+    }
+
     /// Glass to glass: the wall clock minus the capture time of the frame Chromium shows, over
     /// `latencySeconds`.
-    @Test(arguments: [true, false])
-    func latencyInChromium(lowLatency: Bool) throws {
+    @Test(arguments: LatencyCase.allCases)
+    func latencyInChromium(_ latencyCase: LatencyCase) throws {
         let directory = try PackagedStream.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let served = try ServedStream.start(["live"] + Self.source + (lowLatency ? ["--low-latency"] : []) + [
+        let https = latencyCase == .parts200OverHTTP2
+        var options = latencyCase.options
+        var trust: [String] = []
+        if https {
+            let (certificate, key) = try HTTP2ClientTests.certificate(in: directory)
+            options += ["--tls-cert", certificate, "--tls-key", key]
+            trust = ["--ca-file", certificate]
+        }
+        let served = try ServedStream.start(["live"] + Self.source + options + [
             "--duration", String(Self.latencySeconds + 30), "--out", directory.appendingPathComponent("stream").path,
             "--quiet"])
         defer { served.process.send(SIGKILL) }
@@ -84,17 +106,23 @@ import Testing
         let deadline = Date(timeIntervalSinceNow: 20)
         while Date() < deadline, (try? served.get("playlist.m3u8").status) != 200 { Thread.sleep(forTimeInterval: 0.2) }
         let probe = try ExternalTools.runJSONTool("latency_probe.py", [served.entry.absoluteString, "--hlsjs", HLSJS.path,
-                                                                "--seconds", String(Self.latencySeconds)],
+                                                                "--seconds", String(Self.latencySeconds)]
+                                                    + (https ? ["--any-certificate"] : []),
                                                  timeoutSeconds: Double(Self.latencySeconds) + 90)
         #expect(probe.ok, "\(probe.text)")
         let median = try #require(probe.report["medianSeconds"] as? Double, "\(probe.text)")
         let p95 = try #require(probe.report["p95Seconds"] as? Double, "\(probe.text)")
-        print("glass-to-glass \(lowLatency ? "with" : "without") --low-latency: median \(median) s, p95 \(p95) s")
-        try ExternalTools.validateStream(served.entry, ["--sample", "1"])
-        if lowLatency {
-            #expect(median <= 1.5 && p95 <= 2.5, "\(probe.text)")
-        } else {
-            #expect(median <= 6, "\(probe.text)")
+        let protocols = (probe.report["streamFiles"] as? [String: [String: Int]] ?? [:]).keys.sorted()
+        print("glass-to-glass \(latencyCase) (\(protocols.joined(separator: ", "))): median \(median) s, p95 \(p95) s, "
+            + "stalls \(probe.report["stalls"] ?? "?") in \(Self.latencySeconds) s")
+        #expect(!https || protocols == ["h2"], "\(probe.text)")
+        try ExternalTools.validateStream(served.entry, ["--sample", "1"] + trust)
+        switch latencyCase {
+        case .segments: #expect(median <= 6, "\(probe.text)")
+        case .parts334: #expect(median <= 1.5 && p95 <= 2.5, "\(probe.text)")
+        // The aim is 0.9 s p50 with no stall in 60 s (`make latency`); a loaded test machine is held
+        // to what 334 ms parts are held to.
+        case .parts200OverHTTP2: #expect(median <= 1.5 && p95 <= 2.5, "\(probe.text)")
         }
     }
 
