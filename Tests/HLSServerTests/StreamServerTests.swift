@@ -172,4 +172,29 @@ import Testing
                                                             headers: ["if-none-match": tag])))
         #expect(changed?.status == 200)
     }
+
+    @Test func aPlaylistFileRewrittenIsServedAnewPlainAndGzipped() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("playlist-cache-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let server = StreamServer(root: root, metrics: ServerMetrics())
+        func fetch(gzip: Bool) -> HTTPResponse? {
+            Self.answer(server.handle(HTTPRequest(method: "GET", path: "/playlist.m3u8",
+                                                  headers: gzip ? ["accept-encoding": "gzip"] : [:])))
+        }
+        for version in ["#EXTM3U\n#EXT-X-VERSION:7\n", "#EXTM3U\n#EXT-X-VERSION:7\n#EXT-X-ENDLIST\n"] {
+            // Written as the writer does: a new file renamed over the old one.
+            try Array(version.utf8).withUnsafeBytes { try Data($0).write(to: URL(fileURLWithPath: root + "/.p.tmp")) }
+            #expect(rename(root + "/.p.tmp", root + "/playlist.m3u8") == 0)
+            for _ in 0..<2 {
+                let plain = try #require(fetch(gzip: false))
+                #expect(plain.status == 200 && plain.header("Content-Encoding") == nil)
+                #expect(plain.body == .bytes(Array(version.utf8)))
+                let packed = try #require(fetch(gzip: true))
+                #expect(packed.header("Content-Encoding") == "gzip")
+                #expect(packed.body == .bytes(try #require(Gzip.compress(Array(version.utf8)))))
+                #expect(packed.header("ETag") == plain.header("ETag").map { String($0.dropLast()) + "-gz\"" })
+            }
+        }
+    }
 }

@@ -20,6 +20,8 @@ public struct StreamServer: Sendable {
     public let recordings: RecordingRanges?
     /// Makes `/snapshot.jpg` and the recordings' thumbnails; nil answers both with 404.
     public let pictures: StreamPictures?
+    /// The playlist files read and gzipped last.
+    private let playlistFiles = PlaylistFileCache()
     /// Where the stream's paths begin: empty at the root, `/cam1` when a `SiteServer` serves it below `/cam1/`.
     public private(set) var mount = ""
     /// The whole server's credentials, which open a mounted stream as its own do.
@@ -272,17 +274,19 @@ public struct StreamServer: Sendable {
             return HTTPResponse(status: 304, headers: headers + [("ETag", tag)])
         }
         if isPlaylist {
-            // Playlists are small: read and send whole, gzipped when the client takes it.
-            guard let data = FileManager.default.contents(atPath: fullPath) else {
+            // Playlists are small: read and send whole, gzipped when the client takes it; both kept
+            // until the file changes.
+            guard let body = playlistFiles.body(path: fullPath, version: PlaylistFileCache.Version(status),
+                                                gzip: ServerHeaders.acceptsGzip(request.header("Accept-Encoding"))) else {
                 return .text(404, "not found", headers: ServerHeaders.noStore)
             }
-            var response = ServerHeaders.playlist(Array(data), cacheControl: "no-cache",
-                                                  gzip: ServerHeaders.acceptsGzip(request.header("Accept-Encoding")))
-            response.headers.removeAll { $0.name == "ETag" }
-            let gzipped = response.header("Content-Encoding") != nil
-            response.headers.append(("ETag", gzipped ? String(tag.dropLast()) + "-gz\"" : tag))
-            response.headers.append(("Last-Modified", ServerHeaders.httpDate(secondsSince1970: modified)))
-            return response
+            var fields: [(name: String, value: String)] = [("Content-Type", StreamFileKind.playlistContentType),
+                                                            ("Cache-Control", "no-cache"), ("Vary", "Accept-Encoding")]
+                + ServerHeaders.cors
+            if body.gzipped { fields.append(("Content-Encoding", "gzip")) }
+            fields.append(("ETag", body.gzipped ? String(tag.dropLast()) + "-gz\"" : tag))
+            fields.append(("Last-Modified", ServerHeaders.httpDate(secondsSince1970: modified)))
+            return HTTPResponse(status: 200, headers: fields, body: .bytes(body.bytes))
         }
         headers += [("ETag", tag), ("Accept-Ranges", "bytes")]
         if let range = request.header("Range") {
