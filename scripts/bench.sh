@@ -621,10 +621,12 @@ case_rtsp_ladder() {
     compare "RTSP 1080p30 H.264+AAC, ladder source,480p,360p to live HLS, ${seconds}s" rtsp-ladder-hlscap rtsp-ladder-ffmpeg
 }
 
-# BENCH_STREAMS (16) RTSP 1080p30 cameras copied at once, each by its own process, for
-# BENCH_RTSP_SECONDS: hlscap, then ffmpeg, each stream from the server's start of the file. Reports
-# the CPU of all of them together, the mean peak memory of one, and the fewest and most pictures a
-# stream got against the seconds asked (a lost frame shows as a short stream).
+# BENCH_STREAMS (16) RTSP 1080p30 cameras copied at once for BENCH_RTSP_SECONDS: each by its own
+# hlscap, all by one `hlscap run` (a file listing the cameras), then each by its own ffmpeg, every
+# stream from the server's start of the file. Reports the CPU of all of them together, their memory
+# (the peak resident sets added up, and the proportional set size, which counts shared libraries
+# once, read half-way through), per stream, and the fewest and most pictures a stream got against
+# the seconds asked (a lost frame shows as a short stream).
 case_rtsp_copy_many() {
     local input seconds="${BENCH_RTSP_SECONDS:-30}" streams="${BENCH_STREAMS:-16}" dir="$OUT/rtsp-many" url
     input=$(input_1080p30)
@@ -633,10 +635,22 @@ case_rtsp_copy_many() {
     local server=$!
     url=$(wait_for_url "$dir/server.log" 's/^serving \(rtsp:[^ ]*\)/\1/p')/file
     echo "bench: $streams RTSP 1080p30 cameras copied at once for ${seconds}s" >&2
+    {
+        echo "out: $dir/hlscap-run"
+        echo "defaults: {window: 0, duration: $seconds}"
+        echo "streams:"
+        for index in $(seq "$streams"); do echo "  cam$index: {video: \"$url\"}"; done
+    } > "$dir/run.yml"
     local tool index pids
-    for tool in hlscap ffmpeg; do
+    for tool in hlscap hlscap-run ffmpeg; do
         pids=()
+        if [ "$tool" = hlscap-run ]; then
+            /usr/bin/time -f '%e %M %U %S' -o "$dir/time-$tool-1" "$HLSCAP" run "$dir/run.yml" \
+                > /dev/null 2> "$dir/$tool.log" &
+            pids+=("$!")
+        fi
         for index in $(seq "$streams"); do
+            [ "$tool" = hlscap-run ] && break
             mkdir -p "$dir/$tool-$index"
             if [ "$tool" = hlscap ]; then
                 /usr/bin/time -f '%e %M %U %S' -o "$dir/time-$tool-$index" "$HLSCAP" live --video "$url" \
@@ -648,24 +662,39 @@ case_rtsp_copy_many() {
             fi
             pids+=("$!")
         done
+        # Half-way: the proportional set size of every process /usr/bin/time started, in KiB.
+        sleep $((seconds / 2))
+        local pid child pss=0
+        for pid in "${pids[@]}"; do
+            for child in $(pgrep -P "$pid"); do
+                pss=$((pss + $(awk '/^Pss:/ { print $2 }' "/proc/$child/smaps_rollup" 2> /dev/null || echo 0)))
+            done
+        done
+        echo "$pss" > "$dir/pss-$tool"
         wait "${pids[@]}" || true
         for index in $(seq "$streams"); do
-            # The first figure: ffprobe lists the stream once per program of the playlist.
+            local playlist="$dir/$tool-$index/playlist.m3u8"
+            [ "$tool" = hlscap-run ] && playlist="$dir/hlscap-run/cam$index/playlist.m3u8"
+            # The first figure: ffprobe lists the stream once per program of the playlist. awk reads
+            # all of it (a reader that stops early fails the pipeline) and says 0 for no figure.
             { ffprobe -v error -count_packets -select_streams v:0 -show_entries stream=nb_read_packets -of csv=p=0 \
-                "$dir/$tool-$index/playlist.m3u8" 2> /dev/null | grep -m 1 . ; } || echo 0
+                "$playlist" 2> /dev/null || true; } | awk 'NF && !seen++ { print } END { if (!seen) print 0 }'
         done > "$dir/frames-$tool"
     done
     kill "$server" 2> /dev/null || true
     wait "$server" 2> /dev/null || true
     printf '%s RTSP 1080p30 H.264+AAC cameras copied at once, %ss each\n' "$streams" "$seconds"
-    for tool in hlscap ffmpeg; do
-        cat "$dir"/time-$tool-* | awk -v tool="$tool" -v seconds="$seconds" \
-            '{ cpu += $3 + $4; rss += $2; n++ } END { printf "  %-7s cpu %7.2f s (%.2f cores)   peak RSS per stream %6.1f MiB", tool, cpu, cpu / seconds, rss / n / 1024 }'
+    for tool in hlscap hlscap-run ffmpeg; do
+        cat "$dir"/time-$tool-* | awk -v tool="$tool" -v seconds="$seconds" -v streams="$streams" -v pss="$(cat "$dir/pss-$tool")" \
+            '{ cpu += $3 + $4; rss += $2 } END { printf "  %-10s cpu %7.2f s (%.2f cores)   per stream: peak RSS %6.1f MiB, PSS %6.1f MiB", tool, cpu, cpu / seconds, rss / streams / 1024, pss / streams / 1024 }'
         sort -n "$dir/frames-$tool" | awk '{ v[NR] = $1 } END { printf "   pictures per stream %d to %d\n", v[1], v[NR] }'
     done
-    paste <(cat "$dir"/time-hlscap-* | awk '{ c += $3 + $4; r += $2 } END { print c, r }') \
-          <(cat "$dir"/time-ffmpeg-* | awk '{ c += $3 + $4; r += $2 } END { print c, r }') |
-        awk '{ printf "  hlscap/ffmpeg: cpu time %.2fx, peak memory %.2fx\n", $1 / $3, $2 / $4 }'
+    local ffmpeg_figures
+    ffmpeg_figures="$(cat "$dir"/time-ffmpeg-* | awk '{ c += $3 + $4; r += $2 } END { print c, r }') $(cat "$dir/pss-ffmpeg")"
+    for tool in hlscap hlscap-run; do
+        echo "$(cat "$dir"/time-$tool-* | awk '{ c += $3 + $4; r += $2 } END { print c, r }') $(cat "$dir/pss-$tool") $ffmpeg_figures" |
+            awk -v tool="$tool" '{ printf "  %s/ffmpeg: cpu time %.2fx, peak memory %.2fx, PSS %.2fx\n", tool, $1 / $4, $2 / $5, $3 / $6 }'
+    done
 }
 
 # From an RTSP camera (keyframe every second, copied) to hls.js in low-latency mode through hlscap's
