@@ -13,7 +13,7 @@ SECONDS_OF_MEDIA="${BENCH_SECONDS:-600}"
 OUT=bench-out
 CASES=(${BENCH_CASES:-case_copy_1080p30 case_validate_1080p30 case_transcode_720p30 case_live_720p30 case_live_ladder_720p30
     case_file_ladder_1080p30 case_ladder_file case_publish_720p30 case_live_record_720p30 case_serve_requests
-    case_serve_segment_rps case_encrypt case_dvr case_rtsp_copy case_rtsp_ladder case_rtsp_copy_many case_rtsp_latency
+    case_serve_segment_rps case_serve_waiting_parts case_encrypt case_dvr case_rtsp_copy case_rtsp_ladder case_rtsp_copy_many case_rtsp_latency
     case_overlay case_live_hour})
 # Encryption methods case_encrypt compares with the clear runs.
 ENCRYPT_METHODS=(${BENCH_ENCRYPT_METHODS:-aes-128 cbcs})
@@ -839,6 +839,53 @@ case_serve_segment_rps() {
             plain / nginx, tls / nginx_tls, h2 / nginx_h2, signed / nginx
             printf "  hlscap/nginx, gzipped playlist: HTTPS %.2f, h2 %.2f\n", tls_list / nginx_tls_list, h2_list / nginx_h2_list
             printf "  hlscap signed/plain: %.2f\n", signed / plain }'
+}
+
+# 1,000 viewers on 100 HTTP/2 connections waiting on the next part of a live LL-HLS stream (test
+# source, 0.2 s parts, over HTTPS): each connection sends 10 blocking reloads for the first part of
+# the next segment (h2load, every answer logged), and the delay of each answer is from the earliest
+# one, when the part was complete (target: 99% within 50 ms). Memory: h2_waiters.py opens the 100
+# connections, reads the server's RSS, sends the 1,000 requests and reads it again while they wait.
+case_serve_waiting_parts() {
+    local dir="$OUT/waiting-parts" url msn
+    command -v h2load > /dev/null || { echo "bench: h2load is not installed; run make deps" >&2; return 1; }
+    local server_cpu=() client_cpu=()
+    if command -v taskset > /dev/null && [ "$(nproc)" -ge 2 ]; then
+        server_cpu=(taskset -c 0)
+        client_cpu=(taskset -c 1)
+    fi
+    rm -rf "$dir" && mkdir -p "$dir"
+    openssl req -x509 -newkey rsa:2048 -nodes -keyout "$dir/key.pem" -out "$dir/cert.pem" -days 1 \
+        -subj /CN=127.0.0.1 2> /dev/null
+    "${server_cpu[@]}" "$HLSCAP" live --video test --audio test --size 1280x720 --serve 127.0.0.1:0 --low-latency \
+        --part-duration 0.2 --tls-cert "$dir/cert.pem" --tls-key "$dir/key.pem" --duration 120 --out "$dir/stream" \
+        --quiet > /dev/null 2> "$dir/hlscap.log" &
+    local hlscap=$!
+    trap 'kill "$hlscap" 2> /dev/null' RETURN
+    url=$(wait_for_url "$dir/hlscap.log" 's/.*serving .* at \(https:[^ ]*\) .*/\1/p')
+    [ -n "$url" ] || { echo "bench: hlscap live --serve did not start" >&2; return 1; }
+    sleep 4
+    echo "bench: 1,000 requests waiting on the next part, $RUNS runs" >&2
+    rm -f "$dir/delays.txt"
+    for run in $(seq "$RUNS"); do
+        # The segment after the one the preload hint is in: up to one segment away, long enough for
+        # h2load to open its connections first.
+        msn=$(curl -sk "$url" | sed -n 's|.*PRELOAD-HINT:TYPE=PART,URI="[^"]*/0*\([0-9][0-9]*\)\.[0-9]*\.m4s".*|\1|p')
+        rm -f "$dir/h2load.log"
+        "${client_cpu[@]}" h2load -t 1 -c 100 -m 10 -n 1000 -H 'Accept-Encoding: gzip' --log-file "$dir/h2load.log" \
+            "$url?_HLS_msn=$((msn + 1))&_HLS_part=0" > "$dir/h2load.out" 2>&1 || true
+        # Log lines: start (µs since the epoch), status, duration (µs).
+        python3 -c 'import sys
+ends = sorted(int(f[0]) + int(f[2]) for f in (l.split() for l in open(sys.argv[1])) if f[1] == "200")
+delays = [(end - ends[0]) / 1000 for end in ends] or [float("nan")]
+print(len(ends), delays[len(delays) // 2], delays[max(0, -(-len(delays) * 99 // 100) - 1)], delays[-1])' \
+            "$dir/h2load.log" >> "$dir/delays.txt"
+    done
+    "${client_cpu[@]}" /usr/bin/python3 Tests/Tools/h2_waiters.py "$url" --pid "$hlscap" > "$dir/memory.json" || true
+    printf '1,000 requests on 100 h2 connections waiting on the next part (0.2 s parts, median of %s runs):\n' "$RUNS"
+    printf '  answered 200: %s of 1000; delay from the earliest answer: p50 %.1f ms, p99 %.1f ms (target 50), max %.1f ms\n' \
+        "$(median "$dir/delays.txt" 1)" "$(median "$dir/delays.txt" 2)" "$(median "$dir/delays.txt" 3)" "$(median "$dir/delays.txt" 4)"
+    python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); print("  server RSS with the 100 connections open: %d KiB; with the 1,000 requests waiting: %d KiB (%d bytes per waiting request; %d of %d answered with the part)" % (r["rssKB"][0], r["rssKB"][1], r["bytesPerWaitingRequest"], r["ok"], r["requests"]))' "$dir/memory.json"
 }
 
 for case_function in "${CASES[@]}"; do
