@@ -49,11 +49,24 @@ enum ServerHeaders {
         return "\"" + String(hash, radix: 16) + "\""
     }
 
+    /// `text` without the spaces and tabs around it: what trimming `.whitespaces` does to ASCII.
+    private static func trimmedSpacesAndTabs(_ text: Substring) -> String {
+        let blank: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 }
+        let bytes = text.utf8
+        guard let first = bytes.firstIndex(where: { !blank($0) }), let last = bytes.lastIndex(where: { !blank($0) }) else {
+            return ""
+        }
+        return String(text[first...last])
+    }
+
     /// Whether the client asked for gzip (and did not refuse it with q=0).
     static func acceptsGzip(_ header: String?) -> Bool {
         guard let header else { return false }
+        // An ASCII header (every one a player sends) is trimmed without Foundation: this runs on
+        // every playlist request.
+        let ascii = header.utf8.allSatisfy { $0 < 0x80 }
         return header.split(separator: ",").contains { item in
-            let fields = item.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
+            let fields = item.split(separator: ";").map { ascii ? trimmedSpacesAndTabs($0) : $0.trimmingCharacters(in: .whitespaces) }
             guard let coding = fields.first?.lowercased(), coding == "gzip" || coding == "x-gzip" else { return false }
             return !fields.dropFirst().contains { $0.replacingOccurrences(of: " ", with: "").hasPrefix("q=0")
                 && Double($0.dropFirst(2)) == 0 }

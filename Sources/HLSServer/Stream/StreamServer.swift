@@ -229,6 +229,11 @@ public struct StreamServer: Sendable {
         character.isASCII && (character.isLetter || character.isNumber || character == "-" || character == "_")
     }
 
+    /// An ASCII letter or digit, `-` or `_`: a byte of a plain path component.
+    static func isPlainByte(_ byte: UInt8) -> Bool {
+        (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || byte == 0x2D || byte == 0x5F
+    }
+
     /// The stream-relative path of a request for a stream file, or nil: every component plain ASCII
     /// letters, digits, `-` and `_` (no dot files, no `..`, no temporaries), and a media or playlist name.
     static func streamPath(_ requestPath: String) -> String? {
@@ -236,12 +241,14 @@ public struct StreamServer: Sendable {
         let components = requestPath.dropFirst().split(separator: "/", omittingEmptySubsequences: false)
         guard (1...maximumDepth + 1).contains(components.count), let name = components.last,
               StreamFileKind(path: name) != nil else { return nil }
-        let plain = Self.isPlain
-        for directory in components.dropLast() where directory.isEmpty || !directory.allSatisfy(plain) { return nil }
+        // By bytes, as `isPlain` by characters: all of them are ASCII.
+        let plain: (Substring) -> Bool = { $0.utf8.allSatisfy(Self.isPlainByte) }
+        let digits: (Substring) -> Bool = { $0.utf8.allSatisfy { (0x30...0x39).contains($0) } }
+        for directory in components.dropLast() where directory.isEmpty || !plain(directory) { return nil }
         let stem = name.split(separator: ".", omittingEmptySubsequences: false)
         // `name.m3u8`, `init-2.mp4`, or a part's `000042.3.m4s`.
-        guard (2...3).contains(stem.count), stem.allSatisfy({ !$0.isEmpty && $0.allSatisfy(plain) }) else { return nil }
-        if stem.count == 3, !(stem[0].allSatisfy(\.isNumber) && stem[1].allSatisfy(\.isNumber)) { return nil }
+        guard (2...3).contains(stem.count), stem.allSatisfy({ !$0.isEmpty && plain($0) }) else { return nil }
+        if stem.count == 3, !(digits(stem[0]) && digits(stem[1])) { return nil }
         return components.joined(separator: "/")
     }
 
