@@ -14,12 +14,9 @@ import Testing
         let certificatePath: String
 
         init(in directory: URL, name: String) throws {
-            let keyPath = directory.appendingPathComponent("\(name).key").path
-            certificatePath = directory.appendingPathComponent("\(name).pem").path
-            let made = try ExternalTools.run("openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
-                                                         "-nodes", "-keyout", keyPath, "-out", certificatePath, "-days", "1",
-                                                         "-subj", "/CN=\(name)", "-addext", "subjectAltName=IP:127.0.0.1"])
-            guard made.succeeded else { throw ExternalToolError.failed(command: "openssl req", result: made) }
+            let made = try ExternalTools.selfSignedCertificate(in: directory, name: name)
+            let keyPath = made.key
+            certificatePath = made.certificate
             key = try String(contentsOfFile: keyPath, encoding: .utf8)
             certificate = try String(contentsOfFile: certificatePath, encoding: .utf8)
         }

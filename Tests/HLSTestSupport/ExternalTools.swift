@@ -484,3 +484,17 @@ extension ExternalTools {
         return try livePollerReport(copyDirectory: copyDirectory)
     }
 }
+
+extension ExternalTools {
+    /// A self-signed certificate for 127.0.0.1 with a P-256 key (quick to make), as NAME.pem and
+    /// NAME.key in `directory`; NAME is also its common name, so two made apart tell apart.
+    public static func selfSignedCertificate(in directory: URL, name: String = "server") throws -> (certificate: String, key: String) {
+        let key = directory.appendingPathComponent("\(name).key").path
+        let certificate = directory.appendingPathComponent("\(name).pem").path
+        let made = try run("openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                                       "-keyout", key, "-out", certificate, "-days", "1", "-subj", "/CN=\(name)",
+                                       "-addext", "subjectAltName=IP:127.0.0.1"])
+        guard made.succeeded else { throw ExternalToolError.failed(command: "openssl req", result: made) }
+        return (certificate, key)
+    }
+}

@@ -68,7 +68,13 @@ struct RunCommand: Command {
             set.stopAll(atOnce: second)
         }
         defer { signals.cancel() }
-        if let site, let token = configuration.adminToken { site.answerReloads(token: token) { reloader.answer() } }
+        if let site, let token = configuration.adminToken {
+            // The same reload as SIGHUP's, certificate included.
+            site.answerReloads(token: token) {
+                certificates?.reload()
+                return reloader.answer()
+            }
+        }
         let http = try configuration.server.map { try $0.start(site!, streamCount: configuration.streams.count) }
         defer { http?.stop() }
         reloader.startAll()

@@ -157,12 +157,7 @@ struct HTTPCamera {
         let directory = try PackagedStream.temporaryDirectory()
         let root = directory.appendingPathComponent("root")
         try FileManager.default.createDirectory(at: root.appendingPathComponent("cam"), withIntermediateDirectories: true)
-        let certificate = directory.appendingPathComponent("cert.pem").path
-        let key = directory.appendingPathComponent("key.pem").path
-        let made = try ExternalTools.run("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key,
-                                                     "-out", certificate, "-days", "1", "-subj", "/CN=127.0.0.1",
-                                                     "-addext", "subjectAltName=IP:127.0.0.1"])
-        guard made.succeeded else { throw ExternalToolError.failed(command: "openssl req", result: made) }
+        let (certificate, key) = try ExternalTools.selfSignedCertificate(in: directory)
         let origin = try BackgroundTool("origin_server.py", [root.path, "--static", "--tls-cert", certificate, "--tls-key", key,
                                                              "--logs", directory.appendingPathComponent("logs").path],
                                         in: directory)

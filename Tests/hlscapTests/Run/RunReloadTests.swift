@@ -78,3 +78,45 @@ import Testing
         #expect(counts.dropped == 0 && counts.frames > 0, "\(summary)")
     }
 }
+
+/// `POST /api/v1/reload` over HTTPS: the renewed certificate at the same paths serves the next
+/// connections, as SIGHUP's reload does (ServeCommandTests), and the streams go on.
+@Suite(.serialized) struct RunReloadCertificateTests {
+    @Test func aReloadByHTTPReadsTheCertificateAgain() throws {
+        let directory = try PackagedStream.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let first = try ExternalTools.selfSignedCertificate(in: directory, name: "first")
+        let renewed = try ExternalTools.selfSignedCertificate(in: directory, name: "renewed")
+        let (key, certificate) = (directory.appendingPathComponent("key.pem").path, directory.appendingPathComponent("cert.pem").path)
+        try FileManager.default.copyItem(atPath: first.key, toPath: key)
+        try FileManager.default.copyItem(atPath: first.certificate, toPath: certificate)
+        let out = directory.appendingPathComponent("live")
+        let file = directory.appendingPathComponent("hlscap.yml")
+        let admin = "admin-\(UUID().uuidString)"
+        try """
+            out: \(out.path)
+            defaults: {video: test, audio: none, size: 320x180, fps: 15, segment-duration: 1, window: 0}
+            streams:
+              door:
+            server: {listen: 127.0.0.1:0, tls-cert: \(certificate), tls-key: \(key), admin-token: \(admin)}
+            """.write(to: file, atomically: true, encoding: .utf8)
+        let hlscap = try ExternalTools.startHlscap(["run", file.path])
+        defer { hlscap.send(SIGKILL) }
+        let base = try #require(RunServerTests.servedAt(hlscap), "\(hlscap.stderr)")
+        #expect(base.scheme == "https")
+        func get(_ path: String, trusting authority: String, _ extra: [String] = []) throws -> String {
+            try ExternalTools.run("curl", ["-s", "--cacert", authority, "-o", "/dev/null", "-w", "%{http_code}"] + extra
+                                  + [base.absoluteString + path], timeoutSeconds: 20).stdout
+        }
+        #expect(try get("", trusting: first.certificate) == "200")
+        try FileManager.default.removeItem(atPath: key)
+        try FileManager.default.removeItem(atPath: certificate)
+        try FileManager.default.copyItem(atPath: renewed.key, toPath: key)
+        try FileManager.default.copyItem(atPath: renewed.certificate, toPath: certificate)
+        #expect(try get("api/v1/reload", trusting: first.certificate, ["-X", "POST", "-H", "Authorization: Bearer \(admin)"]) == "200")
+        #expect(hlscap.stderr.contains("reloaded the certificate \(certificate) for new connections"), "\(hlscap.stderr)")
+        #expect(try get("", trusting: renewed.certificate) == "200")
+        #expect(try get("", trusting: first.certificate) == "000", "the old certificate is no longer offered")
+        try #require(LiveStream.waitForSegments(2, in: out.appendingPathComponent("door"), of: hlscap), "\(hlscap.stderr)")
+    }
+}

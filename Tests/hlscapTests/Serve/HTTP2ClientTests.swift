@@ -5,17 +5,6 @@ import Testing
 /// Real HTTP/2 clients (curl, nghttp, h2load, Chromium with hls.js) play a protected low-latency
 /// ladder served over https, and curl over HTTP/1.1 gets the same answers.
 @Suite struct HTTP2ClientTests {
-    /// A self-signed certificate for 127.0.0.1 in `directory`: (certificate, key).
-    static func certificate(in directory: URL) throws -> (certificate: String, key: String) {
-        let key = directory.appendingPathComponent("key.pem").path
-        let certificate = directory.appendingPathComponent("cert.pem").path
-        let made = try ExternalTools.run("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key,
-                                                     "-out", certificate, "-days", "1", "-subj", "/CN=127.0.0.1",
-                                                     "-addext", "subjectAltName=IP:127.0.0.1"])
-        try #require(made.succeeded, "\(made.stderr)")
-        return (certificate, key)
-    }
-
     /// curl trusting `certificate`: the status, the HTTP version ("2", "1.1") and the body.
     static func curl(_ url: String, _ version: String, certificate: String) throws -> (status: Int, version: String, body: String) {
         let body = FileManager.default.temporaryDirectory.appendingPathComponent("curl-\(UUID().uuidString)")
@@ -30,7 +19,7 @@ import Testing
     @Test func realClientsPlayAProtectedLowLatencyLadderOverHTTP2() throws {
         let directory = try PackagedStream.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let (certificate, key) = try Self.certificate(in: directory)
+        let (certificate, key) = try ExternalTools.selfSignedCertificate(in: directory)
         let token = "viewer-\(UUID().uuidString)"
         let served = try ServedStream.start(["live"] + LiveStream.testSource + [
             "--ladder", "360p,240p", "--serve", "127.0.0.1:0", "--low-latency", "--part-duration", "0.2",

@@ -94,7 +94,7 @@ import Testing
         var options = latencyCase.options
         var trust: [String] = []
         if https {
-            let (certificate, key) = try HTTP2ClientTests.certificate(in: directory)
+            let (certificate, key) = try ExternalTools.selfSignedCertificate(in: directory)
             options += ["--tls-cert", certificate, "--tls-key", key]
             trust = ["--ca-file", certificate]
         }
@@ -281,11 +281,7 @@ import Testing
     @Test func httpsServesWithTheGivenCertificate() throws {
         let directory = try PackagedStream.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let key = directory.appendingPathComponent("key.pem").path
-        let certificate = directory.appendingPathComponent("cert.pem").path
-        let made = try ExternalTools.run("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key,
-                                                     "-out", certificate, "-days", "1", "-subj", "/CN=127.0.0.1"])
-        try #require(made.succeeded, "\(made.stderr)")
+        let (certificate, key) = try ExternalTools.selfSignedCertificate(in: directory)
         let served = try ServedStream.start(["live"] + Self.source + [
             "--low-latency", "--tls-cert", certificate, "--tls-key", key, "--duration", "12",
             "--out", directory.appendingPathComponent("stream").path, "--quiet"])

@@ -152,10 +152,7 @@ import Testing
         let directory = try PackagedStream.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let stream = try Self.packaged([], in: directory)
-        let key = directory.appendingPathComponent("key.pem").path, certificate = directory.appendingPathComponent("cert.pem").path
-        let made = try ExternalTools.run("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key,
-                                                     "-out", certificate, "-days", "1", "-subj", "/CN=localhost"])
-        try #require(made.succeeded, "\(made.stderr)")
+        let (certificate, key) = try ExternalTools.selfSignedCertificate(in: directory)
         let served = try ServedStream.start(["serve", stream.path, "--listen", "127.0.0.1:0", "--tls-cert", certificate,
                                              "--tls-key", key])
         defer { served.process.send(SIGTERM) }
@@ -185,11 +182,7 @@ import Testing
         let directory = try PackagedStream.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let stream = try Self.packaged([], in: directory)
-        let key = directory.appendingPathComponent("key.pem").path, certificate = directory.appendingPathComponent("cert.pem").path
-        let made = try ExternalTools.run("openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
-                                                     "-nodes", "-keyout", key, "-out", certificate, "-days", "1",
-                                                     "-subj", "/CN=127.0.0.1"])
-        try #require(made.succeeded, "\(made.stderr)")
+        let (certificate, key) = try ExternalTools.selfSignedCertificate(in: directory)
         let served = try ServedStream.start(["serve", stream.path, "--listen", "127.0.0.1:0", "--tls-cert", certificate,
                                              "--tls-key", key])
         defer { served.process.send(SIGTERM) }
@@ -207,15 +200,8 @@ import Testing
         let directory = try PackagedStream.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let stream = try Self.packaged([], in: directory)
-        func makePair(_ name: String) throws -> (key: String, certificate: String) {
-            let key = directory.appendingPathComponent("\(name).key").path, certificate = directory.appendingPathComponent("\(name).pem").path
-            let made = try ExternalTools.run("openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
-                                                         "-nodes", "-keyout", key, "-out", certificate, "-days", "1",
-                                                         "-subj", "/CN=\(name)", "-addext", "subjectAltName=IP:127.0.0.1"])
-            try #require(made.succeeded, "\(made.stderr)")
-            return (key, certificate)
-        }
-        let first = try makePair("first"), renewed = try makePair("renewed")
+        let first = try ExternalTools.selfSignedCertificate(in: directory, name: "first")
+        let renewed = try ExternalTools.selfSignedCertificate(in: directory, name: "renewed")
         let key = directory.appendingPathComponent("key.pem").path, certificate = directory.appendingPathComponent("cert.pem").path
         try FileManager.default.copyItem(atPath: first.key, toPath: key)
         try FileManager.default.copyItem(atPath: first.certificate, toPath: certificate)

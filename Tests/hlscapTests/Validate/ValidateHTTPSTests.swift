@@ -8,12 +8,7 @@ import Testing
     @Test func aPrivateCertificateIsTrustedWithCAFileAndRefusedWithoutIt() throws {
         let directory = try PackagedStream.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let key = directory.appendingPathComponent("key.pem").path
-        let certificate = directory.appendingPathComponent("cert.pem").path
-        let made = try ExternalTools.run("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key,
-                                                     "-out", certificate, "-days", "1", "-subj", "/CN=127.0.0.1",
-                                                     "-addext", "subjectAltName=IP:127.0.0.1"])
-        try #require(made.succeeded, "\(made.stderr)")
+        let (certificate, key) = try ExternalTools.selfSignedCertificate(in: directory)
         let served = try ServedStream.start(["live"] + LiveStream.testSource + [
             "--serve", "127.0.0.1:0", "--low-latency", "--tls-cert", certificate, "--tls-key", key, "--duration", "6",
             "--out", directory.appendingPathComponent("stream").path, "--quiet"])
