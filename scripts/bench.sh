@@ -13,7 +13,7 @@ SECONDS_OF_MEDIA="${BENCH_SECONDS:-600}"
 OUT=bench-out
 CASES=(${BENCH_CASES:-case_copy_1080p30 case_validate_1080p30 case_transcode_720p30 case_live_720p30 case_live_ladder_720p30
     case_file_ladder_1080p30 case_ladder_file case_publish_720p30 case_live_record_720p30 case_serve_requests
-    case_serve_segment_rps case_serve_waiting_parts case_encrypt case_dvr case_rtsp_copy case_rtsp_ladder case_rtsp_copy_many case_rtsp_latency
+    case_serve_segment_rps case_serve_waiting_parts case_encrypt case_dvr case_rtsp_copy case_rtsp_ladder case_rtsp_copy_many case_run_cameras case_rtsp_latency
     case_overlay case_live_hour})
 # Encryption methods case_encrypt compares with the clear runs.
 ENCRYPT_METHODS=(${BENCH_ENCRYPT_METHODS:-aes-128 cbcs})
@@ -695,6 +695,106 @@ case_rtsp_copy_many() {
         echo "$(cat "$dir"/time-$tool-* | awk '{ c += $3 + $4; r += $2 } END { print c, r }') $(cat "$dir/pss-$tool") $ffmpeg_figures" |
             awk -v tool="$tool" '{ printf "  %s/ffmpeg: cpu time %.2fx, peak memory %.2fx, PSS %.2fx\n", tool, $1 / $4, $2 / $5, $3 / $6 }'
     done
+}
+
+# `hlscap run` with RTSP 1080p30 cameras (GStreamer's server, the bench input from its start for each
+# client), three parts. BENCH_LADDER_CAMERAS (8) with `ladder: source,360p` and a recording each, for
+# BENCH_RUN_SECONDS (60): frames dropped (the API's figure at the end) and whether every stream
+# validates. Then BENCH_STREAMS (16) copied cameras with the server: the index, the API and /metrics
+# asked 200 times each (p50, p99); then a reload that adds a camera: the others' frames dropped across
+# it, and how long the new one took to list its first segment.
+case_run_cameras() {
+    local input seconds="${BENCH_RUN_SECONDS:-60}" ladders="${BENCH_LADDER_CAMERAS:-8}" streams="${BENCH_STREAMS:-16}"
+    local dir="$OUT/run-cameras" url index
+    input=$(input_1080p30)
+    rm -rf "$dir" && mkdir -p "$dir"
+    /usr/bin/python3 Tests/Tools/rtsp_server.py --file "$input" > "$dir/server.log" 2>&1 &
+    local server=$!
+    url=$(wait_for_url "$dir/server.log" 's/^serving \(rtsp:[^ ]*\)/\1/p')/file
+    # api FIELD BASE: "name value" for each stream of /api/v1/streams.
+    api() {
+        curl -s "$2api/v1/streams" | python3 -c 'import json, sys
+for s in json.load(sys.stdin)["streams"]: print(s["name"], s.get(sys.argv[1]))' "$1"
+    }
+
+    echo "bench: $ladders RTSP cameras with ladder source,360p and a recording, one hlscap run, ${seconds}s" >&2
+    {
+        echo "out: $dir/ladder"
+        echo "defaults: {window: 6, ladder: [source, 360p]}"
+        echo "streams:"
+        for index in $(seq "$ladders"); do echo "  cam$index: {video: \"$url\", record: $dir/rec/cam$index/%H%M%S.mp4}"; done
+        echo "server: {listen: 127.0.0.1:0}"
+    } > "$dir/ladder.yml"
+    /usr/bin/time -f '%e %M %U %S' -o "$dir/time-ladder" "$HLSCAP" run "$dir/ladder.yml" > /dev/null 2> "$dir/ladder.log" &
+    local run=$! base
+    base=$(wait_for_url "$dir/ladder.log" 's|^hlscap: serving .* at \(http://[^ ]*/\) .*|\1|p')
+    sleep "$seconds"
+    api framesDropped "$base" > "$dir/ladder-dropped"
+    kill -INT "$run"; wait "$run" || true
+    local valid=0
+    for index in $(seq "$ladders"); do
+        "$HLSCAP" validate "$dir/ladder/cam$index" > /dev/null 2>&1 && valid=$((valid + 1))
+    done
+    printf 'hlscap run, %s RTSP 1080p30 cameras, ladder source,360p and a recording each, %ss\n' "$ladders" "$seconds"
+    awk -v valid="$valid" -v n="$ladders" '{ dropped += $2 } END { printf "  frames dropped %d in all; %d of %d streams validate\n", dropped, valid, n }' \
+        "$dir/ladder-dropped"
+    # The last line: /usr/bin/time writes the interrupted status on a line of its own before the figures.
+    awk 'END { printf "  cpu %.2f s, peak RSS %.1f MiB\n", $3 + $4, $2 / 1024 }' "$dir/time-ladder"
+
+    echo "bench: $streams copied RTSP cameras and the server, one hlscap run" >&2
+    write_streams() {
+        {
+            echo "out: $dir/many"
+            echo "defaults: {window: 6}"
+            echo "streams:"
+            for index in $(seq "$1"); do echo "  cam$index: {video: \"$url\"}"; done
+            echo "server: {listen: 127.0.0.1:0}"
+        } > "$dir/many.yml"
+    }
+    write_streams "$streams"
+    "$HLSCAP" run "$dir/many.yml" > /dev/null 2> "$dir/many.log" &
+    run=$!
+    base=$(wait_for_url "$dir/many.log" 's|^hlscap: serving .* at \(http://[^ ]*/\) .*|\1|p')
+    sleep 15
+    python3 - "$base" <<'PY' > "$dir/site-times"
+import sys, time, urllib.request
+base = sys.argv[1]
+for path in ("", "api/v1/streams", "metrics"):
+    times = []
+    for _ in range(200):
+        started = time.monotonic()
+        with urllib.request.urlopen(base + path) as answer:
+            answer.read()
+        times.append((time.monotonic() - started) * 1000)
+    times.sort()
+    print(f"  /{path:<15} p50 {times[99]:6.2f} ms   p99 {times[197]:6.2f} ms   max {times[-1]:6.2f} ms")
+PY
+    api framesDropped "$base" > "$dir/before-reload"
+    write_streams $((streams + 1))
+    local reloaded
+    reloaded=$(date +%s.%N)
+    kill -HUP "$run"
+    local first=""
+    for _ in $(seq 300); do
+        if [ -f "$dir/many/cam$((streams + 1))/playlist.m3u8" ] && grep -q '^#EXTINF' "$dir/many/cam$((streams + 1))/playlist.m3u8"; then
+            first=$(date +%s.%N)
+            break
+        fi
+        sleep 0.1
+    done
+    sleep 10
+    api framesDropped "$base" > "$dir/after-reload"
+    kill -INT "$run"; wait "$run" || true
+    kill "$server" 2> /dev/null || true
+    wait "$server" 2> /dev/null || true
+    printf 'hlscap run, %s copied RTSP 1080p30 cameras: the server while they run (200 requests each)\n' "$streams"
+    cat "$dir/site-times"
+    local dropped
+    dropped=$(join "$dir/before-reload" "$dir/after-reload" | awk '{ d += $3 - $2 } END { print d + 0 }')
+    awk -v reloaded="$reloaded" -v first="$first" -v dropped="$dropped" -v n="$streams" 'BEGIN {
+        printf "  a reload adding a camera: the other %d dropped %d frames across it; ", n, dropped
+        if (first == "") print "the new one listed no segment within 30 s"
+        else printf "the new one listed its first segment %.2f s after the reload\n", first - reloaded }'
 }
 
 # From an RTSP camera (keyframe every second, copied) to hls.js in low-latency mode through hlscap's
