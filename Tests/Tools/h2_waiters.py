@@ -31,15 +31,7 @@ import h2.config
 import h2.connection
 import h2.events
 
-
-def rss_kb(pid):
-    if not pid:
-        return None
-    with open(f"/proc/{pid}/status") as status:
-        for line in status:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    return None
+from h2_hostile import rss_kb
 
 
 def tls_context():
