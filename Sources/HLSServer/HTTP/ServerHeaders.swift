@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import HLSBase
 import HLSKit
 
 /// The headers every kind of answer carries: content type, caching, CORS.
@@ -82,6 +83,17 @@ enum ServerHeaders {
         let count = strftime(&buffer, buffer.count, "%a, %d %b %Y %H:%M:%S GMT", &parts)
         return String(decoding: buffer.prefix(count).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
+
+    /// The `Date` header every answer carries: now, made once a second rather than once an answer.
+    static func currentHTTPDate() -> String {
+        let now = Int(time(nil))
+        return currentDate.withLock { cached in
+            if cached.second != now { cached = (now, httpDate(secondsSince1970: now)) }
+            return cached.text
+        }
+    }
+
+    private static let currentDate = Locked((second: -1, text: ""))
 
     /// Seconds since 1970 of an HTTP date ("Sun, 06 Nov 1994 08:49:37 GMT"), or nil.
     static func parseHTTPDate(_ text: String) -> Int? {

@@ -232,7 +232,7 @@ final class HTTP1Session: ConnectionSession {
             head += "\(name): \(value)\r\n"
         }
         if !hasLength && response.statusAllowsBody { head += "Content-Length: \(body.length)\r\n" }
-        head += "Date: \(HTTPDate.now())\r\n"
+        head += "Date: \(ServerHeaders.currentHTTPDate())\r\n"
         if closeAfter { head += "Connection: close\r\n" }
         head += "\r\n"
         let sendsBody = method != "HEAD" && response.statusAllowsBody && body.length > 0

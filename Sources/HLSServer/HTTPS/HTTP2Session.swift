@@ -280,7 +280,7 @@ final class HTTP2Session: ConnectionSession {
             fields.append((lowered, value))
         }
         if !hasLength && response.statusAllowsBody { fields.append(("content-length", String(body.length))) }
-        fields.append(("date", HTTPDate.now()))
+        fields.append(("date", ServerHeaders.currentHTTPDate()))
         let sendsBody = stream.method != "HEAD" && response.statusAllowsBody && body.length > 0
         if sendsBody {
             if !streams.values.contains(where: { $0.body != nil }) { lastBodyProgressSeconds = TLSEventLoop.nowSeconds() }

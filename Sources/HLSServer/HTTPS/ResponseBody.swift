@@ -64,15 +64,3 @@ extension HTTPResponse {
     /// Whether the status may carry a body at all (RFC 9110 6.4.1).
     var statusAllowsBody: Bool { !(100..<200).contains(status) && status != 204 && status != 304 }
 }
-
-/// An HTTP date (RFC 9110 5.6.7) for the `Date` header.
-enum HTTPDate {
-    static func now() -> String {
-        var seconds = time(nil)
-        var parts = tm()
-        gmtime_r(&seconds, &parts)
-        var text = [CChar](repeating: 0, count: 40)
-        let count = strftime(&text, text.count, "%a, %d %b %Y %H:%M:%S GMT", &parts)
-        return String(decoding: text.prefix(count).map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
-}
