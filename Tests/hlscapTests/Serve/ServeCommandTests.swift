@@ -146,15 +146,20 @@ import Testing
         #expect(weak.exitStatus == 65 && !weak.stderr.contains("abc"), "\(weak.stderr)")
     }
 
+    /// `hlscap serve` of a packaged stream over HTTPS, with a self-signed certificate made in `directory`.
+    static func servedOverHTTPS(in directory: URL) throws -> ServedStream {
+        let stream = try packaged([], in: directory)
+        let (certificate, key) = try ExternalTools.selfSignedCertificate(in: directory)
+        return try ServedStream.start(["serve", stream.path, "--listen", "127.0.0.1:0", "--tls-cert", certificate,
+                                       "--tls-key", key])
+    }
+
     /// HTTPS speaks TLS 1.2 and 1.3 only, and a plain-HTTP request to the TLS port ends at once
     /// rather than hanging.
     @Test func httpsSpeaksOnlyModernTLSAndPlainHTTPEndsAtOnce() throws {
         let directory = try PackagedStream.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let stream = try Self.packaged([], in: directory)
-        let (certificate, key) = try ExternalTools.selfSignedCertificate(in: directory)
-        let served = try ServedStream.start(["serve", stream.path, "--listen", "127.0.0.1:0", "--tls-cert", certificate,
-                                             "--tls-key", key])
+        let served = try Self.servedOverHTTPS(in: directory)
         defer { served.process.send(SIGTERM) }
         let address = "127.0.0.1:\(served.port)"
         func handshake(_ version: String) throws -> String {
@@ -181,10 +186,7 @@ import Testing
     @Test func hostileRequestsOverTLSGetRefusals() throws {
         let directory = try PackagedStream.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let stream = try Self.packaged([], in: directory)
-        let (certificate, key) = try ExternalTools.selfSignedCertificate(in: directory)
-        let served = try ServedStream.start(["serve", stream.path, "--listen", "127.0.0.1:0", "--tls-cert", certificate,
-                                             "--tls-key", key])
+        let served = try Self.servedOverHTTPS(in: directory)
         defer { served.process.send(SIGTERM) }
         let hostile = try ExternalTools.runJSONTool("hostile_requests.py", [
             "127.0.0.1:\(served.port)", "--tls", "--count", "200", "--seed", "11",
