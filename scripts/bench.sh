@@ -819,6 +819,16 @@ case_rtsp_latency() {
     python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); print("RTSP camera (copied) to hls.js low-latency, glass-to-glass: p50 %.3f s, p95 %.3f s, max %.3f s, %d stalls" % (r["medianSeconds"], r["p95Seconds"], r["maxSeconds"], r["stalls"]))' "$dir/probe.json"
 }
 
+# pin_cores: sets the caller's server_cpu and client_cpu to commands that put a server and its client
+# on a core each, when the machine has two; empty otherwise.
+pin_cores() {
+    server_cpu=() client_cpu=()
+    if command -v taskset > /dev/null && [ "$(nproc)" -ge 2 ]; then
+        server_cpu=(taskset -c 0)
+        client_cpu=(taskset -c 1)
+    fi
+}
+
 # wait_for_url LOG PATTERN: the first match of a sed -n PATTERN in LOG, waiting up to 10 s for it.
 wait_for_url() {
     local url=""
@@ -839,11 +849,8 @@ wait_for_url() {
 case_serve_segment_rps() {
     local seconds="${BENCH_RPS_SECONDS:-10}" connections=200 dir="$OUT/rps"
     command -v wrk > /dev/null || { echo "bench: wrk is not installed; run make deps" >&2; return 1; }
-    local server_cpu=() client_cpu=()
-    if command -v taskset > /dev/null && [ "$(nproc)" -ge 2 ]; then
-        server_cpu=(taskset -c 0)
-        client_cpu=(taskset -c 1)
-    fi
+    local server_cpu client_cpu
+    pin_cores
     rm -rf "$dir" && mkdir -p "$dir"
     echo "bench: segment requests per second: making a 720p stream" >&2
     # Constant 4 Mb/s with filler, so that a 2 s segment is about 1 MB (the test source alone
@@ -949,11 +956,8 @@ case_serve_segment_rps() {
 case_serve_waiting_parts() {
     local dir="$OUT/waiting-parts" url msn
     command -v h2load > /dev/null || { echo "bench: h2load is not installed; run make deps" >&2; return 1; }
-    local server_cpu=() client_cpu=()
-    if command -v taskset > /dev/null && [ "$(nproc)" -ge 2 ]; then
-        server_cpu=(taskset -c 0)
-        client_cpu=(taskset -c 1)
-    fi
+    local server_cpu client_cpu
+    pin_cores
     rm -rf "$dir" && mkdir -p "$dir"
     openssl req -x509 -newkey rsa:2048 -nodes -keyout "$dir/key.pem" -out "$dir/cert.pem" -days 1 \
         -subj /CN=127.0.0.1 2> /dev/null
