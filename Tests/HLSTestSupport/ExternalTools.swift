@@ -498,3 +498,67 @@ extension ExternalTools {
         return (certificate, key)
     }
 }
+
+/// A certificate authority made by openssl in a folder (NAME.pem, NAME.key) that signs certificates for
+/// 127.0.0.1 and answers for them as an OCSP responder would, in files, as `openssl ocsp -respout` does.
+public struct TestAuthority {
+    /// The authority's own certificate.
+    public let certificate: String
+    private let key: String
+    private let directory: URL
+
+    public init(in directory: URL, name: String = "authority") throws {
+        self.directory = directory
+        key = directory.appendingPathComponent("\(name).key").path
+        certificate = directory.appendingPathComponent("\(name).pem").path
+        try Self.openssl(["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                          "-keyout", key, "-out", certificate, "-days", "2", "-subj", "/CN=\(name)"])
+    }
+
+    /// A certificate for 127.0.0.1 with a P-256 key, signed by the authority: NAME.pem holds it then the
+    /// authority's certificate (as Let's Encrypt's fullchain.pem), NAME.key its key; NAME is its common name.
+    public func issue(name: String) throws -> (certificate: String, key: String) {
+        let leafKey = directory.appendingPathComponent("\(name).key").path
+        let request = directory.appendingPathComponent("\(name).csr").path
+        let leaf = directory.appendingPathComponent("\(name).leaf.pem").path
+        let chain = directory.appendingPathComponent("\(name).pem").path
+        try Self.openssl(["req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", leafKey,
+                          "-out", request, "-subj", "/CN=\(name)", "-addext", "subjectAltName=IP:127.0.0.1"])
+        try Self.openssl(["x509", "-req", "-in", request, "-CA", certificate, "-CAkey", key, "-days", "1",
+                          "-copy_extensions", "copy", "-out", leaf])
+        try (String(contentsOfFile: leaf, encoding: .utf8) + String(contentsOfFile: certificate, encoding: .utf8))
+            .write(toFile: chain, atomically: true, encoding: .utf8)
+        return (chain, leafKey)
+    }
+
+    /// The authority's OCSP response about the first certificate in `certificateFile`, signed by the authority
+    /// itself, with nextUpdate a day on: NAME.der. `revoked` says the certificate is revoked, else good;
+    /// `madeDaysAgo` makes it as if then (faketime), so that 2 gives one that expired a day ago.
+    public func ocspResponse(for certificateFile: String, name: String, revoked: Bool = false,
+                             madeDaysAgo: Int = 0) throws -> String {
+        let serial = try ExternalTools.run("openssl", ["x509", "-noout", "-serial", "-in", certificateFile])
+        guard serial.succeeded, let hex = serial.stdout.split(separator: "=").last?.trimmingCharacters(in: .whitespacesAndNewlines) else {
+            throw ExternalToolError.failed(command: "openssl x509 -serial", result: serial)
+        }
+        // openssl ca's index: status, expiry, revocation time, serial, file, subject.
+        let index = directory.appendingPathComponent("\(name).index").path
+        let formatter = DateFormatter()
+        formatter.dateFormat = "yyMMddHHmmss'Z'"
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        let expiry = formatter.string(from: Date().addingTimeInterval(86_400))
+        let status = revoked ? "R\t\(expiry)\t\(formatter.string(from: Date()))" : "V\t\(expiry)\t"
+        try "\(status)\t\(hex)\tunknown\t/CN=\(name)\n".write(toFile: index, atomically: true, encoding: .utf8)
+        let response = directory.appendingPathComponent("\(name).der").path
+        let ocsp = ["ocsp", "-index", index, "-rsigner", certificate, "-rkey", key, "-CA", certificate,
+                    "-issuer", certificate, "-cert", certificateFile, "-ndays", "1", "-respout", response]
+        try Self.openssl(ocsp, at: madeDaysAgo == 0 ? nil : "\(madeDaysAgo) days ago")
+        return response
+    }
+
+    /// `at` runs it under faketime, at a time such as "2 days ago".
+    private static func openssl(_ arguments: [String], at: String? = nil) throws {
+        let result = try at.map { try ExternalTools.run("faketime", [$0, "openssl"] + arguments) }
+            ?? ExternalTools.run("openssl", arguments)
+        guard result.succeeded else { throw ExternalToolError.failed(command: "openssl \(arguments[0])", result: result) }
+    }
+}

@@ -30,6 +30,9 @@ public final class HTTPServer: @unchecked Sendable {
         public var requestMemoryBytes = 64 * 1024
         /// PEM text of a private key and its certificate: HTTPS instead of HTTP.
         public var tls: (key: String, certificate: String)?
+        /// A DER OCSP response for the certificate, stapled by the HTTPS server to handshakes that ask
+        /// for status (see `OCSPStaple`).
+        public var ocspResponse: [UInt8]?
         /// Told, in one line and once per connection, why the HTTPS server refused or closed a hostile
         /// client (`https: 127.0.0.1:53312: closed: rapid stream resets (CVE-2023-44487)`); the command
         /// decides where the line goes.

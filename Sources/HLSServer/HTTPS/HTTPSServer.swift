@@ -10,9 +10,10 @@ import Synchronization
 ///
 /// One thread (`TLSEventLoop`) runs every connection on epoll over non-blocking sockets; the handler is
 /// called there, and answers given later arrive through an eventfd. TLS 1.2 at least; the certificate
-/// file may hold a chain; `reloadCertificate` swaps the pair for new handshakes while open
-/// connections keep theirs. Connections, idle time, the time to a whole request header (the handshake
-/// included) and request header sizes are bounded as in `HTTPServer`.
+/// file may hold a chain; an OCSP response given with it is stapled; `reloadCertificate` swaps the pair
+/// (and response) for new handshakes while open connections keep theirs. Connections, idle time, the
+/// time to a whole request header (the handshake included) and request header sizes are bounded as in
+/// `HTTPServer`.
 ///
 /// Unchecked sendable: the loop's state is its thread's alone; what others touch is atomic or locked.
 public final class HTTPSServer: HTTPServing, @unchecked Sendable {
@@ -29,7 +30,8 @@ public final class HTTPSServer: HTTPServing, @unchecked Sendable {
         guard let tls = configuration.tls else { throw HTTPServer.StartError(description: "HTTPS needs a certificate and key") }
         self.configuration = configuration
         do {
-            context = Locked(try TLSContext(key: tls.key, certificate: tls.certificate))
+            context = Locked(try TLSContext(key: tls.key, certificate: tls.certificate,
+                                            ocspResponse: configuration.ocspResponse))
         } catch {
             throw HTTPServer.StartError(description: "cannot serve HTTPS: \(error)")
         }
@@ -75,13 +77,13 @@ public final class HTTPSServer: HTTPServing, @unchecked Sendable {
         loopDone.wait()
     }
 
-    /// Takes a new key and certificate (PEM text, the certificate file possibly a chain): the next
-    /// handshakes use them, connections already open keep the pair they began with. A pair that does
-    /// not load leaves the current one in place.
-    public func reloadCertificate(key: String, certificate: String) throws(HTTPServer.StartError) {
+    /// Takes a new key and certificate (PEM text, the certificate file possibly a chain) and the OCSP
+    /// response to staple with them (nil: none): the next handshakes use them, connections already open
+    /// keep the pair they began with. A pair or response that does not load leaves the current ones in place.
+    public func reloadCertificate(key: String, certificate: String, ocspResponse: [UInt8]? = nil) throws(HTTPServer.StartError) {
         let replacement: TLSContext
         do {
-            replacement = try TLSContext(key: key, certificate: certificate)
+            replacement = try TLSContext(key: key, certificate: certificate, ocspResponse: ocspResponse)
         } catch {
             throw HTTPServer.StartError(description: "cannot use the new certificate: \(error)")
         }

@@ -39,6 +39,8 @@ final class TLSConnection {
     let id: UInt64
     let socket: Int32
     let ssl: OpaquePointer
+    /// The context `ssl` was made from, kept while the connection lives: a handshake reads its staple.
+    let context: TLSContext
     let client: String?
     /// The client's address and port, for messages.
     let peer: String
@@ -59,11 +61,12 @@ final class TLSConnection {
     private var outputStart = 0
     private var buffer = [UInt8](repeating: 0, count: readSize)
 
-    init(id: UInt64, socket: Int32, ssl: OpaquePointer, client: String?, peer: String, nowSeconds: Double,
-         headerTimeoutSeconds: Double) {
+    init(id: UInt64, socket: Int32, ssl: OpaquePointer, context: TLSContext, client: String?, peer: String,
+         nowSeconds: Double, headerTimeoutSeconds: Double) {
         self.id = id
         self.socket = socket
         self.ssl = ssl
+        self.context = context
         self.client = client
         self.peer = peer
         lastActivitySeconds = nowSeconds

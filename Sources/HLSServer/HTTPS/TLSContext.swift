@@ -2,16 +2,19 @@ import CSSL
 
 /// An OpenSSL server context made from PEM text: the certificate file (the server's certificate first,
 /// then any intermediates of its chain) and the private key. TLS 1.2 at least, ALPN offering `h2` then
-/// `http/1.1`. The one owner of its `SSL_CTX`; each connection's `SSL` holds a reference of its own,
-/// so a replaced context lives on for the connections that began with it.
+/// `http/1.1`, and an OCSP response stapled when one is given (`OCSPStaple`). The one owner of its
+/// `SSL_CTX` and of the staple's bytes; each connection holds the context it began with, so a replaced
+/// context lives on for them.
 final class TLSContext: @unchecked Sendable {
     struct Invalid: Error, CustomStringConvertible {
         var description: String
     }
 
     let pointer: OpaquePointer
+    private var staple: Staple?
 
-    init(key: String, certificate: String) throws(Invalid) {
+    /// `ocspResponse`, DER, must pass `OCSPStaple`'s check for the certificate.
+    init(key: String, certificate: String, ocspResponse: [UInt8]? = nil) throws(Invalid) {
         guard let context = SSL_CTX_new(TLS_server_method()) else { throw Invalid(description: Self.failure("cannot make a TLS context")) }
         pointer = context
         guard hlscap_ssl_ctx_prepare(context) == 1 else { throw Invalid(description: Self.failure("cannot ask for TLS 1.2 or later")) }
@@ -34,12 +37,52 @@ final class TLSContext: @unchecked Sendable {
         guard SSL_CTX_use_PrivateKey(context, privateKey) == 1, SSL_CTX_check_private_key(context) == 1 else {
             throw Invalid(description: Self.failure("the private key does not match the certificate"))
         }
+        if let ocspResponse { try useStaple(ocspResponse) }
     }
 
+    // The staple goes after the context that points at it.
     deinit { SSL_CTX_free(pointer) }
 
+    /// The response's bytes and expiry where the handshake's C callback reads them.
+    private struct Staple: ~Copyable {
+        let pointer: UnsafeMutablePointer<hlscap_ocsp_staple>
+
+        init(der: [UInt8], expires: time_t?) {
+            let bytes = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: der.count)
+            _ = bytes.initialize(from: der)
+            pointer = .allocate(capacity: 1)
+            pointer.initialize(to: hlscap_ocsp_staple(der: bytes.baseAddress, length: der.count, expires: expires ?? 0))
+        }
+
+        deinit {
+            UnsafeMutableRawPointer(mutating: pointer.pointee.der)?.deallocate()
+            pointer.deallocate()
+        }
+    }
+
+    /// Staples `der` to the handshakes that ask, once it is checked against the context's certificates.
+    private func useStaple(_ der: [UInt8]) throws(Invalid) {
+        var chain: OpaquePointer?
+        guard let leaf = SSL_CTX_get0_certificate(pointer), hlscap_ssl_ctx_get0_chain_certificates(pointer, &chain) == 1 else {
+            throw Invalid(description: Self.failure("the certificate cannot be read back"))
+        }
+        let intermediates = (0..<max(0, OPENSSL_sk_num(chain))).compactMap { OpaquePointer(OPENSSL_sk_value(chain, $0)) }
+        let expires: time_t?
+        do {
+            expires = try OCSPStaple.check(der, leaf: leaf, chain: intermediates, at: time(nil))
+        } catch {
+            throw Invalid(description: "the OCSP response \(error)")
+        }
+        let staple = Staple(der: der, expires: expires)
+        let callbackArgument = staple.pointer
+        self.staple = consume staple
+        guard hlscap_ssl_ctx_staple_ocsp(pointer, callbackArgument) == 1 else {
+            throw Invalid(description: Self.failure("cannot staple the OCSP response"))
+        }
+    }
+
     /// Every certificate of a PEM text, in order; the caller owns them.
-    private static func certificates(in pem: String) -> [OpaquePointer] {
+    static func certificates(in pem: String) -> [OpaquePointer] {
         let read = withMemoryBIO(pem) { bio -> [OpaquePointer] in
             var certificates: [OpaquePointer] = []
             while let certificate = PEM_read_bio_X509(bio, nil, nil, nil) { certificates.append(certificate) }

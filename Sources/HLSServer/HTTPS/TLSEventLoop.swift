@@ -158,8 +158,8 @@ final class TLSEventLoop: @unchecked Sendable {
                 }
             }
             guard socket >= 0 else { return }
-            guard connections.count < configuration.connectionLimit,
-                  let ssl = context.withLock({ SSL_new($0.pointer) }) else {
+            let context = self.context.withLock { $0 }
+            guard connections.count < configuration.connectionLimit, let ssl = SSL_new(context.pointer) else {
                 Glibc.close(socket)
                 continue
             }
@@ -173,8 +173,8 @@ final class TLSEventLoop: @unchecked Sendable {
             setsockopt(socket, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
             let client = Self.numericHost(address)
             let peer = Self.peer(host: client, address: address)
-            let connection = TLSConnection(id: nextID, socket: socket, ssl: ssl, client: client, peer: peer,
-                                           nowSeconds: nowSeconds,
+            let connection = TLSConnection(id: nextID, socket: socket, ssl: ssl, context: context, client: client,
+                                           peer: peer, nowSeconds: nowSeconds,
                                            headerTimeoutSeconds: Double(configuration.headerTimeoutSeconds))
             nextID += 1
             var event = epoll_event(events: EPOLLIN.rawValue, data: epoll_data_t(u64: connection.id))
