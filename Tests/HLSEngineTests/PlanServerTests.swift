@@ -16,6 +16,7 @@ typealias ServerCase = PlanCase<ServerRequest>
         "blank.txt": " \n\n",
         "signing.key": "0123456789abcdef0123456789abcdef\n",
         "short.key": "0123456789abcde\n",
+        "response.der": "0\u{03}\n\u{01}\u{00}",
     ]
 
     static func plan(_ item: ServerCase, address: String? = "127.0.0.1:8080") throws(PlanError) -> ServerPlan? {
@@ -28,6 +29,7 @@ typealias ServerCase = PlanCase<ServerRequest>
     static let companions: [ServerCase] = [
         ServerCase("--tls-cert") { $0.certificatePath = "cert.pem" },
         ServerCase("--tls-key") { $0.keyPath = "key.pem" },
+        ServerCase("--tls-ocsp") { $0.ocspPath = "response.der" },
         ServerCase("--max-clients") { $0.connectionLimit = 10 },
         ServerCase("--idle-timeout") { $0.idleTimeoutSeconds = 10 },
         ServerCase("--header-timeout") { $0.headerTimeoutSeconds = 10 },
@@ -66,6 +68,9 @@ typealias ServerCase = PlanCase<ServerRequest>
          .notPEM(option: "tls-key", path: "plain.txt")),
         (ServerCase("a certificate that is not PEM") { $0.certificatePath = "plain.txt"; $0.keyPath = "key.pem" },
          .notPEM(option: "tls-cert", path: "plain.txt")),
+        (ServerCase("an OCSP response without a certificate") { $0.ocspPath = "response.der" }, .ocspWithoutCertificate),
+        (ServerCase("an unreadable OCSP response") { $0.certificatePath = "cert.pem"; $0.keyPath = "key.pem"; $0.ocspPath = "none.der" },
+         .ocspUnreadable("none.der")),
         (ServerCase("--max-clients 0") { $0.connectionLimit = 0 }, .serverNumber(option: "max-clients", 1...100_000)),
         (ServerCase("--max-clients 100001") { $0.connectionLimit = 100_001 },
          .serverNumber(option: "max-clients", 1...100_000)),
@@ -94,11 +99,13 @@ typealias ServerCase = PlanCase<ServerRequest>
         let plan = try #require(try Self.plan(ServerCase("") {
             $0.certificatePath = "cert.pem"
             $0.keyPath = "key.pem"
+            $0.ocspPath = "response.der"
             $0.connectionLimit = 100_000
             $0.idleTimeoutSeconds = 1
             $0.headerTimeoutSeconds = 86_400
         }))
         #expect(plan.tls?.key == Self.files["key.pem"] && plan.tls?.certificate == Self.files["cert.pem"])
+        #expect(plan.tls?.ocspResponse == [0x30, 0x03, 0x0a, 0x01, 0x00], "the response's bytes as they are, checked by the server")
         #expect(plan.connectionLimit == 100_000 && plan.idleTimeoutSeconds == 1 && plan.headerTimeoutSeconds == 86_400)
     }
 

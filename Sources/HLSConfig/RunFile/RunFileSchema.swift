@@ -26,9 +26,9 @@ public struct RunFileSchema: Sendable {
     /// `server:`, the one server for every stream: the keys of a live stream's server options, `listen`
     /// being its address.
     public static let serverKeys: [String: Kind] = [
-        "listen": .value, "tls-cert": .value, "tls-key": .value, "max-clients": .value, "idle-timeout": .value,
-        "header-timeout": .value, "auth-token": .value, "auth-token-file": .value, "auth-key": .value,
-        "metrics-token": .value, "admin-token": .value,
+        "listen": .value, "tls-cert": .value, "tls-key": .value, "tls-ocsp": .value, "max-clients": .value,
+        "idle-timeout": .value, "header-timeout": .value, "auth-token": .value, "auth-token-file": .value,
+        "auth-key": .value, "metrics-token": .value, "admin-token": .value,
     ]
 
     /// `recordings:`, retention for the whole disk.

@@ -127,6 +127,10 @@ public enum PlanError: Error, Equatable, Sendable {
     case pemUnreadable(option: String, path: String)
     /// A certificate or key file that is not PEM text.
     case notPEM(option: String, path: String)
+    /// An OCSP response file ("tls-ocsp") that cannot be read.
+    case ocspUnreadable(String)
+    /// An OCSP response without the certificate it is for.
+    case ocspWithoutCertificate
     /// A connection limit or timeout ("max-clients", "idle-timeout", "header-timeout") outside `range`.
     case serverNumber(option: String, ClosedRange<Int>)
 

@@ -7,6 +7,8 @@ public struct ServerRequest: Sendable {
     public var address: String?
     public var certificatePath: String?
     public var keyPath: String?
+    /// A DER OCSP response for the certificate, to staple.
+    public var ocspPath: String?
     public var connectionLimit: Int?
     public var idleTimeoutSeconds: Int?
     public var headerTimeoutSeconds: Int?
@@ -21,7 +23,7 @@ public struct ServerRequest: Sendable {
 
     /// Whether any option that only a server takes is given.
     var hasCompanions: Bool {
-        certificatePath != nil || keyPath != nil || connectionLimit != nil || idleTimeoutSeconds != nil
+        certificatePath != nil || keyPath != nil || ocspPath != nil || connectionLimit != nil || idleTimeoutSeconds != nil
             || headerTimeoutSeconds != nil || token != nil || tokenFile != nil || signingKeyFile != nil
             || metricsToken != nil
     }
@@ -36,10 +38,11 @@ public struct ServerPlan: Sendable, Equatable {
     public static let minimumSigningKeyBytes = 16
 
     public var address: String
-    /// The private key and certificate as PEM text.
+    /// The private key and certificate as PEM text, and the OCSP response to staple (DER), unchecked.
     public struct TLS: Sendable, Equatable {
         public var key: String
         public var certificate: String
+        public var ocspResponse: [UInt8]?
     }
 
     /// nil serves plain HTTP.
@@ -82,10 +85,14 @@ public struct ServerPlan: Sendable, Equatable {
         if streamToken?.isEmpty == true || metricsToken?.isEmpty == true { throw .emptySecret }
         switch (request.certificatePath, request.keyPath) {
         case (nil, nil):
-            break
+            if request.ocspPath != nil { throw .ocspWithoutCertificate }
         case (let certificate?, let key?):
             tls = TLS(key: try Self.pem(key, option: "tls-key", readFile: readFile),
                       certificate: try Self.pem(certificate, option: "tls-cert", readFile: readFile))
+            if let path = request.ocspPath {
+                guard let data = readFile(path) else { throw .ocspUnreadable(path) }
+                tls?.ocspResponse = Array(data)
+            }
         default:
             throw .tlsPairing
         }

@@ -13,7 +13,7 @@ extension CommandError {
     init(_ error: PlanError, addressOption: String) {
         switch error {
         case .needsServing:
-            self.init("--tls-cert, --tls-key, --max-clients, --idle-timeout, --header-timeout and "
+            self.init("--tls-cert, --tls-key, --tls-ocsp, --max-clients, --idle-timeout, --header-timeout and "
                 + "--auth-…/--metrics-token need \(addressOption) ADDR:PORT", exitCode: .usage)
         case .secretUnreadable(let option, let path):
             self.init("--\(option) \(path) cannot be read", exitCode: .noInput)
@@ -26,6 +26,9 @@ extension CommandError {
             self.init("--\(option) \(path) cannot be read; give a PEM file", exitCode: .noInput)
         case .notPEM(let option, let path):
             self.init("--\(option) \(path) is not PEM text (-----BEGIN …)", exitCode: .dataError)
+        case .ocspUnreadable(let path):
+            self.init("--tls-ocsp \(path) cannot be read; give the DER OCSP response your renewal job fetches "
+                + "(openssl ocsp … -respout \(path))", exitCode: .noInput)
         case .authorityFileUnreadable(let path):
             self.init("--ca-file \(path): cannot be read; give a PEM file of certificates", exitCode: .noInput)
         case .overlayUnavailable(let reason):
@@ -114,6 +117,7 @@ extension CommandError {
         case .authTokenTwice: "--auth-token and --auth-token-file exclude each other"
         case .emptySecret: "--auth-token and --metrics-token take a non-empty secret"
         case .tlsPairing: "--tls-cert and --tls-key go together"
+        case .ocspWithoutCertificate: "--tls-ocsp staples a response for --tls-cert's certificate: give --tls-cert and --tls-key too"
         case .serverNumber(let option, let range):
             "--\(option) takes a whole number from \(range.lowerBound) to \(range.upperBound)"
         case .recordingPattern(let path, let reason): "--record \(path): \(reason)"
@@ -147,7 +151,7 @@ extension CommandError {
             "--from and --to take one folder of recordings (written by hlscap live --record), not "
                 + inputs.joined(separator: " ")
         case .authorityFileUnreadable, .overlayUnavailable, .encoderUnavailable, .folderWithoutClip, .cameraFormatMissing,
-             .needsServing, .secretUnreadable, .tokenFileEmpty, .signingKeyShort, .pemUnreadable, .notPEM:
+             .needsServing, .secretUnreadable, .tokenFileEmpty, .signingKeyShort, .pemUnreadable, .notPEM, .ocspUnreadable:
             "\(error)"
         }
     }

@@ -5,8 +5,8 @@ import HLSConfig
 enum RunKeys {
     /// Options of `live` that are no stream's: the server is the file's own (`server:`), and a process
     /// that runs many streams has no status line.
-    static let notStreamKeys: Set<String> = ["help", "quiet", "serve", "tls-cert", "tls-key", "max-clients",
-                                             "idle-timeout", "header-timeout"]
+    static let notStreamKeys: Set<String> = ["help", "quiet", "serve", "tls-cert", "tls-key", "tls-ocsp",
+                                             "max-clients", "idle-timeout", "header-timeout"]
 
     static let schema = RunFileSchema(streamKeys: streamKeys(help: LiveCommand.help))
 

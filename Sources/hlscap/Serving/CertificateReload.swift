@@ -2,17 +2,20 @@ import Foundation
 import HLSBase
 import HLSServer
 
-/// `--tls-cert` and `--tls-key` read again while the server runs (SIGHUP): a renewal by certbot or
-/// acme.sh takes effect at the next handshake, and viewers already connected keep theirs. A pair that
-/// cannot be read or used is refused with one line, and the one in use stays.
+/// `--tls-cert`, `--tls-key` and `--tls-ocsp` read again while the server runs (SIGHUP): a renewal by certbot
+/// or acme.sh takes effect at the next handshake, and viewers already connected keep theirs. A pair or OCSP
+/// response that cannot be read or used is refused with one line, and the ones in use stay; but a response
+/// that has only expired is left out, as nginx staples only a valid one: the pair goes out without a staple.
 final class CertificateReload: Sendable {
     let certificatePath: String
     let keyPath: String
+    let ocspPath: String?
     private let server = Locked<HTTPSServer?>(nil)
 
-    init(certificatePath: String, keyPath: String) {
+    init(certificatePath: String, keyPath: String, ocspPath: String? = nil) {
         self.certificatePath = certificatePath
         self.keyPath = keyPath
+        self.ocspPath = ocspPath
     }
 
     /// The server whose certificate a reload swaps; the last one given.
@@ -22,15 +25,33 @@ final class CertificateReload: Sendable {
 
     func reload() {
         guard let https = server.withLock({ $0 }) else { return }
-        guard let certificate = FileManager.default.contents(atPath: certificatePath),
+        guard let certificateData = FileManager.default.contents(atPath: certificatePath),
               let key = FileManager.default.contents(atPath: keyPath) else {
             return printError("--tls-cert \(certificatePath) or --tls-key \(keyPath) cannot be read; "
                 + "the certificate in use stays")
         }
+        let certificate = String(decoding: certificateData, as: UTF8.self)
+        var ocspResponse: [UInt8]?
+        var withoutStaple = ""
+        if let ocspPath {
+            guard let data = FileManager.default.contents(atPath: ocspPath) else {
+                return printError("--tls-ocsp \(ocspPath) cannot be read; the certificate in use stays")
+            }
+            do throws(OCSPStaple.Invalid) {
+                try OCSPStaple.check(Array(data), certificate: certificate)
+                ocspResponse = Array(data)
+            } catch {
+                guard error.hasExpired else {
+                    return printError("--tls-ocsp \(ocspPath) \(error); \(error.advice); the certificate in use stays")
+                }
+                withoutStaple = ", without a staple: --tls-ocsp \(ocspPath) \(error); \(error.advice), then reload"
+            }
+        }
         do {
-            try https.reloadCertificate(key: String(decoding: key, as: UTF8.self),
-                                        certificate: String(decoding: certificate, as: UTF8.self))
-            printError("reloaded the certificate \(certificatePath) for new connections")
+            try https.reloadCertificate(key: String(decoding: key, as: UTF8.self), certificate: certificate,
+                                        ocspResponse: ocspResponse)
+            let staple = ocspResponse == nil ? "" : " and the OCSP response \(ocspPath ?? "")"
+            printError("reloaded the certificate \(certificatePath)\(staple) for new connections\(withoutStaple)")
         } catch {
             printError("--tls-cert \(certificatePath), --tls-key \(keyPath): \(error); the certificate in use stays")
         }

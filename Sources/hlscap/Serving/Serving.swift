@@ -6,12 +6,14 @@ import HLSMedia
 import HLSOutput
 import HLSServer
 
-/// `--tls-cert`/`--tls-key`, the connection limit and timeouts: how the built-in server listens.
+/// `--tls-cert`/`--tls-key`/`--tls-ocsp`, the connection limit and timeouts: how the built-in server listens.
 struct ServerOptions {
     static let help = """
           --tls-cert PEM            serve HTTPS with this certificate (with --tls-key; Safari wants
                                     TLS for low latency)
           --tls-key PEM             the certificate's private key
+          --tls-ocsp FILE           staple this OCSP response for the certificate (DER, as openssl
+                                    ocsp -respout writes it; read again on SIGHUP)
           --max-clients N           connections at once, more wait or are refused (default 1024)
           --idle-timeout SECONDS    close a connection that sends and receives nothing for this
                                     long (default 30)
@@ -28,6 +30,8 @@ struct ServerOptions {
 
     var address: ListenAddress
     var tls: (key: String, certificate: String)?
+    /// The OCSP response stapled with the certificate, DER.
+    var ocspResponse: [UInt8]?
     var connectionLimit = 1024
     var idleTimeoutSeconds = 30
     var headerTimeoutSeconds = 30
@@ -46,6 +50,7 @@ struct ServerOptions {
         var request = ServerRequest()
         request.certificatePath = try arguments.value("--tls-cert")
         request.keyPath = try arguments.value("--tls-key")
+        request.ocspPath = try arguments.value("--tls-ocsp")
         // A value that is no number is outside every range, and refused as one.
         request.connectionLimit = try arguments.value("--max-clients").map { Int($0) ?? .min }
         request.idleTimeoutSeconds = try arguments.value("--idle-timeout").map { Int($0) ?? .min }
@@ -68,8 +73,16 @@ struct ServerOptions {
             throw CommandError.usage("\(option): \(error)")
         }
         tls = plan.tls.map { (key: $0.key, certificate: $0.certificate) }
+        ocspResponse = plan.tls?.ocspResponse
+        if let tls, let ocspResponse, let path = request.ocspPath {
+            do throws(OCSPStaple.Invalid) {
+                try OCSPStaple.check(ocspResponse, certificate: tls.certificate)
+            } catch {
+                throw CommandError("--tls-ocsp \(path) \(error); \(error.advice)", exitCode: .dataError)
+            }
+        }
         if tls != nil, let certificatePath = request.certificatePath, let keyPath = request.keyPath {
-            certificateReload = CertificateReload(certificatePath: certificatePath, keyPath: keyPath)
+            certificateReload = CertificateReload(certificatePath: certificatePath, keyPath: keyPath, ocspPath: request.ocspPath)
         }
         connectionLimit = plan.connectionLimit
         idleTimeoutSeconds = plan.idleTimeoutSeconds
@@ -136,6 +149,7 @@ struct ServerOptions {
         }
         var configuration = HTTPServer.Configuration(address: address)
         configuration.tls = tls
+        configuration.ocspResponse = ocspResponse
         configuration.connectionLimit = connectionLimit
         configuration.idleTimeoutSeconds = idleTimeoutSeconds
         configuration.headerTimeoutSeconds = headerTimeoutSeconds

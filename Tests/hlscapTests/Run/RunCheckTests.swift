@@ -81,6 +81,28 @@ import Testing
         ], "\(result.stderr)")
     }
 
+    /// `server: tls-ocsp` is read and checked as `--tls-ocsp` is.
+    @Test func theServersOCSPResponseIsCheckedWithItsCertificate() throws {
+        let directory = try PackagedStream.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (certificate, key) = try ExternalTools.selfSignedCertificate(in: directory)
+        let (result, file) = try check("""
+            out: /tmp/live
+            streams:
+              a: {video: test}
+            server:
+              listen: ":8443"
+              tls-cert: \(certificate)
+              tls-key: \(key)
+              tls-ocsp: \(key)
+            """)
+        #expect(result.exitStatus == 78)
+        #expect(result.stderr.split(separator: "\n").map(String.init) == [
+            "\(file):8:3: server: tls-ocsp \(key) is not an OCSP response in DER; fetch a current one for the certificate "
+                + "served (openssl ocsp -issuer … -cert … -url … -respout …)",
+        ], "\(result.stderr)")
+    }
+
     /// The one server serves each stream below /NAME/, beside its own /api/ and /metrics.
     @Test func aStreamNameTheServerUsesIsRefused() throws {
         let (result, file) = try check("""

@@ -235,6 +235,61 @@ import Testing
         #expect(served.process.isRunning)
     }
 
+    /// --tls-ocsp: a response that cannot be stapled is refused with one line before anything starts; SIGHUP
+    /// reads it again with the pair, and one that has only expired leaves the pair without a staple (nginx
+    /// staples only a valid response) until a current one is read.
+    @Test func anOCSPResponseIsCheckedAtStartAndReadAgainOnSIGHUP() throws {
+        let directory = try PackagedStream.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // serve asks only that the folder holds a playlist; the handshakes are what is looked at.
+        try "#EXTM3U\n".write(to: directory.appendingPathComponent("playlist.m3u8"), atomically: true, encoding: .utf8)
+        let authority = try TestAuthority(in: directory)
+        let served = try authority.issue(name: "served"), other = try authority.issue(name: "other")
+        let response = directory.appendingPathComponent("served.ocsp").path
+        func replaceResponse(with made: String) throws {
+            try? FileManager.default.removeItem(atPath: response)
+            try FileManager.default.copyItem(atPath: made, toPath: response)
+        }
+        let arguments = ["serve", directory.path, "--listen", "127.0.0.1:0", "--tls-cert", served.certificate,
+                         "--tls-key", served.key, "--tls-ocsp", response]
+        let missing = try ExternalTools.runHlscap(arguments)
+        #expect(missing.exitStatus == 66)
+        #expect(missing.stderr == "hlscap: --tls-ocsp \(response) cannot be read; give the DER OCSP response your "
+            + "renewal job fetches (openssl ocsp … -respout \(response))\n")
+        try replaceResponse(with: authority.ocspResponse(for: other.certificate, name: "other"))
+        let wrong = try ExternalTools.runHlscap(arguments)
+        #expect(wrong.exitStatus == 65)
+        #expect(wrong.stderr == "hlscap: --tls-ocsp \(response) is for another certificate than the one served; fetch a "
+            + "current one for the certificate served (openssl ocsp -issuer … -cert … -url … -respout …)\n")
+
+        try replaceResponse(with: authority.ocspResponse(for: served.certificate, name: "served"))
+        let server = try ServedStream.start(arguments)
+        defer { server.process.send(SIGTERM) }
+        func status() throws -> String {
+            try ExternalTools.run("bash", ["-c", "echo | openssl s_client -connect 127.0.0.1:\(server.port) -status 2>&1"],
+                                  timeoutSeconds: 20).stdout
+        }
+        func reload(until line: String) {
+            let seen = server.process.stderr.components(separatedBy: line).count
+            server.process.send(SIGHUP)
+            let deadline = Date().addingTimeInterval(5)
+            while server.process.stderr.components(separatedBy: line).count == seen && Date() < deadline { usleep(50_000) }
+            #expect(server.process.stderr.components(separatedBy: line).count > seen, "no \"\(line)\": \(server.process.stderr)")
+        }
+        #expect(try status().contains("Cert Status: good"))
+        try replaceResponse(with: authority.ocspResponse(for: served.certificate, name: "expired", madeDaysAgo: 2))
+        reload(until: "for new connections, without a staple: --tls-ocsp \(response) expired at ")
+        #expect(try status().contains("OCSP response: no response sent"), "\(server.process.stderr)")
+        try replaceResponse(with: authority.ocspResponse(for: other.certificate, name: "other"))
+        reload(until: "--tls-ocsp \(response) is for another certificate than the one served; fetch a current one for the "
+            + "certificate served (openssl ocsp -issuer … -cert … -url … -respout …); the certificate in use stays")
+        try replaceResponse(with: authority.ocspResponse(for: served.certificate, name: "renewed"))
+        reload(until: "reloaded the certificate \(served.certificate) and the OCSP response \(response) for new connections\n")
+        #expect(try status().contains("Cert Status: good"), "\(server.process.stderr)")
+        #expect(server.process.stderr.components(separatedBy: "\n").filter { $0.contains("reload") || $0.contains("--tls-ocsp") }
+            .count == 3, "one line per reload: \(server.process.stderr)")
+    }
+
     /// 2,000 malformed and hostile requests (Tests/Tools/hostile_requests.py: bad methods, huge headers,
     /// bad percent-encoding, `..`, NUL bytes, absurd ranges, a 100 kB query, garbage): each gets a 4xx
     /// (or the answer HTTP prescribes), the server still answers, and its memory stays flat.
