@@ -110,10 +110,10 @@ extension LiveCommand {
         \(ServerOptions.help)
           --help                    show this help
 
-        Exit status: 0 stopped cleanly, 64 usage, 66 device or file missing or without the
-        --input-format asked for, 69 URL unreachable or
-        --overlay's font unreadable, 73 DIR cannot be created or holds a stream, 74 write error,
-        device or URL failure (without --reconnect), or a file that did not reach the origin,
-        130 second interrupt.
+        Exit status: 0 stopped cleanly, 64 usage, 65 a key, token, certificate or OCSP file that
+        cannot be used, 66 device or file missing or without the --input-format asked for,
+        69 URL unreachable or --overlay's font unreadable, 73 DIR cannot be created or holds a
+        stream, 74 write error, device or URL failure (without --reconnect), or a file that did
+        not reach the origin, 130 second interrupt.
         """
 }

@@ -33,7 +33,8 @@ struct ServeCommand: Command {
                                     timeline with thumbnails on the preview page
           --help                    show this help
 
-        Exit status: 0 stopped, 64 usage, 66 DIR holds no stream, 69 the address cannot be used.
+        Exit status: 0 stopped, 64 usage, 65 a key, token, certificate or OCSP file that cannot be
+        used, 66 DIR holds no stream or a file is missing, 69 the address cannot be used.
         """
 
     var directory: String
