@@ -50,7 +50,7 @@ DESTDIR ?=
 # The binary install-files copies; `make install` builds the release one first.
 HLSCAP_INSTALL_BIN ?= .build/release/hlscap
 
-.PHONY: install install-files deps build release check test test-tools test-fuzz-parsers test-devices soak soak-publish soak-s3 bench-s3-fleet recording-hour latency crash-campaign clock-drift fuzz fuzz-parsers test-sanitizers golden demo bench fixtures clean
+.PHONY: install install-files deps build release check test test-build sanitizer-builds test-tools test-fuzz-parsers test-devices soak soak-publish soak-s3 bench-s3-fleet recording-hour latency crash-campaign clock-drift fuzz fuzz-parsers test-sanitizers golden demo bench fixtures clean
 
 deps:
 	scripts/install-deps.sh $(DEPS_PACKAGES)
@@ -95,32 +95,45 @@ check: build
 	$(SWIFT) build --build-tests $(SWIFT_BUILD_FLAGS)
 	$(SWIFT) test --skip-build --filter '$(UNIT_TESTS)' 2>&1 | tee .build/swift-check.log
 
-# The checkers' own tests run first: an end-to-end result means nothing if they cannot fail.
+# The checkers' own tests run first: an end-to-end result means nothing if they cannot fail. The
+# parser fuzzers (test-fuzz-parsers) build and run in the background at idle priority meanwhile
+# (scripts/background.sh): they take only the CPU the tests leave, and `make test` waits for them last.
 # Then the suites that measure timing against the capture or play live in Chromium (QUIET_TESTS) run
-# one at a time with nothing beside them: live runs, ALSA capture and publishing are paced in real
-# time and must not share two cores with Chromium and transcoding. The rest then runs in two lanes
-# side by side, each one test at a time: the suites that mostly wait on cameras, stores, stalls and
-# retries (LIGHT_TESTS: a quarter of a core between them) beside every other suite, the in-process
-# ones included. The suites that package files and read
-# them back (FILE_TESTS: no live capture, no server, no player, nothing timed) then run side by
-# side, two test processes (FILE_GROUPS, which together take every suite FILE_TESTS names) each
-# running its suites at once. The published runs through the fault proxy (PARALLEL_TESTS) run
-# last, four at once, two test processes of two (PARALLEL_GROUPS, which together take every test
-# PARALLEL_TESTS names): small pictures, mostly waiting on stalls and retries, and nothing in them
-# is timed against the capture.
+# one at a time with no other test beside them: live runs and ALSA capture are paced in real time and
+# must not share two cores with Chromium and transcoding. The rest then runs in two lanes side by
+# side, each one test at a time: the suites that mostly wait on cameras, stalls, retries and a proxy
+# (LIGHT_TESTS, the soak's small stream among them: a third of a core between them) beside every other
+# suite, the in-process ones included. The suites that package files and read them back (FILE_TESTS:
+# no live capture, no server, no player, nothing timed) then run side by side, two test processes
+# (FILE_GROUPS, which together take every suite FILE_TESTS names) each running its suites at once.
+# The published runs through the fault proxy (PARALLEL_TESTS) run last, four at once, two test
+# processes of two (PARALLEL_GROUPS, which together take every test PARALLEL_TESTS names): small
+# pictures, mostly waiting on stalls and retries, and nothing in them is timed against the capture.
+# Beside them, one test at a time, the S3 suite (LAST_TESTS): each test waits on a Ceph cluster of its own,
+# with cameras of 320x180.
 FILE_TESTS := hlscapTests\.(HostileFileTests|GoldenSegmentTests|DevicesCommandTests|BadInputTests|CopyBadInputTests|TranscodeBadInputTests|CopyModeStreamTests|TranscodeStreamTests|VariableFrameRateTests|CutPointTests)
 FILE_GROUPS := 'hlscapTests\.(HostileFileTests|GoldenSegmentTests|DevicesCommandTests|BadInputTests|CopyBadInputTests|TranscodeBadInputTests)' \
 	'hlscapTests\.(CopyModeStreamTests|TranscodeStreamTests|VariableFrameRateTests|CutPointTests)'
 PARALLEL_TESTS := PublishWindowFaultTests|PublishLiveFaultTests
 PARALLEL_GROUPS := 'PublishLiveFaultTests|PublishWindowFaultTests/anOutage' 'PublishWindowFaultTests/(?!anOutage)'
-QUIET_TESTS := hlscapTests\.(LowLatencyTests|LiveRunTests|SoakTests|LiveClockDriftTests|TranscodeChromiumTests|ChromiumPlaybackTests|LiveLadderTests|RecordingRangeChromiumTests|RecordingRangeTests|ServeCommandTests|RunServerTests|PublishS3StoreTests)
-LIGHT_TESTS := hlscapTests\.(NetworkInputTests|HTTPInputTests|ListenInputTests|PublishFaultTests|PublishOriginTests|RunStreamsTests|RunReloadTests|RunIsolationTests|ServiceUnitTests|StorageFaultTests|ServeSlowClientTests|LiveStopTests|LiveResumeTests)
-test: build test-tools test-fuzz-parsers
-	$(SWIFT) test $(SWIFT_BUILD_FLAGS) --no-parallel --filter '$(QUIET_TESTS)' 2>&1 | tee .build/swift-test.log
-	scripts/tests-side-by-side.sh --serial '.*::$(QUIET_TESTS)|$(LIGHT_TESTS)|$(FILE_TESTS)|$(PARALLEL_TESTS)' '$(LIGHT_TESTS)' \
-		2>&1 | tee -a .build/swift-test.log
-	scripts/tests-side-by-side.sh $(FILE_GROUPS) 2>&1 | tee -a .build/swift-test.log
-	scripts/tests-side-by-side.sh $(PARALLEL_GROUPS) 2>&1 | tee -a .build/swift-test.log
+LAST_TESTS := hlscapTests\.PublishS3StoreTests
+QUIET_TESTS := hlscapTests\.(LowLatencyTests|LiveRunTests|LiveClockDriftTests|TranscodeChromiumTests|ChromiumPlaybackTests|LiveLadderTests|RecordingRangeChromiumTests|RecordingRangeTests|ServeCommandTests|RunServerTests)
+LIGHT_TESTS := hlscapTests\.(SoakTests|NetworkInputTests|HTTPInputTests|ListenInputTests|PublishFaultTests|PublishOriginTests|RunStreamsTests|RunReloadTests|RunIsolationTests|ServiceUnitTests|StorageFaultTests|ServeSlowClientTests|LiveStopTests|LiveResumeTests)
+test: test-build test-tools
+	scripts/background.sh start fuzz-parsers $(MAKE) --no-print-directory test-fuzz-parsers FUZZ_PARSER_TIMEOUT=60
+	trap 'scripts/background.sh stop fuzz-parsers' ERR; \
+	scripts/tests-side-by-side.sh --serial '$(QUIET_TESTS)' 2>&1 | tee .build/swift-test.log; \
+	scripts/tests-side-by-side.sh --serial '.*::$(QUIET_TESTS)|$(LIGHT_TESTS)|$(FILE_TESTS)|$(PARALLEL_TESTS)|$(LAST_TESTS)' '$(LIGHT_TESTS)' \
+		2>&1 | tee -a .build/swift-test.log; \
+	scripts/tests-side-by-side.sh $(FILE_GROUPS) 2>&1 | tee -a .build/swift-test.log; \
+	scripts/tests-side-by-side.sh $(PARALLEL_GROUPS) '$(LAST_TESTS)' 2>&1 | tee -a .build/swift-test.log
+	scripts/background.sh wait fuzz-parsers
+
+# The test binary with every test target in it. The runs of `make test` start it directly
+# (tests-side-by-side.sh): that holds no lock on .build, so a build of another configuration (CI's
+# sanitizer and release builds) can go on beside them.
+test-build: build
+	$(SWIFT) build --build-tests $(SWIFT_BUILD_FLAGS)
 
 test-tools: deps
 	PYTHONDONTWRITEBYTECODE=1 python3 -m unittest discover -s Tests/Tools -p 'test_*.py'
@@ -207,6 +220,7 @@ fuzz: build
 FUZZ_PARSER_SECONDS ?= 300
 FUZZ_PARSER_TARGETS ?=
 FUZZ_PARSER_TEST_RUNS ?= 20000
+FUZZ_PARSER_TIMEOUT ?= 10
 FUZZ_PARSERS_BUILD := $(SWIFT) build --package-path Fuzz --build-path .build/fuzz -c debug \
 	-Xswiftc -sanitize=fuzzer,address -Xswiftc -use-ld=lld $(SWIFT_BUILD_FLAGS)
 fuzz-parsers: deps
@@ -215,7 +229,7 @@ fuzz-parsers: deps
 
 test-fuzz-parsers: deps
 	$(FUZZ_PARSERS_BUILD)
-	FUZZ_PARSER_RUNS=$(FUZZ_PARSER_TEST_RUNS) scripts/fuzz-parsers.sh 0 2>&1 | tee .build/test-fuzz-parsers.log
+	FUZZ_PARSER_RUNS=$(FUZZ_PARSER_TEST_RUNS) FUZZ_PARSER_TIMEOUT=$(FUZZ_PARSER_TIMEOUT) scripts/fuzz-parsers.sh 0 2>&1 | tee .build/test-fuzz-parsers.log
 
 # The unit tests under AddressSanitizer (leaks included; scripts/lsan-suppressions.txt names the ones
 # inside Foundation), and the threaded code under ThreadSanitizer: the publisher, the capture
@@ -227,17 +241,21 @@ SANITIZER_ASAN := --sanitize=address --build-path .build/asan
 SANITIZER_TSAN := --sanitize=thread --build-path .build/tsan
 TSAN_UNIT_TESTS := PublishStreamPublisherTests|HeaderDeadlinesTests|CaptureThreadTests|CaptureTestSourceTests|CaptureMicrophoneTests|CodecPictureTests|StreamServerTests|LiveEngineTests
 TSAN_END_TO_END_TESTS := LiveStopTests/(aSignal|aSecondInterrupt|aMissingDevice)|PublishLiveFaultTests|CrashConsistencyTests|ServeCommandTests/(?!aProtectedStream)|LowLatencyTests/aLadderReports|LowLatencyTests/httpsServes
-test-sanitizers: deps
-	$(SWIFT) build --build-tests $(SANITIZER_ASAN) $(SWIFT_BUILD_FLAGS)
+test-sanitizers: sanitizer-builds
 	LSAN_OPTIONS=suppressions=$(CURDIR)/scripts/lsan-suppressions.txt \
 		$(SWIFT) test --skip-build $(SANITIZER_ASAN) --disable-xctest --filter 'HLSBaseTests|HLSCryptoTests|HLSKitTests|HLSOutputTests|HLSMediaTests|HLSEngineTests' 2>&1 \
 		| tee .build/asan-test.log
-	$(SWIFT) build --build-tests $(SANITIZER_TSAN) $(SWIFT_BUILD_FLAGS)
 	TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --skip-build $(SANITIZER_TSAN) --disable-xctest \
 		--filter '$(TSAN_UNIT_TESTS)' 2>&1 | tee .build/tsan-test.log
 	HLSCAP_BIN=$(CURDIR)/.build/tsan/debug/hlscap TSAN_OPTIONS=halt_on_error=1 \
 		$(SWIFT) test --skip-build $(SANITIZER_TSAN) --disable-xctest --filter '$(TSAN_END_TO_END_TESTS)' 2>&1 \
 		| tee -a .build/tsan-test.log
+
+# The two builds test-sanitizers runs, each with its tests; CI makes them in the background while
+# `make test` runs (see .ci/run).
+sanitizer-builds: deps
+	$(SWIFT) build --build-tests $(SANITIZER_ASAN) $(SWIFT_BUILD_FLAGS)
+	$(SWIFT) build --build-tests $(SANITIZER_TSAN) $(SWIFT_BUILD_FLAGS)
 
 # Rewrites Fixtures/golden/ from the committed inputs; review the diff before committing it.
 golden: build

@@ -17,6 +17,8 @@ mkdir -p "$crashes" "$logs"
 # A Swift runtime error under AddressSanitizer: the runtime's backtracer, left on, reads the stack
 # in a way ASan reports as its own error, which hides the real one; libFuzzer prints the stack.
 export SWIFT_BACKTRACE=enable=no
+# An input that runs longer than FUZZ_PARSER_TIMEOUT seconds (10) is a hang. libFuzzer counts wall-clock
+# time: `make test` runs the fuzzers at idle priority beside the real-time tests and allows 60.
 # Swift seeds its hashing per process, which moves the coverage libFuzzer steers by: a fixed -seed
 # only makes the same inputs when the hashing is fixed too.
 export SWIFT_DETERMINISTIC_HASHING=1
@@ -36,7 +38,7 @@ for target in "${targets[@]}"; do
         budget=(-seed=1 -runs="$FUZZ_PARSER_RUNS")
     fi
     mkdir -p "$scratch"
-    options=(-timeout=10 -rss_limit_mb=2048 -artifact_prefix="$crashes/$target-" -print_final_stats=1)
+    options=(-timeout="${FUZZ_PARSER_TIMEOUT:-10}" -rss_limit_mb=2048 -artifact_prefix="$crashes/$target-" -print_final_stats=1)
     echo "== $target: the committed corpus ($(ls "$corpus" | wc -l) inputs)"
     if ! "$binaries/$target" "${options[@]}" -runs=0 "$corpus" > "$logs/$target.log" 2>&1; then
         tail -n 40 "$logs/$target.log"

@@ -4,6 +4,8 @@
 # may name, after `::`, what it leaves out (`.*::A|B`: every test but A's and B's). With --serial each
 # run takes its tests one at a time (a lane), otherwise as many at once as the machine has cores.
 # `swift test` cannot do this: a second one waits for the first, which holds the build directory's lock.
+# Each run's report ends with its time and the cores it used (GNU time), which is what the lanes of
+# `make test` are balanced by.
 set -uo pipefail
 
 mode=()
@@ -26,7 +28,7 @@ for filter in "$@"; do
     if [[ "$filter" == *::* ]]; then
         skip=(--skip "${filter#*::}")
     fi
-    NO_COLOR=1 "$binary" --testing-library swift-testing "${mode[@]}" --filter "${filter%%::*}" "${skip[@]}" \
+    NO_COLOR=1 /usr/bin/time -o "$logs/$index.time" -f '%e %U %S' "$binary" --testing-library swift-testing "${mode[@]}" --filter "${filter%%::*}" "${skip[@]}" \
         > "$logs/$index" 2>&1 &
     pids+=($!)
     index=$((index + 1))
@@ -37,6 +39,9 @@ for filter in "$@"; do
     if wait "${pids[$index]}"; then result=passed; else result=failed; status=1; fi
     echo "== tests matching '$filter': $result"
     cat "$logs/$index"
+    # The last line GNU time wrote: a run killed by a signal has a line about that first.
+    read -r wall user system < <(tail -n 1 "$logs/$index.time")
+    echo "== tests matching '$filter': $result after $wall s, $(echo "$user $system $wall" | awk '{printf "%.2f", ($1 + $2) / ($3 > 0 ? $3 : 1)}') cores"
     index=$((index + 1))
 done
 exit "$status"
