@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # background.sh start NAME COMMAND...: runs COMMAND in the background at the lowest CPU and I/O
-#   priority (SCHED_IDLE, the idle I/O class): it gets only the time the foreground leaves, so a test
-#   that times a live capture beside it keeps its timing, and a build or a fuzz run finishes while the
-#   real-time tests wait on their clocks. Its output goes to .build/background/NAME.log. A job of the
-#   same NAME still running is stopped first.
+#   priority (SCHED_IDLE in an autogroup of nice 19, the idle I/O class): it gets only the time the
+#   foreground leaves, so a test that times a live capture beside it keeps its timing, and a build or
+#   a fuzz run finishes while the real-time tests wait on their clocks. Its output goes to
+#   .build/background/NAME.log. A job of the same NAME still running is stopped first.
 # background.sh wait NAME: waits for the job, prints its output, and exits with its status.
 # background.sh stop NAME: stops the job if it is still running.
 set -uo pipefail
@@ -37,7 +37,11 @@ start)
     stop
     rm -f "$status"
     # The exit status goes through a second file, so that `wait` never reads a half-written one.
-    setsid bash -c 'log="$0" status="$1"; shift; chrt --idle 0 ionice -c 3 "$@" > "$log" 2>&1
+    # setsid makes the job a session of its own, which the kernel's autogroup scheduling (on in
+    # Debian's kernel) would weigh as much as the whole foreground, whatever the job's own priority:
+    # the job's autogroup is set to nice 19 first.
+    setsid bash -c 'log="$0" status="$1"; shift; { echo 19 > /proc/self/autogroup; } 2> /dev/null
+        chrt --idle 0 ionice -c 3 "$@" > "$log" 2>&1
         echo $? > "$status.new"; mv "$status.new" "$status"' "$log" "$status" "$@" < /dev/null > /dev/null 2>&1 &
     echo $! > "$pidfile"
     echo "background: $name started at idle priority (output in $log)"
