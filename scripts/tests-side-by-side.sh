@@ -50,5 +50,5 @@ done
 read -r busy_after total_after < <(cpu_ticks)
 echo "== $# run(s) side by side took $((SECONDS - started)) s; the machine was busy" \
     "$(awk -v busy=$((busy_after - busy_before)) -v total=$((total_after - total_before)) -v cores="$(nproc)" \
-        'BEGIN { printf "%.2f of %d cores", total > 0 ? busy / total * cores : 0, cores }')"
+        'BEGIN { printf "%.2f of %d cores", (total > 0 ? busy / total * cores : 0), cores }')"
 exit "$status"
