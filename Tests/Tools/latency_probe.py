@@ -13,6 +13,8 @@ page (GET /), which reports the same figure. Sampling starts once playback has b
 --seconds of playback. --vod plays a finished stream (no PROGRAM-DATE-TIME) and only checks that
 --seconds of it played without an error. Prints one JSON line:
   {"samples", "medianSeconds", "p95Seconds", "playedSeconds", "error", "stalls", "protocols"}
+and, with --hlsjs, hls.js's own figures: "playerMedianSeconds" (how far behind the live edge of its
+last playlist it plays, hls.latency) and "targetLatencySeconds" (how far it aims to: PART-HOLD-BACK).
 where "protocols" lists the protocols the page's requests went over (Resource Timing's
 nextHopProtocol: "h2", "http/1.1"). With --hlsjs, "streamFiles" counts the files the page fetched
 from the stream's server by protocol and kind: {"h2": {"playlist": N, "part": N, "other": N}}.
@@ -64,6 +66,9 @@ setInterval(() => {
   const date = hls.playingDate;
   window.probe.latency = date && !video.paused ? (Date.now() - date.getTime()) / 1000 : null;
   window.probe.currentTime = video.currentTime;
+  // hls.js's own view: how far behind the live edge it plays, and how far it aims to.
+  window.probe.playerLatency = hls.latency;
+  window.probe.targetLatency = hls.targetLatency;
 }, 100);
 </script></body></html>
 """
@@ -105,6 +110,7 @@ def sample(devtools, expression, seconds, vod=False):
     report = {"samples": 0, "error": None, "stalls": 0}
     state = {}
     latencies = []
+    player_latencies = []
     started = None
     first_time = 0
     last_time = None
@@ -137,6 +143,10 @@ def sample(devtools, expression, seconds, vod=False):
                 report["stalls"] += 1
             last_time = current
             latencies.append(state["latency"])
+            if state.get("playerLatency") is not None:
+                player_latencies.append(state["playerLatency"])
+            if state.get("targetLatency") is not None:
+                report["targetLatencySeconds"] = round(state["targetLatency"], 3)
         if started is None and now > deadline:
             report["error"] = f"playback did not start within {START_TIMEOUT_SECONDS} s"
             break
@@ -152,6 +162,8 @@ def sample(devtools, expression, seconds, vod=False):
         report["medianSeconds"] = round(statistics.median(ordered), 3)
         report["p95Seconds"] = round(ordered[min(len(ordered) - 1, int(len(ordered) * 0.95))], 3)
         report["maxSeconds"] = round(ordered[-1], 3)
+    if player_latencies:
+        report["playerMedianSeconds"] = round(statistics.median(player_latencies), 3)
     return report
 
 

@@ -114,7 +114,9 @@ import Testing
         let p95 = try #require(probe.report["p95Seconds"] as? Double, "\(probe.text)")
         let protocols = (probe.report["streamFiles"] as? [String: [String: Int]] ?? [:]).keys.sorted()
         print("glass-to-glass \(latencyCase) (\(protocols.joined(separator: ", "))): median \(median) s, p95 \(p95) s, "
-            + "stalls \(probe.report["stalls"] ?? "?") in \(Self.latencySeconds) s")
+            + "stalls \(probe.report["stalls"] ?? "?") in \(Self.latencySeconds) s; hls.js aims at "
+            + "\(probe.report["targetLatencySeconds"] ?? "?") s behind its live edge and plays "
+            + "\(probe.report["playerMedianSeconds"] ?? "?") s behind it")
         #expect(!https || protocols == ["h2"], "\(probe.text)")
         try ExternalTools.validateStream(served.entry, ["--sample", "1"] + trust)
         switch latencyCase {
