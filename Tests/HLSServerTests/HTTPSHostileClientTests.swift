@@ -32,12 +32,12 @@ import Testing
     static let viewerLatencyLimitMilliseconds = 500.0
 
     let directory: URL
-    let certificate: HTTPSServerTests.Certificate
+    let certificate: PEMPair
 
     init() throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("https-hostile-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        certificate = try HTTPSServerTests.Certificate(in: directory, name: "hostile")
+        certificate = try HTTPSServerTests.certificate(in: directory, name: "hostile")
     }
 
     /// A playlist-sized answer and a 1 MB segment, both from memory.

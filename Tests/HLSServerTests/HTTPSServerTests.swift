@@ -8,18 +8,8 @@ import Testing
 /// The HTTPS server with real clients: curl over HTTP/2 and HTTP/1.1, nghttp, h2load and openssl.
 @Suite(.serialized) struct HTTPSServerTests {
     /// A self-signed certificate for 127.0.0.1, made by openssl in a folder of its own.
-    struct Certificate {
-        let key: String
-        let certificate: String
-        let certificatePath: String
-
-        init(in directory: URL, name: String) throws {
-            let made = try ExternalTools.selfSignedCertificate(in: directory, name: name)
-            let keyPath = made.key
-            certificatePath = made.certificate
-            key = try String(contentsOfFile: keyPath, encoding: .utf8)
-            certificate = try String(contentsOfFile: certificatePath, encoding: .utf8)
-        }
+    static func certificate(in directory: URL, name: String) throws -> PEMPair {
+        try PEMPair(files: ExternalTools.selfSignedCertificate(in: directory, name: name))
     }
 
     /// What one curl transfer saw.
@@ -31,14 +21,14 @@ import Testing
     }
 
     let directory: URL
-    let certificate: Certificate
+    let certificate: PEMPair
     let file: URL
     let fileBytes: [UInt8]
 
     init() throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("https-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        certificate = try Certificate(in: directory, name: "first")
+        certificate = try Self.certificate(in: directory, name: "first")
         var generator = SeededGenerator(state: 34)
         fileBytes = (0..<(1 << 20)).map { _ in UInt8.random(in: 0...255, using: &generator) }
         file = directory.appendingPathComponent("segment.m4s")
@@ -171,7 +161,7 @@ import Testing
         while server.waitingCount < 1 && Date() < deadline { usleep(20_000) }
         #expect(server.waitingCount == 1)
 
-        let second = try Certificate(in: directory, name: "second")
+        let second = try Self.certificate(in: directory, name: "second")
         try server.reloadCertificate(key: second.key, certificate: second.certificate)
         #expect(try curl(origin + "/segment.m4s", ["--http2"], caFile: second.certificatePath).status == 200)
         let refused = try ExternalTools.run("curl", ["-sS", "--http2", "--cacert", certificate.certificatePath, "-o", "/dev/null",

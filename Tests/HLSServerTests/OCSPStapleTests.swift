@@ -11,16 +11,12 @@ import Testing
 @Suite(.serialized) struct OCSPStapleTests {
     /// A certificate the authority signed, its key, and the authority's OCSP response about it.
     struct Served {
-        let key: String
-        let certificate: String
-        let certificatePath: String
+        let pem: PEMPair
         let response: [UInt8]
 
         init(_ authority: TestAuthority, name: String) throws {
             let made = try authority.issue(name: name)
-            certificatePath = made.certificate
-            key = try String(contentsOfFile: made.key, encoding: .utf8)
-            certificate = try String(contentsOfFile: made.certificate, encoding: .utf8)
+            pem = try PEMPair(files: made)
             response = try Self.read(try authority.ocspResponse(for: made.certificate, name: name))
         }
 
@@ -42,7 +38,7 @@ import Testing
 
     func start(_ served: Served) throws -> HTTPSServer {
         var configuration = HTTPServer.Configuration(address: try ListenAddress("127.0.0.1:0"))
-        configuration.tls = (served.key, served.certificate)
+        configuration.tls = (served.pem.key, served.pem.certificate)
         configuration.ocspResponse = served.response
         return try HTTPSServer(configuration: configuration) { _ in .now(.text(200, "ok")) }
     }
@@ -77,17 +73,17 @@ import Testing
 
     @Test func aResponseThatCannotBeStapledIsRefusedWithWhy() throws {
         let other = try Served(authority, name: "other")
-        let revoked = try Served.read(try authority.ocspResponse(for: served.certificatePath, name: "revoked", revoked: true))
+        let revoked = try Served.read(try authority.ocspResponse(for: served.pem.certificatePath, name: "revoked", revoked: true))
         let end = "-----END CERTIFICATE-----\n"
-        let leafAlone = served.certificate.components(separatedBy: end)[0] + end
+        let leafAlone = served.pem.certificate.components(separatedBy: end)[0] + end
         let now = Date()
         let refusals: [(response: [UInt8], certificate: String, at: Date, reason: String, expired: Bool)] = [
-            (other.response, served.certificate, now, "is for another certificate than the one served", false),
-            (served.response, served.certificate, now.addingTimeInterval(2 * 86_400), "expired at ", true),
-            (served.response, served.certificate, now.addingTimeInterval(-86_400), "is not valid before ", false),
-            (revoked, served.certificate, now, "says the certificate is revoked", false),
+            (other.response, served.pem.certificate, now, "is for another certificate than the one served", false),
+            (served.response, served.pem.certificate, now.addingTimeInterval(2 * 86_400), "expired at ", true),
+            (served.response, served.pem.certificate, now.addingTimeInterval(-86_400), "is not valid before ", false),
+            (revoked, served.pem.certificate, now, "says the certificate is revoked", false),
             (served.response, leafAlone, now, "the certificate file holds no issuer of its certificate", false),
-            (Array("not DER".utf8), served.certificate, now, "is not an OCSP response in DER", false),
+            (Array("not DER".utf8), served.pem.certificate, now, "is not an OCSP response in DER", false),
         ]
         for refusal in refusals {
             do {
@@ -98,9 +94,9 @@ import Testing
                 #expect(error.hasExpired == refusal.expired, "\(error)")
             }
         }
-        try OCSPStaple.check(served.response, certificate: served.certificate, at: now)
+        try OCSPStaple.check(served.response, certificate: served.pem.certificate, at: now)
         var configuration = HTTPServer.Configuration(address: try ListenAddress("127.0.0.1:0"))
-        configuration.tls = (served.key, served.certificate)
+        configuration.tls = (served.pem.key, served.pem.certificate)
         configuration.ocspResponse = other.response
         #expect {
             _ = try HTTPSServer(configuration: configuration) { _ in .now(.text(200, "ok")) }
@@ -113,13 +109,13 @@ import Testing
         let server = try start(served)
         defer { server.stop() }
         let renewed = try Served(authority, name: "renewed")
-        try server.reloadCertificate(key: renewed.key, certificate: renewed.certificate, ocspResponse: renewed.response)
+        try server.reloadCertificate(key: renewed.pem.key, certificate: renewed.pem.certificate, ocspResponse: renewed.response)
         #expect(try Self.stapledResponse(port: server.port, askingForStatus: true) == renewed.response)
         #expect(throws: HTTPServer.StartError.self) {
-            try server.reloadCertificate(key: served.key, certificate: served.certificate, ocspResponse: renewed.response)
+            try server.reloadCertificate(key: served.pem.key, certificate: served.pem.certificate, ocspResponse: renewed.response)
         }
         #expect(try Self.stapledResponse(port: server.port, askingForStatus: true) == renewed.response)
-        try server.reloadCertificate(key: served.key, certificate: served.certificate)
+        try server.reloadCertificate(key: served.pem.key, certificate: served.pem.certificate)
         #expect(try Self.stapledResponse(port: server.port, askingForStatus: true) == nil, "a pair reloaded alone staples nothing")
     }
 }

@@ -562,3 +562,17 @@ public struct TestAuthority {
         guard result.succeeded else { throw ExternalToolError.failed(command: "openssl \(arguments[0])", result: result) }
     }
 }
+
+/// A certificate (with its chain) and its key as the PEM text a server is given, read from the files
+/// openssl wrote, and where the certificate file is for a client to trust.
+public struct PEMPair: Sendable {
+    public let key: String
+    public let certificate: String
+    public let certificatePath: String
+
+    public init(files: (certificate: String, key: String)) throws {
+        certificatePath = files.certificate
+        key = try String(contentsOfFile: files.key, encoding: .utf8)
+        certificate = try String(contentsOfFile: files.certificate, encoding: .utf8)
+    }
+}
