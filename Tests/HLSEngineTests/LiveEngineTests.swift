@@ -62,6 +62,33 @@ import Testing
         engine.endAtOnce()
     }
 
+    /// A camera whose server closes the stream while the stop is on its way to it (its last events come
+    /// after the stop was asked for, before the source is stopped): the stream ends cleanly, and the
+    /// camera's end is not taken for the stream's failure.
+    @Test func aDeviceThatFailsWhileTheStreamStopsIsNotItsFailure() throws {
+        final class FailsAsItStops: CaptureSource, @unchecked Sendable {
+            let source: TestSource
+            private let handler = Locked<((CaptureEvent) -> Void)?>(nil)
+            init(_ source: TestSource) { self.source = source }
+            var name: String { "camera" }
+            var delivers: CaptureKinds { source.delivers }
+            func start(handler: @escaping (CaptureEvent) -> Void) throws {
+                self.handler.withLock { $0 = handler }
+                try source.start(handler: handler)
+            }
+            func stop() {
+                handler.withLock { $0 }?(.failed(CaptureError(device: name, message: "the input ended")))
+                source.stop()
+            }
+        }
+        let run = EngineRun(seconds: 60, realtime: true)
+        let engine = try run.makeEngine(sources: [FailsAsItStops(TestSource(run.test))])
+        DispatchQueue.global().asyncAfter(deadline: .now() + 1.5) { engine.requestStop() }
+        let outcome = try engine.run()
+        #expect(outcome.failure == nil, "\(String(describing: outcome.failure))")
+        #expect(try run.playlist().endList)
+    }
+
     /// A stop waits out the retention time of what left the window, and says so at once; a second
     /// interrupt ends the run then and leaves those files for the next run, listed.
     @Test func aStopSaysWhatItWaitsForAndASecondInterruptLeavesItForTheNextRun() throws {

@@ -422,6 +422,9 @@ public final class LiveEngine: @unchecked Sendable {
 
     private func stop(failure: LiveError?) {
         let (first, running) = state.withLock { state in
+            // Once the stream is ending, a device that fails or ends is one its stop has not reached yet
+            // (a camera's server may close the stream meanwhile): the stop is not its failure.
+            if case .deviceFailed = failure, state.stopping { return (false, state.accepting) }
             if let failure, state.failure == nil { state.failure = failure }
             defer { state.stopping = true }
             return (!state.stopping, state.accepting)
@@ -438,7 +441,10 @@ public final class LiveEngine: @unchecked Sendable {
             statistics.noteAwayAtStop(device: outage.error.device, seconds: outage.secondsSoFar(clock))
         }
         let standIns = outages.flatMap(\.standIns)
-        DispatchQueue.global().async { [self] in
+        // A thread of its own: stopping a source waits for its reading thread to end, which may wait for
+        // the writing queue; many streams ending at once on Dispatch's pool, as wide as the cores, could
+        // take every thread of it and leave the writing queues none to drain with.
+        let stopping = Thread { [self] in
             for source in sources { source.stop() }
             for standIn in standIns { standIn.stop() }
             backpressure?.signal()
@@ -471,6 +477,8 @@ public final class LiveEngine: @unchecked Sendable {
                 }
             }
         }
+        stopping.name = "hlscap stop"
+        stopping.start()
     }
 
     private func record(_ error: LiveError) {

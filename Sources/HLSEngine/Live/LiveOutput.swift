@@ -188,8 +188,9 @@ final class LiveOutput: @unchecked Sendable {
             for (path, _) in writer.playlists where path.hasSuffix(StreamLayout.iFramePlaylistName) {
                 publisher.addFile(path)
             }
-            // Waiting for the origin off the queue lets a second interrupt end at once.
-            DispatchQueue.global().async { completion(publisher.finish()) }
+            // Waiting for the origin off the queue lets a second interrupt end at once; on a thread of its
+            // own, as the wait blocks (many streams ending at once would take Dispatch's pool).
+            Thread { completion(publisher.finish()) }.start()
         }
     }
 
