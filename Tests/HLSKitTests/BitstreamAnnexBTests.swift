@@ -26,6 +26,27 @@ import Testing
         #expect(AnnexB.nalUnits(in: Self.idr).isEmpty)
     }
 
+    /// The skipping scan finds what a byte-by-byte one finds, on bytes made mostly of 0s and 1s so that
+    /// start codes, near misses and runs of zeros of every length come up at every position.
+    @Test func startCodesMatchAByteByByteScan() {
+        var generator = SeededGenerator(state: 7)
+        for _ in 0..<2_000 {
+            let count = Int.random(in: 0...40, using: &generator)
+            let bytes = (0..<count).map { _ in [0, 0, 0, 1, 1, 2, 0xFF].randomElement(using: &generator)! as UInt8 }
+            var expected: [Int] = []
+            var index = 0
+            while index + 2 < bytes.count {
+                if bytes[index] == 0 && bytes[index + 1] == 0 && bytes[index + 2] == 1 {
+                    expected.append(index)
+                    index += 3
+                } else {
+                    index += 1
+                }
+            }
+            #expect(AnnexB.startCodes(in: bytes) == expected, "\(bytes)")
+        }
+    }
+
     @Test func lengthPrefixedDropsDelimitersAndFiller() {
         let accessUnit = [0, 0, 0, 1] + Self.aud + [0, 0, 1] + Self.sps + [0, 0, 1] + Self.pps
             + [0, 0, 0, 1] + Self.idr + [0, 0, 1] + Self.filler

@@ -358,7 +358,7 @@ final class LiveEncoder {
     /// Asks the segmenter for a segment starting at the lead track's first sample at or after `ticks` (its
     /// source time), following a discontinuity when one was asked for.
     private func cutSegment(atLeadTicks ticks: Int64) {
-        var segmenter = self.segmenter ?? makeSegmenter()
+        var segmenter = self.segmenter.take() ?? makeSegmenter()
         segmenter.addCut(atSourceTicks: ticks, startsDiscontinuity: nextSegmentFollowsDiscontinuity)
         self.segmenter = segmenter
         startsSegmentAtNextFrame = false
@@ -379,7 +379,7 @@ final class LiveEncoder {
             samples += tail
         }
         var segments = segment(samples)
-        if var segmenter {
+        if var segmenter = self.segmenter.take() {
             segments += segmenter.finish()
             parts += segmenter.takeParts()
             self.segmenter = segmenter
@@ -395,7 +395,8 @@ final class LiveEncoder {
 
     private func segment(_ samples: [EncodedSample]) -> [Segment] {
         guard !samples.isEmpty else { return [] }
-        var segmenter = self.segmenter ?? makeSegmenter()
+        // Taken out while it changes: a copy left in the property would make every append copy its arrays.
+        var segmenter = self.segmenter.take() ?? makeSegmenter()
         var segments: [Segment] = []
         for sample in samples { segments += segmenter.append(sample) }
         parts += segmenter.takeParts()

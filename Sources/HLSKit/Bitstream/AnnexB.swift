@@ -14,22 +14,38 @@ public enum AnnexB {
     public static func nalUnits(in bytes: [UInt8]) -> [ArraySlice<UInt8>] {
         var units: [ArraySlice<UInt8>] = []
         var unitStart: Int?
-        var index = 0
-        while index + 2 < bytes.count {
-            if bytes[index] == 0 && bytes[index + 1] == 0 && bytes[index + 2] == 1 {
-                if let start = unitStart {
-                    appendTrimmed(bytes[start..<index], to: &units)
-                }
-                index += 3
-                unitStart = index
-            } else {
-                index += 1
+        for startCode in startCodes(in: bytes) {
+            if let start = unitStart {
+                appendTrimmed(bytes[start..<startCode], to: &units)
             }
+            unitStart = startCode + 3
         }
         if let start = unitStart {
             appendTrimmed(bytes[start...], to: &units)
         }
         return units
+    }
+
+    /// Where each 00 00 01 of `bytes` starts, in order, none overlapping. The scan looks at every third
+    /// byte first: one above 1 cannot be in a start code with either of the two bytes before it, so the
+    /// three go by at once (a camera's picture is tens of kilobytes, and every copied one is scanned).
+    static func startCodes(in bytes: [UInt8]) -> [Int] {
+        var found: [Int] = []
+        bytes.withUnsafeBufferPointer { buffer in
+            var index = 0
+            while index + 2 < buffer.count {
+                let third = buffer[index + 2]
+                if third > 1 {
+                    index += 3
+                } else if third == 1 {
+                    if buffer[index] == 0 && buffer[index + 1] == 0 { found.append(index) }
+                    index += 3
+                } else {
+                    index += 1
+                }
+            }
+        }
+        return found
     }
 
     /// An access unit with every NAL unit behind a 4-byte big-endian length, as `mdat` samples

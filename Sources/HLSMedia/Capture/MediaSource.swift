@@ -160,7 +160,6 @@ public final class MediaSource: CaptureSource {
         self.opened = nil
         let thread = CaptureThread(handler: handler)
         self.thread = thread
-        watchdog.watch(thread)
         let reader = Reader(opened: opened, configuration: configuration, name: name, watchdog: watchdog)
         thread.start(name: "hlscap input") { reader.run(on: thread) }
     }
@@ -361,20 +360,17 @@ public final class MediaSource: CaptureSource {
     }
 
     /// Interrupts libavformat's blocking calls when the source is stopped, or when a call has waited
-    /// longer than the stall timeout. Sendable: atomics, and a thread set once before reading starts.
-    fileprivate final class Watchdog: @unchecked Sendable {
+    /// longer than the stall timeout.
+    fileprivate final class Watchdog: Sendable {
         let stallMicroseconds: Int64
         private let stopped = Atomic<Bool>(false)
         /// When the current call gives up, on the monotonic clock; `Int64.max` while not waiting.
         private let deadline = Atomic<Int64>(.max)
         private let stalled = Atomic<Bool>(false)
-        private weak var thread: CaptureThread?
 
         init(stallMicroseconds: Int64) {
             self.stallMicroseconds = stallMicroseconds
         }
-
-        func watch(_ thread: CaptureThread) { self.thread = thread }
 
         func stop() { stopped.store(true, ordering: .releasing) }
 
@@ -389,11 +385,14 @@ public final class MediaSource: CaptureSource {
         /// Whether the last call was given up for the stall timeout.
         var hasStalled: Bool { stalled.load(ordering: .acquiring) }
 
-        var isStopped: Bool { stopped.load(ordering: .acquiring) || thread?.isStopRequested == true }
+        /// `stop()` is the one way the source's thread is stopped, and it stops the watchdog first.
+        var isStopped: Bool { stopped.load(ordering: .acquiring) }
 
+        /// Asked by libavformat many times a packet: an atomic or two, and the clock only while a call is armed.
         fileprivate func shouldInterrupt() -> Bool {
             if isStopped { return true }
-            guard MonotonicClock.nowMicroseconds() > deadline.load(ordering: .acquiring) else { return false }
+            let deadline = deadline.load(ordering: .acquiring)
+            guard deadline != .max, MonotonicClock.nowMicroseconds() > deadline else { return false }
             stalled.store(true, ordering: .releasing)
             return true
         }
@@ -430,13 +429,16 @@ extension MediaSource {
         /// Streams past `durationMicroseconds`, by position.
         private var streamsAtEnd: Set<Int> = []
         private let wantedStreamCount: Int
+        /// `configuration.isURL`, read for every frame: found once.
+        private let isURL: Bool
 
         init(opened: Opened, configuration: Configuration, name: String, watchdog: Watchdog) {
             self.opened = opened
             self.configuration = configuration
+            isURL = configuration.isURL
             self.name = name
             self.watchdog = watchdog
-            firstLiveMicroseconds = configuration.isURL ? opened.pendingLiveMicroseconds : nil
+            firstLiveMicroseconds = isURL ? opened.pendingLiveMicroseconds : nil
             wantedStreamCount = opened.demuxer.streams.filter { $0.kind == .video ? configuration.video : configuration.audio }.count
         }
 
@@ -463,7 +465,7 @@ extension MediaSource {
                         thread.emit(.ended)
                         return
                     }
-                    if configuration.isURL {
+                    if isURL {
                         // A camera or a server does not end: that it did is a failure to be told, so a
                         // service manager restarts the stream.
                         let ended = CaptureError(device: name, message: "the input ended: the camera or server "
@@ -645,8 +647,8 @@ extension MediaSource {
             let anchor = anchorMicroseconds ?? ((firstLiveMicroseconds ?? now) - placed)
             anchorMicroseconds = anchor
             let time = anchor + placed
-            if configuration.isURL, time - now > MediaSource.longestWaitMicroseconds { return time }
-            if configuration.isURL {
+            if isURL, time - now > MediaSource.longestWaitMicroseconds { return time }
+            if isURL {
                 // A network input arrives at its pace, its sound often some tens of milliseconds ahead of its
                 // picture: only a burst (a whole segment of an HLS input, a stall caught up) waits.
                 _ = thread.wait(until: time - MediaSource.networkPaceLeadMicroseconds)
