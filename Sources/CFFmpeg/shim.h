@@ -21,6 +21,7 @@
 #include <libswresample/swresample.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <malloc.h>
 #include <sys/prctl.h>
 
 // Macros Swift cannot import, as functions.
@@ -37,6 +38,9 @@ static inline int hlscap_averror_stream_not_found(void) { return AVERROR_STREAM_
 // requests them for its frame buffers, and a huge page counts whole however little of it is
 // used. prctl is variadic, which Swift cannot call.
 static inline int hlscap_disable_transparent_huge_pages(void) { return prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0); }
+
+// At most `count` malloc arenas (glibc's default is eight for each core). M_ARENA_MAX is a macro.
+static inline int hlscap_limit_malloc_arenas(int count) { return mallopt(M_ARENA_MAX, count); }
 
 // Formats a log message without consuming `args`, so the same va_list can still be
 // handed to av_log_default_callback afterwards.

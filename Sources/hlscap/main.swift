@@ -76,4 +76,5 @@ func runMain(_ words: [String]) -> ExitCode {
 }
 
 ProcessFootprint.disableTransparentHugePages()
+ProcessFootprint.limitMallocArenas()
 exit(runMain(Array(CommandLine.arguments.dropFirst())).rawValue)
