@@ -36,6 +36,13 @@ import Testing
         #expect(!ServerHeaders.acceptsGzip("gzip;q=0"))
         #expect(!ServerHeaders.acceptsGzip("identity"))
         #expect(!ServerHeaders.acceptsGzip(nil))
+        // Lists without parameters, read by bytes.
+        for accepted in ["gzip", "GZip", " x-gzip ", "deflate,gzip", "br,\tgzip\t, zstd", "identity, , gzip"] {
+            #expect(ServerHeaders.acceptsGzip(accepted), "\(accepted)")
+        }
+        for refused in ["", " ", ",,", "gzipx", "g zip", "deflate, br", "x-gzip-2", "gzip\u{0}"] {
+            #expect(!ServerHeaders.acceptsGzip(refused), "\(refused)")
+        }
     }
 
     @Test func httpDatesRoundTrip() {

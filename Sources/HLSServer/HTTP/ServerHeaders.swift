@@ -64,8 +64,16 @@ enum ServerHeaders {
     static func acceptsGzip(_ header: String?) -> Bool {
         guard let header else { return false }
         // An ASCII header (every one a player sends) is trimmed without Foundation: this runs on
-        // every playlist request.
+        // every playlist request. A list without parameters ("gzip, deflate, br") is read by bytes.
         let ascii = header.utf8.allSatisfy { $0 < 0x80 }
+        if ascii && !header.utf8.contains(UInt8(ascii: ";")) {
+            let blank: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 }
+            return header.utf8.split(separator: UInt8(ascii: ",")).contains { item in
+                guard let first = item.firstIndex(where: { !blank($0) }), let last = item.lastIndex(where: { !blank($0) })
+                else { return false }
+                return gzipCodings.contains { $0.elementsEqual(item[first...last].lazy.map(HeaderBytes.lowercased)) }
+            }
+        }
         return header.split(separator: ",").contains { item in
             let fields = item.split(separator: ";").map { ascii ? trimmedSpacesAndTabs($0) : $0.trimmingCharacters(in: .whitespaces) }
             guard let coding = fields.first?.lowercased(), coding == "gzip" || coding == "x-gzip" else { return false }
@@ -73,6 +81,9 @@ enum ServerHeaders {
                 && Double($0.dropFirst(2)) == 0 }
         }
     }
+
+    /// The content codings that name gzip (RFC 9110 8.4.1.3), lower case.
+    private static let gzipCodings = [Array("gzip".utf8), Array("x-gzip".utf8)]
 
     /// An HTTP date (RFC 9110 5.6.7), "Sun, 06 Nov 1994 08:49:37 GMT".
     static func httpDate(secondsSince1970 seconds: Int) -> String {

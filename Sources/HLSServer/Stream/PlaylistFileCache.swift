@@ -1,9 +1,10 @@
 import Glibc
 import Synchronization
 
-/// The last bytes read of each playlist file, and their gzip, kept while the file stays the same
-/// (same inode, size and modification time, the fields its ETag is made of): a playlist asked for
-/// thousands of times a second between two rewrites is read and compressed once.
+/// The last bytes read of each playlist file, their gzip and the headers of both answers, kept while
+/// the file stays the same (same inode, size and modification time, the fields its ETag and
+/// Last-Modified are made of): a playlist asked for thousands of times a second between two rewrites
+/// is read, compressed and given its headers once.
 final class PlaylistFileCache: Sendable {
     /// What identifies one version of a file.
     struct Version: Equatable {
@@ -22,18 +23,18 @@ final class PlaylistFileCache: Sendable {
         }
     }
 
-    /// A playlist's bytes as sent: gzipped, or as stored when the client does not take gzip or
-    /// zlib failed.
-    struct Body {
+    /// A playlist's answer as sent: its bytes, gzipped or as stored (the client does not take gzip,
+    /// or zlib failed), and the headers that go with them.
+    struct Answer {
+        var headers: [(name: String, value: String)]
         var bytes: [UInt8]
-        var gzipped: Bool
     }
 
     private struct Entry {
         var version: Version
-        var plain: [UInt8]
-        /// nil until a client takes gzip; empty when zlib failed.
-        var gzipped: [UInt8]?
+        var plain: Answer
+        /// nil until a client takes gzip; the plain answer when zlib failed.
+        var gzipped: Answer?
     }
 
     /// Files kept at once; a stream has a few playlists, one per rendition.
@@ -42,18 +43,19 @@ final class PlaylistFileCache: Sendable {
 
     init() {}
 
-    /// The playlist at `path` in the version `version` names, read (and compressed) only when the
-    /// one kept is another; nil when it cannot be read.
-    func body(path: String, version: Version, gzip: Bool) -> Body? {
-        let kept = entries.withLock { entries -> Body? in
+    /// The answer for the playlist at `path` in the version `version` names, read, compressed and given
+    /// its headers (`headers`, told whether the bytes are gzipped) only when the one kept is another;
+    /// nil when it cannot be read.
+    func answer(path: String, version: Version, gzip: Bool,
+                headers: (_ gzipped: Bool) -> [(name: String, value: String)]) -> Answer? {
+        let kept = entries.withLock { entries -> Answer? in
             guard let entry = entries[path], entry.version == version else { return nil }
-            guard gzip else { return Body(bytes: entry.plain, gzipped: false) }
-            guard let gzipped = entry.gzipped else { return nil }
-            return gzipped.isEmpty ? Body(bytes: entry.plain, gzipped: false) : Body(bytes: gzipped, gzipped: true)
+            return gzip ? entry.gzipped : entry.plain
         }
         if let kept { return kept }
-        guard let (plain, read) = Self.read(path) else { return nil }
-        let gzipped = gzip ? Gzip.compress(plain) ?? [] : nil
+        guard let (bytes, read) = Self.read(path) else { return nil }
+        let plain = Answer(headers: headers(false), bytes: bytes)
+        let gzipped = gzip ? Gzip.compress(bytes).map { Answer(headers: headers(true), bytes: $0) } ?? plain : nil
         // Kept only when it is the version asked for: a file replaced meanwhile is sent, not kept.
         if read == version {
             entries.withLock { entries in
@@ -62,8 +64,7 @@ final class PlaylistFileCache: Sendable {
                 entries[path] = Entry(version: version, plain: plain, gzipped: gzipped ?? earlier)
             }
         }
-        guard let gzipped, !gzipped.isEmpty else { return Body(bytes: plain, gzipped: false) }
-        return Body(bytes: gzipped, gzipped: true)
+        return gzipped ?? plain
     }
 
     /// The file's bytes and the version they are of (nil when it changed size while read).

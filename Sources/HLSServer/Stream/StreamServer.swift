@@ -85,6 +85,7 @@ public struct StreamServer: Sendable {
             }
             local.path = String(request.path.dropFirst(mount.count))
         }
+        guard access != nil || siteAccess != nil else { return serve(local) }
         // Credentials are checked on the whole path: a signed URL's prefix names it from the server's root.
         let guarding = [access, siteAccess].compactMap { $0 }.filter { $0.protects(request.path, mount: mount) }
         guard !guarding.isEmpty, request.method != "OPTIONS" else { return serve(local) }
@@ -103,7 +104,7 @@ public struct StreamServer: Sendable {
             // Playlists are rewritten before they are compressed.
             var plain = local
             plain.headers["accept-encoding"] = nil
-            let gzip = ServerHeaders.acceptsGzip(request.header("Accept-Encoding"))
+            let gzip = ServerHeaders.acceptsGzip(request.headers["accept-encoding"])
             let rewrite: @Sendable (HTTPResponse) -> HTTPResponse = { Self.carry(carry, in: $0, gzip: gzip) }
             switch serve(plain) {
             case .now(let response):
@@ -181,17 +182,17 @@ public struct StreamServer: Sendable {
             if let rendition = lowLatency.rendition(playlistPath: path) {
                 let blocking = request.query["_HLS_msn"] != nil
                 let reply = lowLatency.playlistReply(rendition: rendition, query: request.query,
-                                                     acceptsGzip: ServerHeaders.acceptsGzip(request.header("Accept-Encoding")))
+                                                     acceptsGzip: ServerHeaders.acceptsGzip(request.headers["accept-encoding"]))
                 return count(blocking ? .blockingPlaylist : .playlist, reply,
-                             tags: request.header("If-None-Match"))
+                             tags: request.headers["if-none-match"])
             }
             if let (rendition, position) = lowLatency.part(path: path) {
                 return count(.part, lowLatency.partReply(rendition: rendition, position: position))
             }
         }
         if let deltaPlaylists, let reply = deltaPlaylists.reply(
-            path: path, query: request.query, acceptsGzip: ServerHeaders.acceptsGzip(request.header("Accept-Encoding"))) {
-            return count(.playlist, .now(reply), tags: request.header("If-None-Match"))
+            path: path, query: request.query, acceptsGzip: ServerHeaders.acceptsGzip(request.headers["accept-encoding"])) {
+            return count(.playlist, .now(reply), tags: request.headers["if-none-match"])
         }
         let kind: ServerMetrics.RequestKind = path.hasSuffix(".m3u8") ? .playlist : path.hasSuffix(".m4s") ? .segment : .initSection
         return answer(kind, file(path, request: request))
@@ -237,19 +238,21 @@ public struct StreamServer: Sendable {
     /// The stream-relative path of a request for a stream file, or nil: every component plain ASCII
     /// letters, digits, `-` and `_` (no dot files, no `..`, no temporaries), and a media or playlist name.
     static func streamPath(_ requestPath: String) -> String? {
-        guard requestPath.hasPrefix("/") else { return nil }
-        let components = requestPath.dropFirst().split(separator: "/", omittingEmptySubsequences: false)
-        guard (1...maximumDepth + 1).contains(components.count), let name = components.last,
-              StreamFileKind(path: name) != nil else { return nil }
-        // By bytes, as `isPlain` by characters: all of them are ASCII.
-        let plain: (Substring) -> Bool = { $0.utf8.allSatisfy(Self.isPlainByte) }
-        let digits: (Substring) -> Bool = { $0.utf8.allSatisfy { (0x30...0x39).contains($0) } }
+        // By bytes, as `isPlain` by characters: every byte of a path served is ASCII, so no character
+        // spans two of them. This runs on every request.
+        let bytes = requestPath.utf8
+        guard bytes.first == UInt8(ascii: "/") else { return nil }
+        let components = bytes.dropFirst().split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
+        guard (1...maximumDepth + 1).contains(components.count), let name = components.last else { return nil }
+        let plain: (Substring.UTF8View) -> Bool = { $0.allSatisfy(Self.isPlainByte) }
+        let digits: (Substring.UTF8View) -> Bool = { $0.allSatisfy { (0x30...0x39).contains($0) } }
         for directory in components.dropLast() where directory.isEmpty || !plain(directory) { return nil }
-        let stem = name.split(separator: ".", omittingEmptySubsequences: false)
+        let stem = name.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
         // `name.m3u8`, `init-2.mp4`, or a part's `000042.3.m4s`.
         guard (2...3).contains(stem.count), stem.allSatisfy({ !$0.isEmpty && plain($0) }) else { return nil }
         if stem.count == 3, !(digits(stem[0]) && digits(stem[1])) { return nil }
-        return components.joined(separator: "/")
+        let path = String(requestPath.dropFirst())
+        return StreamFileKind(path: path) == nil ? nil : path
     }
 
     /// A file of the stream from disk: ETag and Last-Modified with 304, one byte range with 206, gzip
@@ -264,39 +267,44 @@ public struct StreamServer: Sendable {
         let size = Int(status.st_size)
         let modified = Int(status.st_mtim.tv_sec)
         let isPlaylist = path.hasSuffix(".m3u8")
-        let tag = "\"" + String(size, radix: 16) + "-" + String(modified, radix: 16) + "-"
-            + String(status.st_mtim.tv_nsec, radix: 16) + "\""
-        var headers: [(name: String, value: String)] = [
-            ("Content-Type", StreamFileKind(path: path)!.contentType),
-            ("Cache-Control", isPlaylist ? "no-cache" : ServerHeaders.immutable),
-            ("Last-Modified", ServerHeaders.httpDate(secondsSince1970: modified)),
-        ] + ServerHeaders.cors
-        if let match = request.header("If-None-Match") {
+        // Both made when used: a playlist's answer comes with its headers from the cache.
+        let fileStatus = status
+        let makeTag = { Self.entityTag(of: fileStatus) }
+        let makeHeaders = { () -> [(name: String, value: String)] in
+            [("Content-Type", StreamFileKind(path: path)!.contentType),
+             ("Cache-Control", isPlaylist ? "no-cache" : ServerHeaders.immutable),
+             ("Last-Modified", ServerHeaders.httpDate(secondsSince1970: modified))] + ServerHeaders.cors
+        }
+        if let match = request.headers["if-none-match"] {
+            let tag = makeTag()
             let tags = match.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
             if tags.contains("*") || tags.contains(tag) || tags.contains(String(tag.dropLast()) + "-gz\"")
                 || tags.contains("W/" + tag) {
-                return HTTPResponse(status: 304, headers: headers + [("ETag", tag)])
+                return HTTPResponse(status: 304, headers: makeHeaders() + [("ETag", tag)])
             }
-        } else if let since = request.header("If-Modified-Since").flatMap(ServerHeaders.parseHTTPDate), modified <= since {
-            return HTTPResponse(status: 304, headers: headers + [("ETag", tag)])
+        } else if let since = request.headers["if-modified-since"].flatMap(ServerHeaders.parseHTTPDate), modified <= since {
+            return HTTPResponse(status: 304, headers: makeHeaders() + [("ETag", makeTag())])
         }
         if isPlaylist {
             // Playlists are small: read and send whole, gzipped when the client takes it; both kept
-            // until the file changes.
-            guard let body = playlistFiles.body(path: fullPath, version: PlaylistFileCache.Version(status),
-                                                gzip: ServerHeaders.acceptsGzip(request.header("Accept-Encoding"))) else {
-                return .text(404, "not found", headers: ServerHeaders.noStore)
+            // with their headers until the file changes.
+            let answer = playlistFiles.answer(path: fullPath, version: PlaylistFileCache.Version(fileStatus),
+                                              gzip: ServerHeaders.acceptsGzip(request.headers["accept-encoding"])) { gzipped in
+                var fields: [(name: String, value: String)] = [("Content-Type", StreamFileKind.playlistContentType),
+                                                                ("Cache-Control", "no-cache"), ("Vary", "Accept-Encoding")]
+                    + ServerHeaders.cors
+                if gzipped { fields.append(("Content-Encoding", "gzip")) }
+                let tag = makeTag()
+                fields.append(("ETag", gzipped ? String(tag.dropLast()) + "-gz\"" : tag))
+                fields.append(("Last-Modified", ServerHeaders.httpDate(secondsSince1970: modified)))
+                return fields
             }
-            var fields: [(name: String, value: String)] = [("Content-Type", StreamFileKind.playlistContentType),
-                                                            ("Cache-Control", "no-cache"), ("Vary", "Accept-Encoding")]
-                + ServerHeaders.cors
-            if body.gzipped { fields.append(("Content-Encoding", "gzip")) }
-            fields.append(("ETag", body.gzipped ? String(tag.dropLast()) + "-gz\"" : tag))
-            fields.append(("Last-Modified", ServerHeaders.httpDate(secondsSince1970: modified)))
-            return HTTPResponse(status: 200, headers: fields, body: .bytes(body.bytes))
+            guard let answer else { return .text(404, "not found", headers: ServerHeaders.noStore) }
+            return HTTPResponse(status: 200, headers: answer.headers, body: .bytes(answer.bytes))
         }
-        headers += [("ETag", tag), ("Accept-Ranges", "bytes")]
-        if let range = request.header("Range") {
+        let tag = makeTag()
+        let headers = makeHeaders() + [("ETag", tag), ("Accept-Ranges", "bytes")]
+        if let range = request.headers["range"] {
             switch Self.byteRange(range, size: size) {
             case .whole:
                 break
@@ -309,6 +317,12 @@ public struct StreamServer: Sendable {
             }
         }
         return HTTPResponse(status: 200, headers: headers, body: .file(path: fullPath, offset: 0, length: size))
+    }
+
+    /// A file's ETag: its size and modification time, to the nanosecond.
+    private static func entityTag(of status: stat) -> String {
+        "\"" + String(status.st_size, radix: 16) + "-" + String(status.st_mtim.tv_sec, radix: 16) + "-"
+            + String(status.st_mtim.tv_nsec, radix: 16) + "\""
     }
 
     enum ByteRange: Equatable {
