@@ -116,6 +116,33 @@ import Testing
         #expect(server.answeredCount == 2 * cases.count + 5)
     }
 
+    /// An answer's head as it goes out, field by field: names as the handler spelled them over HTTP/1.1
+    /// and in lower case over HTTP/2, the connection's own fields dropped (HTTP/2 forbids them), the
+    /// handler's Content-Length kept, and the Date last.
+    @Test func theAnswerHeadKeepsTheHandlersFieldsInOrder() throws {
+        let server = try start { request in
+            .now(HTTPResponse(status: request.path == "/gone" ? 410 : 200, headers: [
+                ("X-Mixed-Case", "Value As Given"), ("Connection", "keep-alive"), ("Keep-Alive", "timeout=5"),
+                ("Transfer-Encoding", "chunked"), ("CONTENT-LENGTH", "3"), ("Cache-Control", "no-cache"),
+            ], body: .bytes(Array("abc".utf8))))
+        }
+        defer { server.stop() }
+        func head(_ path: String, _ version: String) throws -> [String] {
+            let result = try ExternalTools.run("curl", ["-sS", "--cacert", certificate.certificatePath, version, "-D", "-",
+                                                        "-o", "/dev/null", "https://127.0.0.1:\(server.port)\(path)"],
+                                               timeoutSeconds: 20)
+            guard result.succeeded else { throw ExternalToolError.failed(command: "curl \(path)", result: result) }
+            // curl ends an HTTP/2 status line with a space; the date is now's.
+            return result.stdout.split(separator: "\r\n").map { line in
+                line.lowercased().hasPrefix("date: ") ? String(line.prefix(6)) : line.trimmingCharacters(in: .whitespaces)
+            }
+        }
+        #expect(try head("/", "--http1.1") == ["HTTP/1.1 200 OK", "X-Mixed-Case: Value As Given", "Keep-Alive: timeout=5",
+                                                "CONTENT-LENGTH: 3", "Cache-Control: no-cache", "Date: "])
+        #expect(try head("/gone", "--http2") == ["HTTP/2 410", "x-mixed-case: Value As Given", "content-length: 3",
+                                                 "cache-control: no-cache", "date: "])
+    }
+
     @Test func nghttpNegotiatesH2ByALPN() throws {
         let server = try start(segmentHandler())
         defer { server.stop() }

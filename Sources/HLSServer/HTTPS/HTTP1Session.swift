@@ -223,21 +223,42 @@ final class HTTP1Session: ConnectionSession {
 
     private func answer(_ response: HTTPResponse, closeAfter: Bool) {
         guard let body = ResponseBody(response.body) else { return answer(.text(404, "not found"), closeAfter: closeAfter) }
-        var head = "HTTP/1.1 \(response.status) \(Self.reason(response.status))\r\n"
+        // Written as bytes: this runs on every answer.
+        var head: [UInt8] = []
+        head.reserveCapacity(Self.headCapacity)
+        head.append(contentsOf: "HTTP/1.1 ".utf8)
+        HeaderBytes.appendDecimal(response.status, to: &head)
+        head.append(UInt8(ascii: " "))
+        head.append(contentsOf: Self.reason(response.status).utf8)
+        head.append(contentsOf: Self.lineEnd)
         var hasLength = false
         for (name, value) in response.headers {
-            let lowered = name.lowercased()
-            guard lowered != "connection", lowered != "transfer-encoding" else { continue }
-            hasLength = hasLength || lowered == "content-length"
-            head += "\(name): \(value)\r\n"
+            guard !HeaderBytes.name(name, is: "connection"), !HeaderBytes.name(name, is: "transfer-encoding") else { continue }
+            hasLength = hasLength || HeaderBytes.name(name, is: "content-length")
+            Self.appendField(name, value, to: &head)
         }
-        if !hasLength && response.statusAllowsBody { head += "Content-Length: \(body.length)\r\n" }
-        head += "Date: \(ServerHeaders.currentHTTPDate())\r\n"
-        if closeAfter { head += "Connection: close\r\n" }
-        head += "\r\n"
+        if !hasLength && response.statusAllowsBody {
+            head.append(contentsOf: "Content-Length: ".utf8)
+            HeaderBytes.appendDecimal(body.length, to: &head)
+            head.append(contentsOf: Self.lineEnd)
+        }
+        Self.appendField("Date", ServerHeaders.currentHTTPDate(), to: &head)
+        if closeAfter { Self.appendField("Connection", "close", to: &head) }
+        head.append(contentsOf: Self.lineEnd)
         let sendsBody = method != "HEAD" && response.statusAllowsBody && body.length > 0
-        state = .writing(head: Array(head.utf8), body: sendsBody ? body : nil, closeAfter: closeAfter)
+        state = .writing(head: head, body: sendsBody ? body : nil, closeAfter: closeAfter)
         loop.countAnswer()
+    }
+
+    /// Room for a usual answer's head, so that writing one allocates once.
+    private static let headCapacity = 512
+    private static let lineEnd = Array("\r\n".utf8)
+
+    private static func appendField(_ name: String, _ value: String, to head: inout [UInt8]) {
+        head.append(contentsOf: name.utf8)
+        head.append(contentsOf: ": ".utf8)
+        head.append(contentsOf: value.utf8)
+        head.append(contentsOf: lineEnd)
     }
 
     private static func reason(_ status: Int) -> String {
