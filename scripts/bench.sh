@@ -700,7 +700,7 @@ case_rtsp_copy_many() {
 # `hlscap run` with RTSP 1080p30 cameras (GStreamer's server, the bench input from its start for each
 # client), three parts. BENCH_LADDER_CAMERAS (8) with `ladder: source,360p` and a recording each, for
 # BENCH_RUN_SECONDS (60): frames dropped (the API's figure at the end) and whether every stream
-# validates. Then BENCH_STREAMS (16) copied cameras with the server: the index, the API and /metrics
+# validates, and how long the stop after SIGINT took with its exit status. Then BENCH_STREAMS (16) copied cameras with the server: the index, the API and /metrics
 # asked 200 times each (p50, p99); then a reload that adds a camera: the others' frames dropped across
 # it, and how long the new one took to list its first segment.
 case_run_cameras() {
@@ -730,7 +730,11 @@ for s in json.load(sys.stdin)["streams"]: print(s["name"], s.get(sys.argv[1]))' 
     base=$(wait_for_url "$dir/ladder.log" 's|^hlscap: serving .* at \(http://[^ ]*/\) .*|\1|p')
     sleep "$seconds"
     api framesDropped "$base" > "$dir/ladder-dropped"
-    kill -INT "$run"; wait "$run" || true
+    # GNU time ignores SIGINT while it waits: the interrupt goes to hlscap, its child.
+    local interrupted stopped
+    interrupted=$(date +%s.%N)
+    kill -INT "$(pgrep -P "$run")"; wait "$run" || true
+    stopped=$(date +%s.%N)
     local valid=0
     for index in $(seq "$ladders"); do
         "$HLSCAP" validate "$dir/ladder/cam$index" > /dev/null 2>&1 && valid=$((valid + 1))
@@ -740,6 +744,9 @@ for s in json.load(sys.stdin)["streams"]: print(s["name"], s.get(sys.argv[1]))' 
         "$dir/ladder-dropped"
     # The last line: /usr/bin/time writes the interrupted status on a line of its own before the figures.
     awk 'END { printf "  cpu %.2f s, peak RSS %.1f MiB\n", $3 + $4, $2 / 1024 }' "$dir/time-ladder"
+    # Its retention wait included (16 s with window 6); GNU time says a status other than 0 on a line of its own.
+    awk -v interrupted="$interrupted" -v stopped="$stopped" '/exited with non-zero status/ { status = $NF }
+        END { printf "  stopped %.1f s after SIGINT, exit status %d\n", stopped - interrupted, status }' "$dir/time-ladder"
 
     echo "bench: $streams copied RTSP cameras and the server, one hlscap run" >&2
     write_streams() {
