@@ -6,14 +6,17 @@ enum HeaderBytes {
     /// Appends `name` in lower case (HTTP/2 sends no upper-case name, RFC 9113 8.2.1).
     static func appendLowercased(_ name: String, to bytes: inout [UInt8]) {
         let start = bytes.count
-        for byte in name.utf8 {
-            guard byte < 0x80 else {
-                bytes.removeSubrange(start...)
-                bytes.append(contentsOf: name.lowercased().utf8)
-                return
+        bytes.append(contentsOf: name.utf8)
+        let ascii = bytes.withUnsafeMutableBufferPointer { bytes in
+            for index in start..<bytes.count {
+                guard bytes[index] < 0x80 else { return false }
+                bytes[index] = lowercased(bytes[index])
             }
-            bytes.append(lowercased(byte))
+            return true
         }
+        guard !ascii else { return }
+        bytes.removeSubrange(start...)
+        bytes.append(contentsOf: name.lowercased().utf8)
     }
 
     /// Whether `name` in lower case is `lowercase`.

@@ -49,12 +49,8 @@ final class HTTP2Session: ConnectionSession {
     private var resetsReceived: UInt64 = 0
     /// When an answer's body last sent bytes, or began waiting to.
     private var lastBodyProgressSeconds = 0.0
-    /// The header fields of the answer being submitted, kept from one answer to the next so that
-    /// their buffers are allocated once: names and values end to end, where each is, and the list
-    /// nghttp2 takes (it copies the fields before `nghttp2_submit_response` returns).
-    private var fieldBytes: [UInt8] = []
-    private var fieldRanges: [(name: Range<Int>, value: Range<Int>)] = []
-    private var fieldList: [nghttp2_nv] = []
+    /// The header fields of the answer being submitted, kept from one answer to the next.
+    private var fields = HTTP2HeaderBlock()
 
     /// nil when nghttp2 cannot make a session (no memory).
     init?(connection: TLSConnection, loop: TLSEventLoop, headerLimitBytes: Int) {
@@ -205,12 +201,19 @@ final class HTTP2Session: ConnectionSession {
             stream.headers = [:]
             return 0
         }
+        // Pseudo-header names are told by bytes: no string made for a name that is not kept.
+        if name.first == UInt8(ascii: ":") {
+            if name.elementsEqual(":method".utf8) {
+                stream.method = String(decoding: value, as: UTF8.self)
+            } else if name.elementsEqual(":path".utf8) {
+                stream.target = Array(value)
+            } else if name.elementsEqual(":authority".utf8) {
+                stream.authority = String(decoding: value, as: UTF8.self)
+            }
+            return 0
+        }
         let text = String(decoding: value, as: UTF8.self)
         switch String(decoding: name, as: UTF8.self) {
-        case ":method": stream.method = text
-        case ":path": stream.target = Array(value)
-        case ":authority": stream.authority = text
-        case let pseudo where pseudo.hasPrefix(":"): break
         // Cookies may come split over many fields (RFC 9113 8.2.3).
         case "cookie": stream.headers["cookie"] = stream.headers["cookie"].map { $0 + "; " + text } ?? text
         case let header: stream.headers[header] = text
@@ -267,43 +270,25 @@ final class HTTP2Session: ConnectionSession {
 
     // MARK: Responses
 
-    /// Headers HTTP/2 forbids (RFC 9113 8.2.2).
-    private static let connectionHeaders = ["connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade"]
-        .map { Array($0.utf8) }
-    private static let contentLength = Array("content-length".utf8)
-
     private func submit(_ response: HTTPResponse, on id: Int32, stream: Stream) {
         guard let session else { return }
         guard let body = ResponseBody(response.body) else {
             return submit(.text(404, "not found"), on: id, stream: stream)
         }
         stream.answered = true
-        fieldBytes.removeAll(keepingCapacity: true)
-        fieldRanges.removeAll(keepingCapacity: true)
-        addField(":status") { HeaderBytes.appendDecimal(response.status, to: &$0) }
-        var hasLength = false
-        for (name, value) in response.headers {
-            let nameStart = fieldBytes.count
-            HeaderBytes.appendLowercased(name, to: &fieldBytes)
-            guard !Self.connectionHeaders.contains(where: { fieldBytes[nameStart...].elementsEqual($0) }) else {
-                fieldBytes.removeSubrange(nameStart...)
-                continue
-            }
-            hasLength = hasLength || fieldBytes[nameStart...].elementsEqual(Self.contentLength)
-            let valueStart = fieldBytes.count
-            fieldBytes.append(contentsOf: value.utf8)
-            fieldRanges.append((nameStart..<valueStart, valueStart..<fieldBytes.count))
+        fields.removeAll()
+        fields.add(":status") { HeaderBytes.appendDecimal(response.status, to: &$0) }
+        for (name, value) in response.headers { fields.add(name: name, value: value) }
+        if !fields.hasContentLength && response.statusAllowsBody {
+            fields.add("content-length") { HeaderBytes.appendDecimal(body.length, to: &$0) }
         }
-        if !hasLength && response.statusAllowsBody {
-            addField("content-length") { HeaderBytes.appendDecimal(body.length, to: &$0) }
-        }
-        addField("date") { $0.append(contentsOf: ServerHeaders.currentHTTPDate().utf8) }
+        fields.add("date") { $0.append(contentsOf: ServerHeaders.currentHTTPDate().utf8) }
         let sendsBody = stream.method != "HEAD" && response.statusAllowsBody && body.length > 0
         if sendsBody {
             if !streams.values.contains(where: { $0.body != nil }) { lastBodyProgressSeconds = TLSEventLoop.nowSeconds() }
             stream.body = body
         }
-        let result = withFields { fields in
+        let result = fields.withList { fields in
             guard sendsBody else { return nghttp2_submit_response(session, id, fields.baseAddress, fields.count, nil) }
             var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: readBodyCallback)
             return nghttp2_submit_response(session, id, fields.baseAddress, fields.count, &provider)
@@ -315,29 +300,6 @@ final class HTTP2Session: ConnectionSession {
             return
         }
         loop.countAnswer()
-    }
-
-    /// Adds a field whose name is lower case already; `value` appends its value.
-    private func addField(_ name: StaticString, value: (inout [UInt8]) -> Void) {
-        let nameStart = fieldBytes.count
-        fieldBytes.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
-        let valueStart = fieldBytes.count
-        value(&fieldBytes)
-        fieldRanges.append((nameStart..<valueStart, valueStart..<fieldBytes.count))
-    }
-
-    /// `body` with the fields added as nghttp2 takes them.
-    private func withFields(_ body: (UnsafeBufferPointer<nghttp2_nv>) -> Int32) -> Int32 {
-        fieldList.removeAll(keepingCapacity: true)
-        return fieldBytes.withUnsafeMutableBufferPointer { bytes in
-            let base = bytes.baseAddress!
-            for range in fieldRanges {
-                fieldList.append(nghttp2_nv(name: base + range.name.lowerBound, value: base + range.value.lowerBound,
-                                            namelen: range.name.count, valuelen: range.value.count,
-                                            flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue)))
-            }
-            return fieldList.withUnsafeBufferPointer(body)
-        }
     }
 
     /// Fills nghttp2's buffer from the stream's body; nghttp2 calls it as the windows allow.
