@@ -132,6 +132,37 @@ import Testing
         }
     }
 
+    /// The playlist is rendered and gzipped once per change of the stream: the same answer until a part
+    /// or segment arrives, then the new playlist, in each form asked for.
+    @Test func aLivePlaylistIsMadeAgainOnlyWhenThePartsChange() throws {
+        let stream = Self.stream()
+        func playlist(gzip: Bool, query: [String: String] = [:]) throws -> HTTPResponse {
+            try #require(Self.answer(stream.playlistReply(rendition: 0, query: query, acceptsGzip: gzip)))
+        }
+        func text(_ response: HTTPResponse) -> String {
+            guard case .bytes(let bytes) = response.body else { return "" }
+            return String(decoding: bytes, as: UTF8.self)
+        }
+        for part in 0..<3 {
+            stream.addPart(rendition: 0, position: .init(sequenceNumber: 1, part: part), durationSeconds: 0.334,
+                           independent: part == 0, bytes: [UInt8(part)])
+            let plain = try playlist(gzip: false)
+            #expect(text(plain).components(separatedBy: "#EXT-X-PART:").count == part + 2, "\(text(plain))")
+            #expect(try playlist(gzip: false) == plain)
+            let packed = try playlist(gzip: true)
+            #expect(packed.header("Content-Encoding") == "gzip")
+            #expect(packed.body == .bytes(try #require(Gzip.compress(Array(text(plain).utf8)))))
+            #expect(try playlist(gzip: true) == packed)
+            let blocking = try playlist(gzip: false, query: ["_HLS_msn": "1", "_HLS_part": "\(part)"])
+            #expect(blocking.body == plain.body && blocking.header("Cache-Control") == "public, max-age=1")
+            #expect(plain.header("Cache-Control") == "no-cache")
+        }
+        stream.update(rendition: 0, base: MediaPlaylist(targetDurationSeconds: 2, mediaSequence: 1, segments: [
+            .init(uri: "seg/000001.m4s", durationSeconds: 1.002),
+        ]))
+        #expect(text(try playlist(gzip: false)).contains("seg/000001.m4s"))
+    }
+
     @Test func theHintedPartIsSentOnceItExists() {
         let stream = Self.stream()
         let reply = stream.partReply(rendition: 0, position: .init(sequenceNumber: 1, part: 0))

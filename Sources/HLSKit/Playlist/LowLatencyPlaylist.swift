@@ -22,7 +22,7 @@ public struct LowLatencyPlaylist: Sendable {
     }
 
     /// A delta update (`_HLS_skip`): YES leaves out old segments, v2 also old date ranges (none here).
-    public enum Skip: Sendable, Equatable {
+    public enum Skip: Sendable, Hashable {
         case none, segments, segmentsAndDateRanges
     }
 

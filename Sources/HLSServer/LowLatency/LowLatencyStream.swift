@@ -53,18 +53,26 @@ public final class LowLatencyStream: Sendable {
 
     /// A rendition's playlist as it stood, in the form a request asked for.
     private struct PlaylistForm {
+        /// What makes two forms of one state render the same bytes.
+        struct Key: Hashable {
+            var rendition: Int
+            var skip: LowLatencyPlaylist.Skip
+            var blocking: Bool
+            var gzip: Bool
+        }
+
+        var key: Key
+        /// The state's `version` it was taken from.
+        var version: Int
         var playlist: LowLatencyPlaylist
-        var skip: LowLatencyPlaylist.Skip
         var reports: [MediaPlaylist.RenditionReport]
-        var blocking: Bool
-        var gzip: Bool
 
         var response: HTTPResponse {
-            let text = playlist.playlist(skip: skip, renditionReports: reports).render()
+            let text = playlist.playlist(skip: key.skip, renditionReports: reports).render()
             // A response to a blocking request stays right for whoever asks the same URL later: a cache
             // may keep it for about a part; the plain URL changes with every part.
-            let caching = blocking ? "public, max-age=1" : "no-cache"
-            return ServerHeaders.playlist(Array(text.utf8), cacheControl: caching, gzip: gzip)
+            let caching = key.blocking ? "public, max-age=1" : "no-cache"
+            return ServerHeaders.playlist(Array(text.utf8), cacheControl: caching, gzip: key.gzip)
         }
     }
 
@@ -72,10 +80,14 @@ public final class LowLatencyStream: Sendable {
         var renditions: [RenditionState]
         var waiters: [Int: Waiter] = [:]
         var nextWaiter = 0
+        /// Counts the changes the engine made: playlists rendered from one version are the same.
+        var version = 0
     }
 
     public let metrics: ServerMetrics
     private let state: Locked<State>
+    /// The last playlist answer made in each form, and the version of the state it was made from.
+    private let renderedPlaylists = Locked<[PlaylistForm.Key: (version: Int, response: HTTPResponse)]>([:])
     /// Times out blocking requests.
     private let clock: any Scheduler
 
@@ -130,6 +142,7 @@ public final class LowLatencyStream: Sendable {
     private func wake(_ change: (inout State) -> Void) {
         let ready: [(answer: Answer, waiters: [Waiter])] = state.withLock { state in
             change(&state)
+            state.version += 1
             // Waiters for the same playlist get the same answer, rendered once (after the lock).
             var shared: [String: (answer: Answer?, waiters: [Waiter])] = [:]
             for (id, waiter) in state.waiters {
@@ -144,7 +157,7 @@ public final class LowLatencyStream: Sendable {
             return shared.values.compactMap { entry in entry.answer.map { (answer: $0, waiters: entry.waiters) } }
         }
         for (answer, waiters) in ready {
-            let response = answer.response
+            let response = self.response(for: answer)
             for waiter in waiters {
                 metrics.endWait()
                 waiter.respond(response)
@@ -217,7 +230,7 @@ public final class LowLatencyStream: Sendable {
             }
             return Self.answer(awaited, rendition: rendition, in: state)
         }
-        if let immediate { return .now(immediate.response) }
+        if let immediate { return .now(response(for: immediate)) }
         return wait(for: awaited, rendition: rendition)
     }
 
@@ -230,7 +243,7 @@ public final class LowLatencyStream: Sendable {
             let next = state.renditions[rendition].playlist.nextPart
             return (nil, position >= next && position.sequenceNumber <= next.sequenceNumber + 1)
         }
-        if let immediate { return .now(immediate.response) }
+        if let immediate { return .now(response(for: immediate)) }
         guard canWait else { return .now(.text(404, "no such part", headers: ServerHeaders.noStore)) }
         return wait(for: .part(position), rendition: rendition)
     }
@@ -249,7 +262,7 @@ public final class LowLatencyStream: Sendable {
                 state.waiters[id] = Waiter(rendition: rendition, awaited: awaited, respond: respond)
                 return (nil, id)
             }
-            if let answer { return respond(answer.response) }
+            if let answer { return respond(response(for: answer)) }
             metrics.beginWait()
             clock.schedule(afterSeconds: timeout, on: .global()) { [self] in
                 let expired = state.withLock { $0.waiters.removeValue(forKey: id) }
@@ -259,6 +272,19 @@ public final class LowLatencyStream: Sendable {
                                       headers: ServerHeaders.noStore))
             }
         }
+    }
+
+    /// The response an answer gives. A playlist is rendered and gzipped once per version of the stream
+    /// and form: the players that reload it between two parts get the bytes made for the first.
+    private func response(for answer: Answer) -> HTTPResponse {
+        guard case .playlist(let form) = answer else { return answer.response }
+        if let kept = renderedPlaylists.withLock({ $0[form.key] }), kept.version == form.version { return kept.response }
+        let response = form.response
+        renderedPlaylists.withLock { kept in
+            // Rendered outside the lock: a later version may be kept already.
+            if kept[form.key].map({ $0.version < form.version }) ?? true { kept[form.key] = (form.version, response) }
+        }
+        return response
     }
 
     /// The answer to an awaited request if it can be given now.
@@ -286,8 +312,8 @@ public final class LowLatencyStream: Sendable {
                                                                            StreamLayout.playlistName)),
                     lastSequenceNumber: last?.sequenceNumber ?? playlist.lastSequenceNumber, lastPart: last?.part)
             }
-            return .playlist(PlaylistForm(playlist: rendition.playlist, skip: skip, reports: reports,
-                                          blocking: blocking, gzip: gzip))
+            return .playlist(PlaylistForm(key: .init(rendition: index, skip: skip, blocking: blocking, gzip: gzip),
+                                          version: state.version, playlist: rendition.playlist, reports: reports))
         }
     }
 
