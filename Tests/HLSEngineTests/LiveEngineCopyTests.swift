@@ -27,6 +27,28 @@ import Testing
         #expect(initSection.count > 0 && source.encodedFrames == 120, "\(source.encodedFrames) frames encoded")
     }
 
+    /// A live camera's copied samples are written by its own thread when none waits before them: every
+    /// picture it sent within the duration is in the stream, a valid one of 1 s segments.
+    @Test func aLiveCopiedCameraIsWrittenAsItSends() throws {
+        let run = EngineRun(seconds: 3, realtime: true)
+        let source = try EncodedSource(run.test, keyframeIntervalFrames: 30)
+        let engine = try run.makeEngine(sources: [source])
+        let outcome = try engine.run()
+        #expect(outcome.failure == nil)
+        let playlist = try run.playlist()
+        #expect(playlist.endList && playlist.segments.count >= 2, "\(playlist.render())")
+        var pictures = 0
+        for segment in playlist.segments {
+            let moof = try #require(try MP4Box.parse(try run.store.read(segment.uri)).first("moof"))
+            // The video track is the first.
+            pictures += try #require(try moof.all("traf").first?.first("trun")?.trackRun()).entries.count
+        }
+        // Every picture of the duration (3 s at 30 fps); what came past its end is left out by design.
+        #expect(pictures == 3 * run.test.framesPerSecond && source.handedOn >= pictures,
+                "\(pictures) pictures written of \(source.handedOn) handed on")
+        #expect(try run.validationErrors() == [])
+    }
+
     /// Keyframes 1.5 s apart for 1 s segments: the engine cuts only at them, never between.
     @Test func segmentsStartOnlyAtTheSourcesKeyframes() throws {
         var run = EngineRun(seconds: 6)
@@ -117,6 +139,8 @@ private final class EncodedSource: CaptureSource, @unchecked Sendable {
     private let inner: TestSource
     private let encoder: VideoEncoder
     private(set) var encodedFrames = 0
+    /// The samples handed on: the encoder may hold a frame back.
+    private(set) var handedOn = 0
 
     init(_ configuration: TestSource.Configuration, keyframeIntervalFrames: Int) throws {
         inner = try TestSource(configuration)
@@ -141,7 +165,10 @@ private final class EncodedSource: CaptureSource, @unchecked Sendable {
             case .video(let frame):
                 guard let samples = try? encoder.encode(frame, forceKeyframe: false) else { return }
                 encodedFrames += 1
-                for sample in samples { handler(.copied(sample)) }
+                for sample in samples {
+                    handedOn += 1
+                    handler(.copied(sample))
+                }
             case .ended:
                 for sample in (try? encoder.flush()) ?? [] { handler(.copied(sample)) }
                 handler(.ended)

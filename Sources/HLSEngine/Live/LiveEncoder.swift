@@ -56,6 +56,8 @@ final class LiveEncoder {
     /// A ladder on copied video (`--ladder source,480p,360p`): the source's pictures, decoded for the rungs
     /// below it, which `video` encodes.
     private let sourceDecoder: SampleDecoder?
+    /// Whether copied video is also decoded, for a ladder's rungs.
+    var decodesCopiedVideo: Bool { sourceDecoder != nil }
     /// Presentation times (the copied track's ticks, stream time) of the source keyframes that start
     /// segments, oldest first: the rungs below get their IDRs there, so segment N of every rung starts at
     /// the same picture.
