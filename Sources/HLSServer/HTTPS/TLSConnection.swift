@@ -127,6 +127,10 @@ final class TLSConnection {
                 lastActivitySeconds = nowSeconds
                 guard buffer.withUnsafeBytes({ session.receive(UnsafeRawBufferPointer(rebasing: $0.prefix(Int(count)))) })
                 else { return false }
+                // A read that did not fill the buffer and left nothing inside TLS most likely emptied the
+                // socket: epoll (level-triggered) wakes the loop for anything more, which saves the read
+                // that would only say EAGAIN.
+                if Int(count) < buffer.count && SSL_has_pending(ssl) == 0 { return true }
                 continue
             }
             switch outcome(of: count) {
