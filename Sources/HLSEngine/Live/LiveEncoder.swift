@@ -274,24 +274,25 @@ final class LiveEncoder {
     func encode(copied input: EncodedSample) throws -> [Segment] {
         let timescale = tracks[input.track].timescale
         let capture = timescale.convert(input.decodeTime, to: .microseconds)
+        // The stream starts at the camera's first keyframe: the pictures before it cannot be decoded, and
+        // the sound before it is left out. Neither is the start of the stream's time (`--duration`).
+        if tracks[input.track].isVideo {
+            if timing.leadMicroseconds == nil, !input.isSync { return [] }
+        } else if isBeforeCopiedVideo(capture) {
+            return []
+        }
         let sinceOrigin = anchor(capture)
         guard !isPastDuration(sinceOrigin), let origin = timing.originMicroseconds else { return [] }
         var sample = input
         // One offset for every sample of the track, so its own ticks (and durations) stay exact.
         sample.decodeTime -= Timescale.microseconds.convert(origin, to: timescale)
         if tracks[input.track].isVideo {
-            if timing.leadMicroseconds == nil {
-                // The stream starts at the camera's first keyframe: the pictures before it cannot be decoded.
-                guard input.isSync else { return [] }
-                timing.leadMicroseconds = capture
-            }
+            if timing.leadMicroseconds == nil { timing.leadMicroseconds = capture }
             statistics.countFrame(captureMicroseconds: capture)
             if startsSegmentAtNextFrame { cutSegment(atLeadTicks: sample.decodeTime + Int64(sample.compositionOffset)) }
             if sample.isSync, sourceDecoder != nil, startsSegment(atSourceTicks: sample.presentationTime) {
                 rungKeyframeTicks.append(sample.presentationTime)
             }
-        } else if isBeforeCopiedVideo(capture) {
-            return []
         }
         if tracks[input.track].isVideo {
             recorder?.take(copied: sample, capturedAt: timing.originDate.map {

@@ -43,7 +43,12 @@ public final class CopySource {
         var lastDecodeTime: Int64?
         /// The parameter sets video samples carry, checked against the sample entry.
         var parameterSets: InBandParameterSets?
+        /// A live stream's packets before its first timestamp.
+        var untimed: [DemuxedPacket] = []
     }
+
+    /// At most this many packets of a live stream wait for its first timestamp; those before are left out.
+    private static let untimedLimit = 64
 
     public let path: String
     public let tracks: [TrackDescription]
@@ -55,8 +60,9 @@ public final class CopySource {
     /// By position in the demuxer's streams; nil for a stream that is handed on uncopied.
     private var state: [Track?]
     /// A live input (a network camera): timestamps may jump, which its source re-bases instead of refusing
-    /// the input, and packets before a stream's first timestamp (RTP's before the first sender report)
-    /// are left out.
+    /// the input, and packets before a stream's first timestamp are stamped back from it a frame apart
+    /// (FFmpeg gives an RTSP stream's very first packet none: a camera's first keyframe, which a copy
+    /// would otherwise lose with the whole interval up to the next one).
     public var isLive = false
     /// Packets read while looking for the parameter sets of streams that carry them in-band.
     private var readAhead: [DemuxedPacket]
@@ -175,7 +181,30 @@ public final class CopySource {
         let index = packet.streamIndex
         guard var track = state[index] else { return nil }
         let timeBase = track.info.timeBase
-        if isLive, track.lastDecodeTime == nil, packet.dts == nil, packet.pts == nil { return nil }
+        if isLive, track.lastDecodeTime == nil {
+            if packet.dts == nil, packet.pts == nil {
+                if track.untimed.count == Self.untimedLimit { track.untimed.removeFirst() }
+                track.untimed.append(packet)
+                state[index] = track
+                return nil
+            }
+            if !track.untimed.isEmpty {
+                let untimed = track.untimed
+                track.untimed = []
+                state[index] = track
+                if let spacing = Self.frameSpacing(of: track.info, packet: packet), let first = packet.dts ?? packet.pts {
+                    // Read again, stamped, before this one: the first of them has a frame's spacing more each.
+                    let stamped = untimed.enumerated().map { position, untimedPacket in
+                        var stamped = untimedPacket
+                        stamped.dts = first - Int64(untimed.count - position) * spacing
+                        stamped.pts = stamped.dts
+                        return stamped
+                    }
+                    readAhead.insert(contentsOf: stamped + [packet], at: 0)
+                    return nil
+                }
+            }
+        }
         guard let sourceDecodeTime = packet.dts ?? packet.pts ?? track.lastDecodeTime.map({ $0 + 1 }) else {
             throw CopyError(path: path, reason: "its \(track.info.codecName) packets have no timestamps, which copying "
                 + "needs", transcodingHelps: true)
@@ -256,6 +285,24 @@ public final class CopySource {
 
     private func seconds(_ ticks: Int64, _ track: Track) -> String {
         String(format: "%.3f", track.timescale.seconds(ticks))
+    }
+
+    /// How far apart two packets of the stream are, in its time base: the packet's own duration, a
+    /// picture at the stream's frame rate, or an AAC frame at its sample rate. Nil when none is known.
+    private static func frameSpacing(of stream: InputStreamInfo, packet: DemuxedPacket) -> Int64? {
+        if packet.duration > 0 { return packet.duration }
+        let base = stream.timeBase
+        guard base.numerator > 0, base.denominator > 0 else { return nil }
+        let ticks: Int64
+        switch stream.kind {
+        case .video:
+            guard let rate = stream.averageFrameRate, rate.numerator > 0, rate.denominator > 0 else { return nil }
+            ticks = Int64(base.denominator) * Int64(rate.denominator) / (Int64(base.numerator) * Int64(rate.numerator))
+        case .audio:
+            guard stream.sampleRate > 0 else { return nil }
+            ticks = 1024 * Int64(base.denominator) / (Int64(base.numerator) * Int64(stream.sampleRate))
+        }
+        return ticks > 0 ? ticks : nil
     }
 
     private func rescale(_ value: Int64, _ timeBase: Rational, _ timescale: Timescale) -> Int64 {
