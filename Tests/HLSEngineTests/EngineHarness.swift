@@ -110,12 +110,14 @@ struct EngineRun {
 /// Before each sample it moves `clock` to the sample's capture time, so the engine's timers (retention,
 /// the duration) fire as they would in real time. At each keyframe it waits until the engine has listed
 /// the segment that keyframe ends (`observer`, the engine's last), so the clock never runs ahead of
-/// the stream, and nothing is dropped. When its `seconds` are delivered it moves the clock to the instant
-/// the next sample would come and waits to be stopped: the engine's duration timer does that.
+/// the stream, and nothing is dropped. When its `seconds` are delivered it hands on the next sample, the
+/// first past the engine's duration, as a camera would, and waits to be stopped: that sample ends the stream.
 final class LoopedSource: CaptureSource, @unchecked Sendable {
     let clock: VirtualClock
     let framesPerSecond: Int
     let seconds: Int
+    /// Whether the sample after the last second is handed on; without it the camera falls silent.
+    let handsOnSamplePastEnd: Bool
     /// One group of pictures, the first a keyframe, decode times from 0 at 90 kHz.
     let pictures: [EncodedSample]
     let track: TrackDescription
@@ -126,10 +128,11 @@ final class LoopedSource: CaptureSource, @unchecked Sendable {
 
     /// Encodes `keyframeIntervalFrames` of the test pattern once.
     init(clock: VirtualClock, width: Int = 160, height: Int = 96, framesPerSecond: Int,
-         keyframeIntervalFrames: Int, seconds: Int) throws {
+         keyframeIntervalFrames: Int, seconds: Int, handsOnSamplePastEnd: Bool = true) throws {
         self.clock = clock
         self.framesPerSecond = framesPerSecond
         self.seconds = seconds
+        self.handsOnSamplePastEnd = handsOnSamplePastEnd
         var test = TestSource.Configuration()
         test.width = width
         test.height = height
@@ -200,8 +203,8 @@ final class LoopedSource: CaptureSource, @unchecked Sendable {
         let ticksPerFrame = Int64(VideoEncoder.timescale.ticksPerSecond) / Int64(framesPerSecond)
         let startMicroseconds = clock.monotonicMicroseconds()
         let count = seconds * framesPerSecond
-        for index in 0..<count {
-            guard !state.withLock({ $0.stopping }) else { return }
+        for index in 0...count {
+            guard !state.withLock({ $0.stopping }), index < count || handsOnSamplePastEnd else { break }
             let microseconds = startMicroseconds + Int64(index) * 1_000_000 / Int64(framesPerSecond)
             clock.advance(toMicroseconds: microseconds)
             var sample = pictures[index % pictures.count]
@@ -209,11 +212,11 @@ final class LoopedSource: CaptureSource, @unchecked Sendable {
             sample.durationHint = ticksPerFrame
             let listedBefore = observer.count
             handler(.copied(sample))
+            guard index < count else { break }
             state.withLock { $0.delivered += 1 }
             // A keyframe ends the segment before it: wait for the engine to list it.
             if sample.isSync, index > 0 { observer.wait(forMoreThan: listedBefore) }
         }
-        clock.advance(toMicroseconds: startMicroseconds + Int64(seconds) * 1_000_000)
         stopped.wait()
     }
 }

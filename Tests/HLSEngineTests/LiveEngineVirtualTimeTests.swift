@@ -58,7 +58,7 @@ import Testing
     }
 
     /// One hour of 10 fps H.264 copied from a camera with a keyframe every 2 s, a window of 5 segments,
-    /// a recording split every 10 minutes that keeps 25 minutes, stopped by the duration's timer.
+    /// a recording split every 10 minutes that keeps 25 minutes, stopped by its first sample past the hour.
     @Test func anHourWithAWindowASplitRecordingAndRetentionRunsInVirtualTime() throws {
         let began = Date()
         let clock = VirtualClock()
@@ -82,7 +82,7 @@ import Testing
 
         #expect(outcome.failure == nil, "\(String(describing: outcome.failure))")
         #expect(!outcome.endedAtOnce)
-        #expect(source.delivered == 36_000, "the duration's timer stopped it at the hour")
+        #expect(source.delivered == 36_000, "the first sample past the hour stopped it")
         let start = clock.startMicroseconds
 
         // The window: 5 segments of 2 s; the media sequence is the first one's number.
@@ -105,7 +105,7 @@ import Testing
             #expect(listing.uris == (max(1, listed - 4)...listed).map(StreamLayout.segmentPath), "segment \(listed)")
             #expect(listing.mediaSequence == max(1, listed - 4), "segment \(listed)")
             var expected = Set((max(1, listed - 11)...listed).map(StreamLayout.segmentPath))
-            // The last segment is listed by the stop, which the duration's timer makes at 3600 s: the same
+            // The last segment is listed by the stop, which the sample at 3600 s makes: the same
             // instant segment 1788's deletion is due, so either may come first (the stop deletes it anyway).
             if listed == 1800, listing.storedSegments.contains(StreamLayout.segmentPath(1788)) {
                 expected.insert(StreamLayout.segmentPath(1788))
@@ -213,6 +213,42 @@ import Testing
         // What is kept is within the limit, but for the file written last, which no pass has seen.
         let keptBytes = names.dropFirst(door.count).dropLast().reduce(0) { $0 + ((try? disk.read("door/" + $1))?.count ?? 0) }
         #expect(Int64(keptBytes) <= fileBytes * 5 / 2)
+    }
+
+    /// A camera that falls silent before the duration: the engine stops it a grace second after the
+    /// duration, counted from its first sample, and the stream ends with what it sent.
+    @Test func aSourceSilentBeforeTheDurationIsStoppedAGraceSecondAfterIt() throws {
+        let clock = VirtualClock()
+        let source = try LoopedSource(clock: clock, framesPerSecond: 10, keyframeIntervalFrames: 20, seconds: 6,
+                                      handsOnSamplePastEnd: false)
+        var configuration = LiveConfiguration()
+        configuration.size = OutputSize(width: 160, height: 96)
+        configuration.framesPerSecond = 10
+        configuration.segmentMilliseconds = 2000
+        configuration.durationMilliseconds = 10_000
+        configuration.observers = [source.observer]
+        let store = MemoryStore()
+        let engine = LiveEngine(configuration: configuration, sources: [source], store: store, clock: clock)
+        let result = Locked<Result<LiveEngine.Outcome, LiveError>?>(nil)
+        Thread {
+            let outcome = Result { () throws(LiveError) in try engine.run() }
+            result.withLock { $0 = outcome }
+        }.start()
+
+        let deadline = Date(timeIntervalSinceNow: 60)
+        while source.delivered < 60, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        #expect(source.delivered == 60)
+        let grace = LiveEngine.durationGraceMicroseconds
+        clock.advance(toMicroseconds: clock.startMicroseconds + 10_000_000 + grace - 1)
+        Thread.sleep(forTimeInterval: 0.2)
+        #expect(result.withLock { $0 } == nil, "stopped before the duration and its grace")
+        clock.advance(toMicroseconds: clock.startMicroseconds + 10_000_000 + grace)
+        while result.withLock({ $0 }) == nil, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        let outcome = try #require(result.withLock { $0 }).get()
+        #expect(outcome.failure == nil, "\(String(describing: outcome.failure))")
+        let playlist = try MediaPlaylist.parse(String(decoding: try store.read(StreamLayout.playlistName), as: UTF8.self))
+        #expect(playlist.endList)
+        #expect(playlist.segments.map(\.durationSeconds) == [2, 2, 2], "\(playlist.segments)")
     }
 
     /// A recording file read box by box, as the recordings index reads it.

@@ -75,6 +75,9 @@ final class LiveEncoder {
     let recorder: LiveRecorder?
     /// The video is a source's own, copied: its keyframes cut the segments.
     let copiesVideo: Bool
+    /// A frame of the lead track (the video, or the sound without video) came at or past the duration:
+    /// every frame of the stream is in, and it may end.
+    private(set) var reachedDuration = false
 
     /// `copied`: tracks a source hands on encoded (a network camera's H.264, its AAC), written as they are
     /// instead of encoding that kind; they come first, the video before its sound.
@@ -242,16 +245,22 @@ final class LiveEncoder {
         return captureMicroseconds - origin
     }
 
-    /// With a duration, capture past the end is left out, so the stream is exactly that long.
-    private func isPastDuration(_ microsecondsSinceOrigin: Int64) -> Bool {
-        guard let milliseconds = configuration.durationMilliseconds else { return false }
-        return microsecondsSinceOrigin >= milliseconds * 1000
+    /// With a duration, capture past the end is left out, so the stream is exactly that long. The first
+    /// frame of the lead track past the end says the stream has all of its frames.
+    private func isPastDuration(_ microsecondsSinceOrigin: Int64, lead: Bool) -> Bool {
+        guard let milliseconds = configuration.durationMilliseconds,
+              microsecondsSinceOrigin >= milliseconds * 1000 else { return false }
+        if lead { reachedDuration = true }
+        return true
     }
+
+    /// Whether the sound leads the stream: there is no video, encoded or copied.
+    private var soundLeads: Bool { video == nil && !copiesVideo }
 
     func encode(video frame: Frame) throws -> [Segment] {
         guard let video, let capture = frame.pts else { return [] }
         let sinceOrigin = anchor(capture)
-        guard !isPastDuration(sinceOrigin) else { return [] }
+        guard !isPastDuration(sinceOrigin, lead: true) else { return [] }
         statistics.countFrame(captureMicroseconds: capture)
         let ticks = Timescale.microseconds.convert(sinceOrigin, to: VideoEncoder.timescale)
         // The encoder needs increasing times; a frame stamped no later than the previous one is a duplicate.
@@ -274,27 +283,28 @@ final class LiveEncoder {
     func encode(copied input: EncodedSample) throws -> [Segment] {
         let timescale = tracks[input.track].timescale
         let capture = timescale.convert(input.decodeTime, to: .microseconds)
+        let isVideo = tracks[input.track].isVideo
         // The stream starts at the camera's first keyframe: the pictures before it cannot be decoded, and
         // the sound before it is left out. Neither is the start of the stream's time (`--duration`).
-        if tracks[input.track].isVideo {
+        if isVideo {
             if timing.leadMicroseconds == nil, !input.isSync { return [] }
         } else if isBeforeCopiedVideo(capture) {
             return []
         }
         let sinceOrigin = anchor(capture)
-        guard !isPastDuration(sinceOrigin), let origin = timing.originMicroseconds else { return [] }
+        guard !isPastDuration(sinceOrigin, lead: isVideo || soundLeads), let origin = timing.originMicroseconds else {
+            return []
+        }
         var sample = input
         // One offset for every sample of the track, so its own ticks (and durations) stay exact.
         sample.decodeTime -= Timescale.microseconds.convert(origin, to: timescale)
-        if tracks[input.track].isVideo {
+        if isVideo {
             if timing.leadMicroseconds == nil { timing.leadMicroseconds = capture }
             statistics.countFrame(captureMicroseconds: capture)
             if startsSegmentAtNextFrame { cutSegment(atLeadTicks: sample.decodeTime + Int64(sample.compositionOffset)) }
             if sample.isSync, sourceDecoder != nil, startsSegment(atSourceTicks: sample.presentationTime) {
                 rungKeyframeTicks.append(sample.presentationTime)
             }
-        }
-        if tracks[input.track].isVideo {
             recorder?.take(copied: sample, capturedAt: timing.originDate.map {
                 $0.addingTimeInterval(timescale.seconds(sample.decodeTime))
             } ?? clock.now())
@@ -346,8 +356,8 @@ final class LiveEncoder {
     func encode(audio frame: Frame) throws -> [Segment] {
         guard let audio, let capture = frame.pts, !isBeforeCopiedVideo(capture) else { return [] }
         let sinceOrigin = anchor(capture)
-        guard !isPastDuration(sinceOrigin) else { return [] }
-        if startsSegmentAtNextFrame, video == nil, !copiesVideo, let lead = tracks.first {
+        guard !isPastDuration(sinceOrigin, lead: soundLeads) else { return [] }
+        if startsSegmentAtNextFrame, soundLeads, let lead = tracks.first {
             cutSegment(atLeadTicks: Timescale.microseconds.convert(sinceOrigin, to: lead.timescale))
         }
         var samples: [EncodedSample] = []

@@ -74,6 +74,10 @@ public final class LiveEngine: @unchecked Sendable {
 
     // Writing-queue state.
     private var encoder: LiveEncoder?
+    /// With a duration, the stream ends at the first frame past it; a source that stops sending before then
+    /// is stopped this long after the duration (from the first frame), by `durationTimer`.
+    static let durationGraceMicroseconds: Int64 = 1_000_000
+    private var durationTimer: ScheduledTimer?
     /// Set by `run` before any frame is taken.
     private let output = Locked<LiveOutput?>(nil)
 
@@ -210,9 +214,6 @@ public final class LiveEngine: @unchecked Sendable {
         }
         self.output.withLock { $0 = output }
 
-        if let milliseconds = configuration.durationMilliseconds, isLive {
-            clock.schedule(afterMicroseconds: Int64(milliseconds) * 1000, on: .global()) { [self] in requestStop() }
-        }
         // A stop asked for while the stream started (a signal, a device lost) is carried out now that it runs.
         let stopAsked = state.withLock { state in
             state.accepting = true
@@ -413,6 +414,19 @@ public final class LiveEngine: @unchecked Sendable {
         } catch {
             stop(failure: .encoding("\(kind) encoding failed: \(error)"))
         }
+        // A source read as fast as it goes (no backpressure in live runs) ends by itself.
+        if backpressure == nil { endAtDuration(encoder) }
+    }
+
+    /// Stops the stream when its lead track went past the duration; from its first frame on, a timer
+    /// stops it should the sources fall silent before that.
+    private func endAtDuration(_ encoder: LiveEncoder) {
+        guard let milliseconds = configuration.durationMilliseconds else { return }
+        if encoder.reachedDuration { return requestStop() }
+        guard durationTimer == nil, let origin = encoder.timing.originMicroseconds else { return }
+        let deadline = origin + milliseconds * 1000 + Self.durationGraceMicroseconds
+        durationTimer = clock.schedule(afterMicroseconds: deadline - clock.monotonicMicroseconds(),
+                                       on: .global()) { [self] in requestStop() }
     }
 
     // MARK: Output
@@ -464,6 +478,7 @@ public final class LiveEngine: @unchecked Sendable {
             for standIn in standIns { standIn.stop() }
             backpressure?.signal()
             writingQueue.async { [self] in
+                durationTimer?.cancel()
                 do {
                     let segments = try encoder?.finish() ?? []
                     publish(segments, parts: encoder?.takeParts() ?? [])
