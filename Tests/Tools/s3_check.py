@@ -6,6 +6,8 @@ Usage: s3_check.py ENDPOINT create BUCKET [--cors] [--player]
        s3_check.py ENDPOINT poll BUCKET KEY [--interval S] [--timeout S] [--sliding]
        s3_check.py ENDPOINT get BUCKET KEY [--output FILE]
        s3_check.py ENDPOINT uploads BUCKET
+       s3_check.py ENDPOINT versioning BUCKET
+       s3_check.py ENDPOINT listed BUCKET KEY
 
 Credentials come from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY; path-style addressing.
 - create: makes the bucket (with --cors, one that lets any page GET and HEAD its objects; with
@@ -19,6 +21,10 @@ Credentials come from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY; path-style ad
   until ENDLIST, never lists an object the store lacks (see origin_poller.py).
 - get: writes the object's body to FILE, or prints it.
 - uploads: prints {"uploads": [keys of the multipart uploads in progress]}.
+- versioning: turns the bucket's versioning on, so that the store keeps every version of an object.
+- listed: reads every stored version of the playlist at KEY (a bucket with versioning) and prints
+  {"versions": n, "uris": [every URI any version listed, sorted]}: what the store ever listed, which a
+  poller may miss when two versions come within one of its polls.
 """
 import argparse
 import json
@@ -105,6 +111,18 @@ def check(s3, endpoint, bucket, prefix, playlist_cache_control, public):
     return {"objects": len(objects), "playlists": playlists, "problems": problems}
 
 
+def listed_versions(s3, bucket, key):
+    versions, uris = 0, set()
+    for page in s3.get_paginator("list_object_versions").paginate(Bucket=bucket, Prefix=key):
+        for version in page.get("Versions", []):
+            if version["Key"] != key:
+                continue
+            body = s3.get_object(Bucket=bucket, Key=key, VersionId=version["VersionId"])["Body"].read()
+            versions += 1
+            uris.update(playlist_uris(body.decode("utf-8", errors="replace")))
+    return {"versions": versions, "uris": sorted(uris)}
+
+
 def main(argv):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("endpoint")
@@ -130,11 +148,23 @@ def main(argv):
     getting.add_argument("--output")
     uploads = commands.add_parser("uploads")
     uploads.add_argument("bucket")
+    versioning = commands.add_parser("versioning")
+    versioning.add_argument("bucket")
+    listed = commands.add_parser("listed")
+    listed.add_argument("bucket")
+    listed.add_argument("key")
     args = parser.parse_args(argv)
     s3 = client(args.endpoint)
     if args.command == "uploads":
         listed = s3.list_multipart_uploads(Bucket=args.bucket).get("Uploads", [])
         print(json.dumps({"uploads": [upload["Key"] for upload in listed]}), flush=True)
+        return 0
+    if args.command == "versioning":
+        s3.put_bucket_versioning(Bucket=args.bucket, VersioningConfiguration={"Status": "Enabled"})
+        print(json.dumps({"versioning": args.bucket}), flush=True)
+        return 0
+    if args.command == "listed":
+        print(json.dumps(listed_versions(s3, args.bucket, args.key)), flush=True)
         return 0
     if args.command == "create":
         s3.create_bucket(Bucket=args.bucket)
