@@ -181,29 +181,9 @@ public final class CopySource {
         let index = packet.streamIndex
         guard var track = state[index] else { return nil }
         let timeBase = track.info.timeBase
-        if isLive, track.lastDecodeTime == nil {
-            if packet.dts == nil, packet.pts == nil {
-                if track.untimed.count == Self.untimedLimit { track.untimed.removeFirst() }
-                track.untimed.append(packet)
-                state[index] = track
-                return nil
-            }
-            if !track.untimed.isEmpty {
-                let untimed = track.untimed
-                track.untimed = []
-                state[index] = track
-                if let spacing = Self.frameSpacing(of: track.info, packet: packet), let first = packet.dts ?? packet.pts {
-                    // Read again, stamped, before this one: the first of them has a frame's spacing more each.
-                    let stamped = untimed.enumerated().map { position, untimedPacket in
-                        var stamped = untimedPacket
-                        stamped.dts = first - Int64(untimed.count - position) * spacing
-                        stamped.pts = stamped.dts
-                        return stamped
-                    }
-                    readAhead.insert(contentsOf: stamped + [packet], at: 0)
-                    return nil
-                }
-            }
+        if isLive, track.lastDecodeTime == nil, holdsUntimed(packet, of: &track) {
+            state[index] = track
+            return nil
         }
         guard let sourceDecodeTime = packet.dts ?? packet.pts ?? track.lastDecodeTime.map({ $0 + 1 }) else {
             throw CopyError(path: path, reason: "its \(track.info.codecName) packets have no timestamps, which copying "
@@ -283,6 +263,30 @@ public final class CopySource {
             + "\(seconds(rescale(sourceDecodeTime, timeBase, track.timescale), track)) s; the file is damaged")
     }
 
+    /// A live track's first packets may come without timestamps (an RTSP camera's first keyframe): they
+    /// are held until the first timed packet, then read again before it, stamped a frame apart back from
+    /// it. True when `packet` was held, or held packets were put back to be read again before it.
+    private func holdsUntimed(_ packet: DemuxedPacket, of track: inout Track) -> Bool {
+        guard let first = packet.dts ?? packet.pts else {
+            if track.untimed.count == Self.untimedLimit { track.untimed.removeFirst() }
+            track.untimed.append(packet)
+            return true
+        }
+        guard !track.untimed.isEmpty else { return false }
+        let untimed = track.untimed
+        track.untimed = []
+        // Without a known spacing they cannot be placed: left out.
+        guard let spacing = Self.frameSpacing(of: track.info, packet: packet) else { return false }
+        let stamped = untimed.enumerated().map { position, untimedPacket in
+            var stamped = untimedPacket
+            stamped.dts = first - Int64(untimed.count - position) * spacing
+            stamped.pts = stamped.dts
+            return stamped
+        }
+        readAhead.insert(contentsOf: stamped + [packet], at: 0)
+        return true
+    }
+
     private func seconds(_ ticks: Int64, _ track: Track) -> String {
         String(format: "%.3f", track.timescale.seconds(ticks))
     }
@@ -300,7 +304,8 @@ public final class CopySource {
             ticks = Int64(base.denominator) * Int64(rate.denominator) / (Int64(base.numerator) * Int64(rate.numerator))
         case .audio:
             guard stream.sampleRate > 0 else { return nil }
-            ticks = 1024 * Int64(base.denominator) / (Int64(base.numerator) * Int64(stream.sampleRate))
+            ticks = Int64(AudioEncoder.frameSampleCount) * Int64(base.denominator)
+                / (Int64(base.numerator) * Int64(stream.sampleRate))
         }
         return ticks > 0 ? ticks : nil
     }
