@@ -95,5 +95,9 @@ import Testing
         #expect(logged.first?.hasPrefix("https: 127.0.0.1:") == true && logged.first?.contains(hostile.logged) == true,
                 "\(logged)")
         #expect(server.refusedCount == 1)
+        // Counted in /metrics too, server-wide.
+        let metrics = ServerMetrics()
+        metrics.follow(server)
+        #expect(metrics.render().contains("\nhlscap_http_refused_connections_total 1\n"), "\(metrics.render())")
     }
 }

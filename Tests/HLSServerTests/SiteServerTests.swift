@@ -293,7 +293,8 @@ import Testing
         // One family per name, and every series but the server's own names its stream.
         let declared = text.split(separator: "\n").filter { $0.hasPrefix("# TYPE ") }
         #expect(Set(declared).count == declared.count)
-        let serverWide = ["hlscap_http_requests_total{kind=", "hlscap_http_responses_total{code=", "hlscap_http_connections "]
+        let serverWide = ["hlscap_http_requests_total{kind=", "hlscap_http_responses_total{code=", "hlscap_http_connections ",
+                          "hlscap_http_refused_connections_total ", "hlscap_http_late_header_connections_total "]
         for sample in samples where !serverWide.contains(where: sample.hasPrefix) {
             #expect(sample.contains("{stream=\"door\"") || sample.contains("{stream=\"yard\""), "\(sample)")
         }
@@ -308,7 +309,7 @@ import Testing
         try site.add("cam1", server: StreamServer(root: one.path, metrics: ServerMetrics()), status: FixedStatus())
         let http = try HTTPServer(configuration: .init(address: try ListenAddress("127.0.0.1:0")), handler: site.handle)
         defer { http.stop() }
-        site.metrics.countConnections { [weak http] in http?.connectionCount ?? 0 }
+        site.metrics.follow(http)
         let base = "http://127.0.0.1:\(http.port)"
         #expect(try Self.fetch(base + "/cam1/playlist.m3u8").status == 200)
         #expect(try Self.fetch(base + "/cam2/playlist.m3u8").status == 404)
@@ -340,6 +341,7 @@ import Testing
         #expect(parsed["hlscap_http_requests_total{kind=segment,stream=cam1}"] as? Double ?? 0 > 0, "\(parsed)")
         #expect(parsed["hlscap_stream_state{state=live,stream=cam1}"] as? Double == 1, "\(parsed)")
         #expect(parsed["hlscap_http_connections"] as? Double ?? 0 >= 1, "\(parsed)")
+        #expect(parsed["hlscap_http_refused_connections_total"] as? Double == 0, "\(parsed)")
     }
 
     @Test func aReloadIsAPostWithTheAdminToken() throws {

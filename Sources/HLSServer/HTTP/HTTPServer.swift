@@ -122,6 +122,9 @@ public final class HTTPServer: @unchecked Sendable {
     /// Connections closed so far because their request header came too slowly.
     public var lateHeaderCount: Int { deadlines.droppedCount }
 
+    /// Cleartext HTTP/1.1 has no hostile case of its own but a late header (`lateHeaderCount`).
+    public var refusedCount: Int { 0 }
+
     /// Answers every held request with 503, then closes every connection and the listening socket.
     public func stop() {
         guard !stopped.exchange(true, ordering: .acquiringAndReleasing), let daemon else { return }

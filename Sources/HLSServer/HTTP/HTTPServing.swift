@@ -11,6 +11,9 @@ public protocol HTTPServing: AnyObject, Sendable {
     var answeredCount: Int { get }
     /// Connections closed so far because their request header came too slowly.
     var lateHeaderCount: Int { get }
+    /// Connections refused or closed so far as hostile (HTTP/2 floods and resets, more streams than
+    /// allowed, a window kept shut), each told once in the server's log.
+    var refusedCount: Int { get }
     /// Answers every held request with 503, then closes every connection and the listening socket.
     func stop()
 }

@@ -45,10 +45,20 @@ public final class ServerMetrics: Sendable {
 
     /// Connections are the whole HTTP server's, never one stream's.
     static let connectionsFamily = "hlscap_http_connections"
+    static let refusedFamily = "hlscap_http_refused_connections_total"
+    static let lateHeadersFamily = "hlscap_http_late_header_connections_total"
+    /// The families of the server as a whole, not of one stream.
+    static let serverWideFamilies: Set<String> = [connectionsFamily, refusedFamily, lateHeadersFamily]
+
+    private struct ServerCounts {
+        var connections = 0
+        var refused = 0
+        var lateHeaders = 0
+    }
 
     private let counts = Locked(Counts())
-    /// Connected clients, read when the metrics are rendered.
-    private let connections = Locked<(@Sendable () -> Int)?>(nil)
+    /// The server's connection counts, read when the metrics are rendered.
+    private let server = Locked<(@Sendable () -> ServerCounts?)?>(nil)
     private let reported = Locked<[Family]>([])
 
     public init() {}
@@ -70,9 +80,13 @@ public final class ServerMetrics: Sendable {
         }
     }
 
-    /// Where the connection count comes from (the HTTP server).
-    public func countConnections(_ source: @escaping @Sendable () -> Int) {
-        connections.withLock { $0 = source }
+    /// The server whose connections, refusals and late headers are counted (held weakly).
+    public func follow(_ http: any HTTPServing) {
+        server.withLock {
+            $0 = { [weak http] in
+                http.map { ServerCounts(connections: $0.connectionCount, refused: $0.refusedCount, lateHeaders: $0.lateHeaderCount) }
+            }
+        }
     }
 
     /// The stream's families, rendered after the server's own until the next report replaces them.
@@ -88,13 +102,19 @@ public final class ServerMetrics: Sendable {
     /// Families in the order they are exposed: the server's, then the engine's.
     func families() -> [Family] {
         let counts = counts.withLock { $0 }
+        let serverCounts = server.withLock { $0 }?() ?? ServerCounts()
         var families = [
             Family(name: "hlscap_http_requests_total", help: "HTTP requests answered, by what they asked for",
                    kind: .counter, samples: RequestKind.allCases.map { ([("kind", $0.rawValue)], Double(counts.requests[$0] ?? 0)) }),
             Family(name: "hlscap_http_responses_total", help: "HTTP responses, by status code", kind: .counter,
                    samples: counts.statuses.keys.sorted().map { ([("code", String($0))], Double(counts.statuses[$0]!)) }),
             Family(name: Self.connectionsFamily, help: "client connections open now", kind: .gauge,
-                   value: Double(connections.withLock { $0 }?() ?? 0)),
+                   value: Double(serverCounts.connections)),
+            Family(name: Self.refusedFamily,
+                   help: "connections refused or closed as hostile (HTTP/2 floods and resets, too many streams, a window kept shut)",
+                   kind: .counter, value: Double(serverCounts.refused)),
+            Family(name: Self.lateHeadersFamily, help: "connections closed because their request header came too slowly",
+                   kind: .counter, value: Double(serverCounts.lateHeaders)),
             Family(name: "hlscap_blocking_requests_waiting", help: "blocking reloads and part requests held now",
                    kind: .gauge, value: Double(counts.waiting)),
             Family(name: "hlscap_blocking_requests_total", help: "blocking reloads and part requests that were held",

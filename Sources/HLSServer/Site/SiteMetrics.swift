@@ -3,9 +3,9 @@
 /// `stream` label first, one family per name however many streams have it.
 enum SiteMetrics {
     /// The families of the server as a whole; a stream's ServerMetrics has the rest.
-    static let serverFamilies: Set<String> = [
-        "hlscap_http_requests_total", "hlscap_http_responses_total", ServerMetrics.connectionsFamily,
-    ]
+    static let serverFamilies: Set<String> = ServerMetrics.serverWideFamilies.union([
+        "hlscap_http_requests_total", "hlscap_http_responses_total",
+    ])
 
     /// `families` with `stream`'s samples added, each labelled `stream="NAME"`; a new name goes last.
     static func merge(_ families: [ServerMetrics.Family], _ stream: [ServerMetrics.Family], stream name: String)

@@ -245,7 +245,7 @@ public final class SiteServer: Sendable {
     func renderMetrics() -> String {
         var families = metrics.families().filter { SiteMetrics.serverFamilies.contains($0.name) }
         for entry in statuses() {
-            let own = entry.metrics.families().filter { $0.name != ServerMetrics.connectionsFamily }
+            let own = entry.metrics.families().filter { !ServerMetrics.serverWideFamilies.contains($0.name) }
             families = SiteMetrics.merge(families, own + SiteMetrics.families(entry.status, viewers: entry.viewers),
                                          stream: entry.name)
         }

@@ -166,7 +166,7 @@ struct ServerOptions {
         } catch {
             throw CommandError("\(error)", exitCode: .unavailable)
         }
-        metrics.countConnections { [weak http] in http?.connectionCount ?? 0 }
+        metrics.follow(http)
         return http
     }
 
