@@ -2,19 +2,21 @@
 """Measures glass-to-glass latency: plays a live HLS stream in headless Chromium and samples the
 wall clock minus the capture time of the frame on screen.
 
-Usage: latency_probe.py URL --hlsjs FILE [--seconds S] [--chromium PATH] [--any-certificate]
+Usage: latency_probe.py URL --hlsjs FILE [--seconds S] [--chromium PATH] [--any-certificate] [--no-seek]
        latency_probe.py PAGE_URL --preview [--vod] [--seconds S] [--chromium PATH] [--any-certificate]
 
 With --hlsjs, a page served from a loopback port of this tool (another origin than the stream,
 so CORS is exercised) plays URL with hls.js in low-latency mode; the frame's capture time is
 hls.playingDate, from EXT-X-PROGRAM-DATE-TIME; like Safari, the player may play up to 10 % faster to
-reach its target latency. With --preview, PAGE_URL is hlscap's own preview
+reach its target latency, and with parts it seeks to its target when more than a part behind it
+(hls.js's liveMaxLatencyDuration; --no-seek leaves hls.js's defaults). With --preview, PAGE_URL is hlscap's own preview
 page (GET /), which reports the same figure. Sampling starts once playback has begun and lasts
 --seconds of playback. --vod plays a finished stream (no PROGRAM-DATE-TIME) and only checks that
 --seconds of it played without an error. Prints one JSON line:
   {"samples", "medianSeconds", "p95Seconds", "playedSeconds", "error", "stalls", "protocols"}
 and, with --hlsjs, hls.js's own figures: "playerMedianSeconds" (how far behind the live edge of its
-last playlist it plays, hls.latency) and "targetLatencySeconds" (how far it aims to: PART-HOLD-BACK).
+last playlist it plays, hls.latency), "targetLatencySeconds" (how far it aims to: PART-HOLD-BACK) and
+"seeksPastSeconds" (the liveMaxLatencyDuration set).
 where "protocols" lists the protocols the page's requests went over (Resource Timing's
 nextHopProtocol: "h2", "http/1.1"). With --hlsjs, "streamFiles" counts the files the page fetched
 from the stream's server by protocol and kind: {"h2": {"playlist": N, "part": N, "other": N}}.
@@ -61,6 +63,19 @@ const hls = attach(video, source);
 // Like Safari's own LL-HLS player, play up to 10 % faster to reach the target latency after a
 // start-up or a stall, rather than stay behind for good.
 hls.config.maxLiveSyncPlaybackRate = 1.1;
+// hls.js plays faster only with over a second buffered ahead, which a sub-second latency never has:
+// it starts behind its target by what fetching the first parts took and stays there. With a part
+// target, more than a part behind the target makes hls.js seek to it (liveMaxLatencyDuration), as an
+// LL-HLS page would set it; seek=0 leaves hls.js's defaults.
+if (new URLSearchParams(location.search).get("seek") !== "0") {
+  hls.on("hlsLevelUpdated", (event, data) => {
+    const part = data.details.partTarget;
+    if (part && hls.targetLatency && hls.config.liveMaxLatencyDuration === undefined) {
+      hls.config.liveMaxLatencyDuration = hls.targetLatency + part;
+      window.probe.maxLatency = hls.config.liveMaxLatencyDuration;
+    }
+  });
+}
 hls.on("hlsError", (event, data) => { if (data.fatal) window.probe.error = data.type + ": " + data.details; });
 setInterval(() => {
   const date = hls.playingDate;
@@ -147,6 +162,8 @@ def sample(devtools, expression, seconds, vod=False):
                 player_latencies.append(state["playerLatency"])
             if state.get("targetLatency") is not None:
                 report["targetLatencySeconds"] = round(state["targetLatency"], 3)
+            if state.get("maxLatency") is not None:
+                report["seeksPastSeconds"] = round(state["maxLatency"], 3)
         if started is None and now > deadline:
             report["error"] = f"playback did not start within {START_TIMEOUT_SECONDS} s"
             break
@@ -175,6 +192,8 @@ def run(args):
         server, port = page_server(args.hlsjs)
         # Encoded whole: a signed URL's own query must reach the page's src intact.
         url = f"http://127.0.0.1:{port}/probe.html?src={urllib.parse.quote(args.url, safe='')}"
+        if args.no_seek:
+            url += "&seek=0"
         expression = HLSJS_STATE
     chromium = Chromium(args.chromium, ["--ignore-certificate-errors"] if args.any_certificate else [])
     try:
@@ -202,6 +221,7 @@ def main(argv):
     parser.add_argument("--seconds", type=float, default=60)
     parser.add_argument("--chromium", default="chromium")
     parser.add_argument("--any-certificate", action="store_true")
+    parser.add_argument("--no-seek", action="store_true")
     args = parser.parse_args(argv)
     if not args.preview and not args.hlsjs:
         parser.error("--hlsjs FILE or --preview")
