@@ -43,6 +43,12 @@ static inline struct MHD_Daemon *hlscap_mhd_start(unsigned int flags, const stru
                             MHD_OPTION_END);
 }
 
+/* Macros Swift cannot import (casts): the size of a body still being made (sent in chunks), and what a
+   content reader returns at the end of such a body, or when it can never be finished. */
+static const uint64_t hlscap_mhd_size_unknown = MHD_SIZE_UNKNOWN;
+static const ssize_t hlscap_mhd_reader_end = MHD_CONTENT_READER_END_OF_STREAM;
+static const ssize_t hlscap_mhd_reader_error = MHD_CONTENT_READER_END_WITH_ERROR;
+
 /* The port the daemon listens on, once started (port 0 asks the kernel for a free one). */
 static inline uint16_t hlscap_mhd_port(struct MHD_Daemon *daemon) {
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);

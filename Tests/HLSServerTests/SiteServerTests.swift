@@ -45,6 +45,10 @@ import Testing
         case .file(let path, let offset, let length):
             let data = try Data(contentsOf: URL(fileURLWithPath: path))
             return Array(data[offset..<offset + length])
+        case .growing(let growing):
+            var bytes = [UInt8](repeating: 0, count: growing.count)
+            _ = bytes.withUnsafeMutableBytes { growing.read(from: 0, into: $0) }
+            return bytes
         }
     }
 

@@ -20,12 +20,28 @@ public struct HTTPRequest: Sendable, Equatable {
     public func header(_ name: String) -> String? { headers[name.lowercased()] }
 }
 
-/// A response: status, headers, and bytes or a byte range of a file (sent without copying).
+/// A response: status, headers, and bytes, a byte range of a file (sent without copying), or a body
+/// still being made.
 public struct HTTPResponse: Sendable, Equatable {
     public enum Body: Sendable, Equatable {
         case bytes([UInt8])
         /// `length` bytes of the open file at `path` from `offset`.
         case file(path: String, offset: Int, length: Int)
+        /// Bytes sent as they come, without Content-Length; no Range applies.
+        case growing(GrowingBody)
+
+        public static func == (lhs: Body, rhs: Body) -> Bool {
+            switch (lhs, rhs) {
+            case (.bytes(let left), .bytes(let right)):
+                left == right
+            case (.file(let leftPath, let leftOffset, let leftLength), .file(let rightPath, let rightOffset, let rightLength)):
+                leftPath == rightPath && leftOffset == rightOffset && leftLength == rightLength
+            case (.growing(let left), .growing(let right)):
+                left === right
+            default:
+                false
+            }
+        }
     }
 
     public var status: Int

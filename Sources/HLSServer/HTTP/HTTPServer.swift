@@ -9,13 +9,15 @@ import Synchronization
 ///
 /// One internal thread polls every connection with epoll, so a slow or stuck client costs a file
 /// descriptor, never a thread, and never holds up capture or other clients. A request answered
-/// `later` is suspended (it takes no polling) until its answer arrives from another thread.
+/// `later` is suspended (it takes no polling) until its answer arrives from another thread; so is one
+/// whose growing body has no new byte, until the body grows.
 /// Connections, idle time and request header sizes are bounded; over the limits libmicrohttpd
 /// refuses the connection or answers 431 itself. A request header must also arrive whole within a
 /// time limit (`HeaderDeadlines`), checked by a thread of its own.
 ///
 /// Unchecked sendable: `daemon` is written once in `init` and read-only until `stop`, which the
-/// `stopped` flag makes run once; the suspended requests are under their own lock.
+/// `stopped` flag makes run once; the suspended requests and the growing bodies being sent are under
+/// their own locks.
 public final class HTTPServer: @unchecked Sendable {
     public struct Configuration: Sendable {
         public var address: ListenAddress
@@ -55,6 +57,8 @@ public final class HTTPServer: @unchecked Sendable {
     private let handler: Handler
     private var daemon: OpaquePointer?
     private let suspended = Locked<[ObjectIdentifier: PendingRequest]>([:])
+    /// The readers of growing bodies whose responses libmicrohttpd still holds.
+    private let growing = Locked<[ObjectIdentifier: GrowingBodyReader]>([:])
     private let stopped = Atomic<Bool>(false)
     private let answered = Atomic<Int>(0)
     fileprivate let deadlines: HeaderDeadlines
@@ -133,9 +137,13 @@ public final class HTTPServer: @unchecked Sendable {
         for pending in suspended.withLock({ Array($0.values) }) {
             pending.respond(.text(503, "the server is stopping"))
         }
-        // Resumed connections are taken up by the polling thread before the daemon goes.
+        for reader in growing.withLock({ Array($0.values) }) { reader.cut() }
+        // Resumed connections are taken up by the polling thread before the daemon goes (libmicrohttpd
+        // must not stop with a connection suspended).
         let deadline = Date().addingTimeInterval(1)
-        while suspended.withLock({ !$0.isEmpty }) && Date() < deadline { usleep(5_000) }
+        while (suspended.withLock { !$0.isEmpty } || growing.withLock { !$0.isEmpty }) && Date() < deadline {
+            usleep(5_000)
+        }
         MHD_stop_daemon(daemon)
     }
 
@@ -179,10 +187,12 @@ public final class HTTPServer: @unchecked Sendable {
     }
 
     private func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
-        guard let made = Self.make(response) else {
+        guard let made = make(response, on: connection) else {
             return queue(.text(404, "not found"), on: connection)
         }
         for (name, value) in response.headers {
+            // libmicrohttpd chunks a body of unknown size; a length would contradict it.
+            if case .growing = response.body, name.lowercased() == "content-length" { continue }
             MHD_add_response_header(made, name, value)
         }
         defer { MHD_destroy_response(made) }
@@ -190,7 +200,7 @@ public final class HTTPServer: @unchecked Sendable {
         return MHD_queue_response(connection, UInt32(response.status), made)
     }
 
-    private static func make(_ response: HTTPResponse) -> OpaquePointer? {
+    private func make(_ response: HTTPResponse, on connection: OpaquePointer) -> OpaquePointer? {
         switch response.body {
         case .bytes(let bytes):
             return bytes.withUnsafeBytes { buffer in
@@ -206,8 +216,23 @@ public final class HTTPServer: @unchecked Sendable {
                 return nil
             }
             return made
+        case .growing(let body):
+            let reader = GrowingBodyReader(body: body, connection: connection, readers: growing)
+            // The response owns the reader until libmicrohttpd frees it (`releaseReader`).
+            let owned = Unmanaged.passRetained(reader)
+            guard let made = MHD_create_response_from_callback(hlscap_mhd_size_unknown, Self.growingBlockBytes,
+                                                               readGrowingBody, owned.toOpaque(), releaseReader) else {
+                reader.close()
+                owned.release()
+                return nil
+            }
+            return made
         }
     }
+
+    /// The buffer libmicrohttpd reads a growing body into for an HTTP/1.0 client (chunks use the
+    /// connection's own buffer).
+    private static let growingBlockBytes = 16 * 1024
 
     /// The client's numeric address, as `getnameinfo` writes it.
     private static func clientAddress(of connection: OpaquePointer) -> String? {
@@ -243,6 +268,90 @@ public final class HTTPServer: @unchecked Sendable {
 /// `MHD_resume_connection` from any thread.
 struct ConnectionHandle: @unchecked Sendable {
     let pointer: OpaquePointer
+}
+
+/// The reader of one growing body for libmicrohttpd: hands it the bytes there are, and when there are
+/// none yet, suspends the connection (libmicrohttpd allows that from a content reader) until the body's
+/// wake-up resumes it, so that a waiting body costs no polling.
+///
+/// Unchecked sendable: the connection pointer is used by the two calls libmicrohttpd allows, suspend on
+/// its thread, resume from any, both under the lock that says which state the connection is in.
+final class GrowingBodyReader: @unchecked Sendable {
+    private struct State {
+        var suspended = false
+        /// The server stops: the body is cut.
+        var cut = false
+    }
+
+    private let body: GrowingBody
+    private let connection: ConnectionHandle
+    private let readers: Locked<[ObjectIdentifier: GrowingBodyReader]>
+    private let state = Locked(State())
+    private var watch = 0
+
+    init(body: GrowingBody, connection: OpaquePointer, readers: Locked<[ObjectIdentifier: GrowingBodyReader]>) {
+        self.body = body
+        self.connection = ConnectionHandle(pointer: connection)
+        self.readers = readers
+        // Watched before the first read, so that no growth falls between a read that finds nothing and
+        // the suspension; the body holds the reader until `close` (and a wake-up under way, after it).
+        watch = body.watch { self.resume() }
+        readers.withLock { $0[ObjectIdentifier(self)] = self }
+    }
+
+    /// On libmicrohttpd's thread: bytes from `offset`, the end, or 0 with the connection suspended.
+    func read(from offset: UInt64, into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        state.withLock { state in
+            guard !state.cut else { return hlscap_mhd_reader_error }
+            switch body.read(from: Int(offset), into: buffer) {
+            case .bytes(let count):
+                return count
+            case .finished:
+                return hlscap_mhd_reader_end
+            case .abandoned:
+                // The connection closes without the last chunk: no client takes the bytes for a whole body.
+                return hlscap_mhd_reader_error
+            case .waiting:
+                state.suspended = true
+                MHD_suspend_connection(connection.pointer)
+                return 0
+            }
+        }
+    }
+
+    /// From the producing thread: the body grew or ended.
+    private func resume() {
+        let suspended = state.withLock { state in
+            defer { state.suspended = false }
+            return state.suspended
+        }
+        if suspended { MHD_resume_connection(connection.pointer) }
+    }
+
+    /// The server stops: the body ends as an abandoned one would.
+    func cut() {
+        state.withLock { $0.cut = true }
+        resume()
+    }
+
+    /// libmicrohttpd is done with the response.
+    func close() {
+        body.unwatch(watch)
+        _ = readers.withLock { $0.removeValue(forKey: ObjectIdentifier(self)) }
+    }
+}
+
+private let readGrowingBody: MHD_ContentReaderCallback = { context, offset, buffer, size in
+    guard let context, let buffer else { return hlscap_mhd_reader_error }
+    return Unmanaged<GrowingBodyReader>.fromOpaque(context).takeUnretainedValue()
+        .read(from: offset, into: UnsafeMutableRawBufferPointer(start: UnsafeMutableRawPointer(buffer), count: size))
+}
+
+private let releaseReader: MHD_ContentReaderFreeCallback = { context in
+    guard let context else { return }
+    let reader = Unmanaged<GrowingBodyReader>.fromOpaque(context)
+    reader.takeUnretainedValue().close()
+    reader.release()
 }
 
 /// A request held for a later answer. Unchecked sendable: the answer is under its lock and is set once.

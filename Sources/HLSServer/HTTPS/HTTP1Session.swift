@@ -3,6 +3,8 @@ import CHTTPParser
 /// HTTP/1.1 on one TLS connection (a client that chose `http/1.1` by ALPN or offered none), with
 /// Node's http-parser: keep-alive, pipelining (one request answered at a time, in order), HEAD, 431 for
 /// a request header over the limit, 505 for a version other than 1.x and 400 for one that does not parse.
+/// A growing body goes out in chunks as it grows (to an HTTP/1.0 client: as it is, then the connection
+/// closes).
 ///
 /// Why not libmicrohttpd behind TLS, as over plain HTTP: it does its own TLS (GnuTLS) and reads its
 /// own sockets, so it cannot take a connection whose handshake OpenSSL made and whose ALPN chose
@@ -16,8 +18,9 @@ final class HTTP1Session: ConnectionSession {
         case reading
         /// The handler holds the request `ticket` for a later answer.
         case waiting(ticket: Int32)
-        /// Sending an answer; the connection closes after it when `closeAfter`.
-        case writing(head: [UInt8]?, body: ResponseBody?, closeAfter: Bool)
+        /// Sending an answer, its body in chunks when `chunked`; the connection closes after it when
+        /// `closeAfter`.
+        case writing(head: [UInt8]?, body: ResponseBody?, chunked: Bool, closeAfter: Bool)
         case closing
     }
 
@@ -45,6 +48,8 @@ final class HTTP1Session: ConnectionSession {
     private var unsupportedVersion = false
     private var method = ""
     private var keepAlive = true
+    /// The request is HTTP/1.0, which has no chunked coding.
+    private var isHTTP10 = false
 
     init(connection: TLSConnection, loop: TLSEventLoop, headerLimitBytes: Int, headerTimeoutSeconds: Double) {
         self.connection = connection
@@ -81,17 +86,29 @@ final class HTTP1Session: ConnectionSession {
     }
 
     func produce(into output: inout [UInt8], limit: Int) -> Bool {
-        while case .writing(let head, let body, let closeAfter) = state {
+        while case .writing(let head, let body, let chunked, let closeAfter) = state {
             if let head {
                 output.append(contentsOf: head)
-                state = .writing(head: nil, body: body, closeAfter: closeAfter)
+                state = .writing(head: nil, body: body, chunked: chunked, closeAfter: closeAfter)
             }
-            if let body, !body.isFinished {
+            if let body {
                 guard output.count < limit else { return true }
-                // The content length was promised: a file that ends early ends the connection.
-                guard let count = scratch.withUnsafeMutableBytes({ body.read(into: $0) }), count > 0 else { return false }
-                output.append(contentsOf: scratch[..<count])
-                continue
+                switch scratch.withUnsafeMutableBytes({ body.read(into: $0) }) {
+                case .bytes(let count):
+                    if chunked { Self.appendChunkSize(count, to: &output) }
+                    output.append(contentsOf: scratch[..<count])
+                    if chunked { output.append(contentsOf: Self.lineEnd) }
+                    continue
+                case .waiting:
+                    // The body's wake-up brings the loop back here.
+                    return true
+                case .failed:
+                    // The length was promised, or the last chunk never comes: the connection ends, once
+                    // the bytes already given are out.
+                    return !output.isEmpty
+                case .end:
+                    if chunked { output.append(contentsOf: Self.lastChunk) }
+                }
             }
             if closeAfter {
                 state = .closing
@@ -106,6 +123,9 @@ final class HTTP1Session: ConnectionSession {
         guard case .waiting(let waiting) = state, waiting == ticket else { return }
         answer(response, closeAfter: !keepAlive)
     }
+
+    /// One answer is sent at a time: the loop's next write goes on with it.
+    func resumeBody(ticket: Int32) {}
 
     func answerWaitingBeforeStop() {
         guard case .waiting = state else { return }
@@ -196,6 +216,7 @@ final class HTTP1Session: ConnectionSession {
         if readsValue || !field.isEmpty { storeHeader() }
         method = String(cString: hlscap_http_parser_method(parser))
         keepAlive = http_should_keep_alive(parser) != 0
+        isHTTP10 = parser.pointee.http_minor == 0
         connection.headerDeadlineSeconds = nil
         return 0
     }
@@ -223,6 +244,10 @@ final class HTTP1Session: ConnectionSession {
 
     private func answer(_ response: HTTPResponse, closeAfter: Bool) {
         guard let body = ResponseBody(response.body) else { return answer(.text(404, "not found"), closeAfter: closeAfter) }
+        let sendsBody = method != "HEAD" && response.statusAllowsBody && body.length != 0
+        // A growing body has no length to promise: chunks, or to an HTTP/1.0 client the end of the connection.
+        let chunked = sendsBody && body.isGrowing && !isHTTP10
+        let closeAfter = closeAfter || sendsBody && body.isGrowing && isHTTP10
         // Written as bytes: this runs on every answer.
         var head: [UInt8] = []
         head.reserveCapacity(Self.headCapacity)
@@ -234,25 +259,35 @@ final class HTTP1Session: ConnectionSession {
         var hasLength = false
         for (name, value) in response.headers {
             guard !HeaderBytes.name(name, is: "connection"), !HeaderBytes.name(name, is: "transfer-encoding") else { continue }
-            hasLength = hasLength || HeaderBytes.name(name, is: "content-length")
+            let isLength = HeaderBytes.name(name, is: "content-length")
+            guard !(isLength && body.isGrowing) else { continue }
+            hasLength = hasLength || isLength
             Self.appendField(name, value, to: &head)
         }
-        if !hasLength && response.statusAllowsBody {
+        if !hasLength && response.statusAllowsBody, let length = body.length {
             head.append(contentsOf: "Content-Length: ".utf8)
-            HeaderBytes.appendDecimal(body.length, to: &head)
+            HeaderBytes.appendDecimal(length, to: &head)
             head.append(contentsOf: Self.lineEnd)
         }
+        if chunked { Self.appendField("Transfer-Encoding", "chunked", to: &head) }
         Self.appendField("Date", ServerHeaders.currentHTTPDate(), to: &head)
         if closeAfter { Self.appendField("Connection", "close", to: &head) }
         head.append(contentsOf: Self.lineEnd)
-        let sendsBody = method != "HEAD" && response.statusAllowsBody && body.length > 0
-        state = .writing(head: head, body: sendsBody ? body : nil, closeAfter: closeAfter)
+        if sendsBody { body.watch(loop.bodyWakeUp(for: connection, ticket: nextTicket)) }
+        state = .writing(head: head, body: sendsBody ? body : nil, chunked: chunked, closeAfter: closeAfter)
         loop.countAnswer()
     }
 
     /// Room for a usual answer's head, so that writing one allocates once.
     private static let headCapacity = 512
     private static let lineEnd = Array("\r\n".utf8)
+    private static let lastChunk = Array("0\r\n\r\n".utf8)
+
+    /// A chunk's size line: the size in hexadecimal (RFC 9112 7.1).
+    private static func appendChunkSize(_ count: Int, to output: inout [UInt8]) {
+        output.append(contentsOf: String(count, radix: 16).utf8)
+        output.append(contentsOf: lineEnd)
+    }
 
     private static func appendField(_ name: String, _ value: String, to head: inout [UInt8]) {
         head.append(contentsOf: name.utf8)

@@ -6,7 +6,8 @@ import CNGHTTP2
 /// (header blocks that decode to too much, a window kept shut on an answer), tells the loop why a
 /// hostile client goes, and turns each complete request into an `HTTPRequest` and each answer into a
 /// response whose body nghttp2 pulls as the client's window opens. Requests on one connection are
-/// independent streams: many may wait for a later answer at once, each answered when it arrives.
+/// independent streams: many may wait for a later answer at once, each answered when it arrives. A
+/// growing body is deferred while it has no new byte and resumed by its wake-up, through the loop.
 ///
 /// The only owner of its `nghttp2_session`; called on the loop's thread only.
 final class HTTP2Session: ConnectionSession {
@@ -35,6 +36,8 @@ final class HTTP2Session: ConnectionSession {
         var dispatched = false
         var answered = false
         var body: ResponseBody?
+        /// The body is a growing one with no new byte: nghttp2 holds the stream until it is resumed.
+        var deferred = false
     }
 
     private var session: OpaquePointer?
@@ -151,6 +154,14 @@ final class HTTP2Session: ConnectionSession {
         submit(response, on: ticket, stream: stream)
     }
 
+    func resumeBody(ticket: Int32) {
+        guard let session, let stream = streams[ticket], stream.deferred else { return }
+        stream.deferred = false
+        // Bytes that waited on the producer, not on the client: the client's time to read them starts now.
+        if !streamsWaitOnShutWindow { lastBodyProgressSeconds = TLSEventLoop.nowSeconds() }
+        nghttp2_session_resume_data(session, ticket)
+    }
+
     func answerWaitingBeforeStop() {
         for (id, stream) in streams where stream.dispatched && !stream.answered {
             submit(.text(503, "the server is stopping"), on: id, stream: stream)
@@ -165,12 +176,18 @@ final class HTTP2Session: ConnectionSession {
     }
 
     var windowShutSinceSeconds: Double? {
-        guard let session else { return nil }
+        streamsWaitOnShutWindow ? lastBodyProgressSeconds : nil
+    }
+
+    /// Whether an answer's bytes wait on a window the client keeps shut (a growing body waiting on its
+    /// producer waits on no client).
+    private var streamsWaitOnShutWindow: Bool {
+        guard let session else { return false }
         let connectionShut = nghttp2_session_get_remote_window_size(session) <= 0
-        let waits = streams.contains { id, stream in
-            stream.body != nil && (connectionShut || nghttp2_session_get_stream_remote_window_size(session, id) <= 0)
+        return streams.contains { id, stream in
+            guard let body = stream.body, !stream.deferred, !body.isGrowing || body.hasBytesToSend else { return false }
+            return connectionShut || nghttp2_session_get_stream_remote_window_size(session, id) <= 0
         }
-        return waits ? lastBodyProgressSeconds : nil
     }
 
     /// No request waits for a later answer (a stream whose answer the client does not read is idle).
@@ -278,14 +295,17 @@ final class HTTP2Session: ConnectionSession {
         stream.answered = true
         fields.removeAll()
         fields.add(":status") { HeaderBytes.appendDecimal(response.status, to: &$0) }
-        for (name, value) in response.headers { fields.add(name: name, value: value) }
-        if !fields.hasContentLength && response.statusAllowsBody {
-            fields.add("content-length") { HeaderBytes.appendDecimal(body.length, to: &$0) }
+        for (name, value) in response.headers where !(body.isGrowing && HeaderBytes.name(name, is: "content-length")) {
+            fields.add(name: name, value: value)
+        }
+        if !fields.hasContentLength && response.statusAllowsBody, let length = body.length {
+            fields.add("content-length") { HeaderBytes.appendDecimal(length, to: &$0) }
         }
         fields.add("date") { $0.append(contentsOf: ServerHeaders.currentHTTPDate().utf8) }
-        let sendsBody = stream.method != "HEAD" && response.statusAllowsBody && body.length > 0
+        let sendsBody = stream.method != "HEAD" && response.statusAllowsBody && body.length != 0
         if sendsBody {
-            if !streams.values.contains(where: { $0.body != nil }) { lastBodyProgressSeconds = TLSEventLoop.nowSeconds() }
+            if !streamsWaitOnShutWindow { lastBodyProgressSeconds = TLSEventLoop.nowSeconds() }
+            body.watch(loop.bodyWakeUp(for: connection, ticket: id))
             stream.body = body
         }
         let result = fields.withList { fields in
@@ -305,14 +325,26 @@ final class HTTP2Session: ConnectionSession {
     /// Fills nghttp2's buffer from the stream's body; nghttp2 calls it as the windows allow.
     fileprivate func readBody(stream id: Int32, into buffer: UnsafeMutableRawBufferPointer,
                               flags: UnsafeMutablePointer<UInt32>) -> Int {
-        guard let body = streams[id]?.body, let count = body.read(into: buffer) else {
-            // The file ended early or cannot be read: this stream is reset, the others go on.
+        guard let stream = streams[id], let body = stream.body else { return Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue) }
+        var count = 0
+        switch body.read(into: buffer) {
+        case .bytes(let read):
+            count = read
+            lastBodyProgressSeconds = TLSEventLoop.nowSeconds()
+        case .waiting:
+            // Resumed by the body's wake-up (`resumeBody`).
+            stream.deferred = true
+            return Int(NGHTTP2_ERR_DEFERRED.rawValue)
+        case .end:
+            break
+        case .failed:
+            // The file ended early or cannot be read, or the growing body was abandoned: this stream is
+            // reset (INTERNAL_ERROR), the others go on.
             return Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue)
         }
-        if count > 0 { lastBodyProgressSeconds = TLSEventLoop.nowSeconds() }
         if body.isFinished {
             flags.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue
-            streams[id]?.body = nil
+            stream.body = nil
         }
         return count
     }

@@ -1,17 +1,33 @@
 import Glibc
 
-/// The bytes of a response body, read in pieces as the connection can take them: from memory, or by
+/// The bytes of a response body, read in pieces as the connection can take them: from memory, by
 /// `pread` from a file opened when the response is made (a file that cannot be opened is a 404, as
-/// with `HTTPServer`). Owns the descriptor.
+/// with `HTTPServer`), or from a body still growing. Owns the descriptor, and the wake-up a growing
+/// body calls.
 final class ResponseBody {
     private enum Source {
         case bytes([UInt8])
         case file(Int32)
+        case growing(GrowingBody, watch: Int?)
     }
 
-    private let source: Source
+    /// What the next read gave.
+    enum Piece: Equatable {
+        /// This many bytes were copied.
+        case bytes(Int)
+        /// A growing body has no new byte yet; its wake-up comes when it has.
+        case waiting
+        /// Every byte is sent.
+        case end
+        /// The file ended early or cannot be read, or the growing body was abandoned: the response
+        /// cannot be finished.
+        case failed
+    }
+
+    private var source: Source
     private let startOffset: Int
-    let length: Int
+    /// nil for a growing body.
+    let length: Int?
     private(set) var sentCount = 0
 
     /// nil when the file cannot be opened.
@@ -27,35 +43,77 @@ final class ResponseBody {
             source = .file(descriptor)
             startOffset = offset
             self.length = max(0, length)
+        case .growing(let growing):
+            source = .growing(growing, watch: nil)
+            startOffset = 0
+            length = nil
         }
     }
 
     deinit {
-        if case .file(let descriptor) = source { close(descriptor) }
+        switch source {
+        case .file(let descriptor): close(descriptor)
+        case .growing(let growing, let watch?): growing.unwatch(watch)
+        default: break
+        }
     }
 
-    var isFinished: Bool { sentCount == length }
+    var isGrowing: Bool {
+        if case .growing = source { return true }
+        return false
+    }
 
-    /// Copies the next bytes into `buffer`; how many (0 once all are sent), or nil when the file ended
-    /// early or cannot be read.
-    func read(into buffer: UnsafeMutableRawBufferPointer) -> Int? {
-        let wanted = min(buffer.count, length - sentCount)
-        guard wanted > 0, let base = buffer.baseAddress else { return 0 }
+    /// Has a growing body call `wake` (on the producing thread) whenever it grows or ends; call once,
+    /// before the first read. Nothing for other bodies.
+    func watch(_ wake: @escaping @Sendable () -> Void) {
+        guard case .growing(let growing, nil) = source else { return }
+        source = .growing(growing, watch: growing.watch(wake))
+    }
+
+    var isFinished: Bool {
         switch source {
+        case .growing(let growing, _): growing.isWhole(at: sentCount)
+        default: sentCount == length
+        }
+    }
+
+    /// Whether bytes already made wait to be sent (a growing body waiting on its producer has none).
+    var hasBytesToSend: Bool {
+        switch source {
+        case .growing(let growing, _): growing.count > sentCount
+        default: sentCount < length ?? 0
+        }
+    }
+
+    /// Copies the next bytes into `buffer`.
+    func read(into buffer: UnsafeMutableRawBufferPointer) -> Piece {
+        let wanted = min(buffer.count, (length ?? 0) - sentCount)
+        switch source {
+        case .growing(let growing, _):
+            switch growing.read(from: sentCount, into: buffer) {
+            case .bytes(let count):
+                sentCount += count
+                return .bytes(count)
+            case .waiting: return .waiting
+            case .finished: return .end
+            case .abandoned: return .failed
+            }
         case .bytes(let bytes):
+            guard wanted > 0, let base = buffer.baseAddress else { return .end }
             bytes.withUnsafeBytes { all in
                 base.copyMemory(from: all.baseAddress! + sentCount, byteCount: wanted)
             }
             sentCount += wanted
-            return wanted
+            return .bytes(wanted)
         case .file(let descriptor):
+            guard wanted > 0, let base = buffer.baseAddress else { return .end }
             var count: Int
             repeat {
                 count = pread(descriptor, base, wanted, off_t(startOffset + sentCount))
             } while count < 0 && errno == EINTR
-            guard count > 0 else { return nil }
+            guard count > 0 else { return .failed }
             sentCount += count
-            return count
+            return .bytes(count)
         }
     }
 }

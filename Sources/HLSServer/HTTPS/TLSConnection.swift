@@ -12,6 +12,8 @@ protocol ConnectionSession: AnyObject {
     func produce(into output: inout [UInt8], limit: Int) -> Bool
     /// An answer for the request `ticket` names, now or after a wait.
     func deliver(_ response: HTTPResponse, ticket: Int32)
+    /// The growing body answering the request `ticket` grew or ended: send on (the loop writes next).
+    func resumeBody(ticket: Int32)
     /// Answers every request still waiting with 503: the server stops.
     func answerWaitingBeforeStop()
     /// It reads now (HTTP/1.1 reads no further request while one is being answered).

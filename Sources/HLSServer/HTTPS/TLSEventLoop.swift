@@ -4,14 +4,21 @@ import Glibc
 import HLSBase
 import Synchronization
 
-/// Answers that arrive from other threads for requests held on the loop, and the loop's wake-up: an
-/// eventfd the loop watches. Owns the eventfd, and outlives the loop while a held request's `respond`
-/// still refers to it.
+/// Answers that arrive from other threads for requests held on the loop, news of growing bodies, and
+/// the loop's wake-up: an eventfd the loop watches. Owns the eventfd, and outlives the loop while a
+/// held request's `respond` or a growing body's wake-up still refers to it.
 final class ReplyMailbox: Sendable {
     struct Reply {
+        enum Event {
+            /// The answer to a held request.
+            case answer(HTTPResponse)
+            /// The growing body of the answer grew or ended.
+            case bodyGrew
+        }
+
         let connection: UInt64
         let ticket: Int32
-        let response: HTTPResponse
+        let event: Event
     }
 
     let eventDescriptor: Int32
@@ -26,8 +33,12 @@ final class ReplyMailbox: Sendable {
     deinit { close(eventDescriptor) }
 
     func post(_ reply: Reply) {
-        replies.withLock { $0.append(reply) }
-        wake()
+        // The loop takes every reply at each wake-up: one wake-up is owed only by the first one since.
+        let first = replies.withLock { replies in
+            replies.append(reply)
+            return replies.count == 1
+        }
+        if first { wake() }
     }
 
     func askToStop() {
@@ -240,7 +251,10 @@ final class TLSEventLoop: @unchecked Sendable {
     private func deliverReplies(nowSeconds: Double) {
         for reply in mailbox.take() {
             guard let connection = connections[reply.connection], let session = connection.session else { continue }
-            session.deliver(reply.response, ticket: reply.ticket)
+            switch reply.event {
+            case .answer(let response): session.deliver(response, ticket: reply.ticket)
+            case .bodyGrew: session.resumeBody(ticket: reply.ticket)
+            }
             service(connection, nowSeconds: nowSeconds)
         }
     }
@@ -278,6 +292,13 @@ final class TLSEventLoop: @unchecked Sendable {
     }
 
     func countAnswer() { counters.answered.add(1, ordering: .relaxed) }
+
+    /// What a growing body sent on `connection` for the request `ticket` calls when it grows or ends,
+    /// on the producing thread: the session resumes the body on this loop's thread.
+    func bodyWakeUp(for connection: TLSConnection, ticket: Int32) -> @Sendable () -> Void {
+        let mailbox = mailbox, id = connection.id
+        return { mailbox.post(.init(connection: id, ticket: ticket, event: .bodyGrew)) }
+    }
 
     /// Tells why a hostile client is refused or closed, the first time only for its connection.
     func refuse(_ connection: TLSConnection, _ reason: @autoclosure () -> String) {
@@ -333,7 +354,7 @@ final class AnswerOnce: Sendable {
     func respond(_ response: HTTPResponse) {
         guard !answered.exchange(true, ordering: .acquiringAndReleasing) else { return }
         counters.waiting.subtract(1, ordering: .relaxed)
-        mailbox.post(.init(connection: connection, ticket: ticket, response: response))
+        mailbox.post(.init(connection: connection, ticket: ticket, event: .answer(response)))
     }
 }
 
