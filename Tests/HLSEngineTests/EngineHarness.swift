@@ -27,10 +27,12 @@ struct TestClock: Scheduler {
 
 /// An observer made of closures.
 struct Observing: LiveStreamObserver {
+    var chunk: @Sendable (StreamWriter.RenditionChunk) -> Void = { _ in }
     var part: @Sendable (StreamWriter.RenditionPart) -> Void = { _ in }
     var segmentPublished: @Sendable (LiveSegmentReport) -> Void = { _ in }
     var counted: @Sendable (LiveStatistics.Snapshot) -> Void = { _ in }
 
+    func chunk(_ chunk: StreamWriter.RenditionChunk) { self.chunk(chunk) }
     func part(_ part: StreamWriter.RenditionPart) { self.part(part) }
     func segmentPublished(_ report: LiveSegmentReport) { segmentPublished(report) }
     func counted(_ statistics: LiveStatistics.Snapshot) { counted(statistics) }

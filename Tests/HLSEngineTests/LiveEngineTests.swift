@@ -200,25 +200,51 @@ import Testing
         for rung in ["180p", "90p", "audio"] {
             try run.expectListedFilesStored(rung + "/" + StreamLayout.playlistName, directory: rung)
         }
-        #expect(try run.validationErrors(StreamLayout.masterPlaylistName) == [])
+        let findings = try run.validationErrors(StreamLayout.masterPlaylistName)
+        #expect(findings == [], "\(findings.map(\.message))")
     }
 
-    /// Low-latency parts: the pieces handed out while a segment grows are the bytes of its file.
-    @Test func aSegmentFileIsItsParts() throws {
+    /// Low-latency parts: the pieces handed out while a segment grows are the bytes of its file, and each
+    /// part's bytes are the chunks handed out before it, frame by frame.
+    @Test func aSegmentFileIsItsPartsAndAPartItsChunks() throws {
         var run = EngineRun(seconds: 3)
         run.configuration.partMilliseconds = 334
-        let parts = Locked<[StreamWriter.RenditionPart]>([])
-        run.configuration.observers = [Observing(part: { part in parts.withLock { $0.append(part) } })]
+        enum Piece { case chunk(StreamWriter.RenditionChunk), part(StreamWriter.RenditionPart) }
+        let handed = Locked<[Piece]>([])
+        run.configuration.observers = [Observing(chunk: { chunk in handed.withLock { $0.append(.chunk(chunk)) } },
+                                                 part: { part in handed.withLock { $0.append(.part(part)) } })]
         let outcome = try run.makeEngine().run()
         #expect(outcome.failure == nil)
-        let pieces = parts.withLock { $0 }
+        var parts: [StreamWriter.RenditionPart] = []
+        var chunkBytes: [UInt8] = []
+        var chunkCounts: [Int] = []
+        var chunkCount = 0
+        for piece in handed.withLock({ $0 }) {
+            switch piece {
+            case .chunk(let chunk):
+                chunkBytes += chunk.bytes
+                chunkCount += 1
+            case .part(let part):
+                #expect(part.bytes == chunkBytes, "part \(part.partIndex) of segment \(part.sequenceNumber)")
+                parts.append(part)
+                chunkCounts.append(chunkCount)
+                chunkBytes = []
+                chunkCount = 0
+            }
+        }
+        // 334 ms of 30 fps video: about ten frames, each its own chunk once the next has come.
+        #expect(chunkCounts.dropLast().allSatisfy { $0 >= 8 }, "\(chunkCounts)")
         for segment in try run.playlist().segments {
             let number = try #require(StreamLayout.sequenceNumber(ofPath: segment.uri))
-            let own = pieces.filter { $0.sequenceNumber == number }
+            let own = parts.filter { $0.sequenceNumber == number }
             #expect(own.count >= 3, "\(segment.uri): \(own.count) parts")
             #expect(own.first?.independent == true)
             #expect(try run.store.read(segment.uri) == own.flatMap(\.bytes), "\(segment.uri)")
         }
+        // The I-frame playlist's ranges are each segment's first chunk: its IDR.
+        #expect(try run.store.exists(StreamLayout.iFramePlaylistName))
+        let findings = try run.validationErrors(StreamLayout.masterPlaylistName)
+        #expect(findings == [], "\(findings.map(\.message))")
     }
 
     /// A resumed stream numbers on past what a crash left, after a discontinuity; a file the last run left

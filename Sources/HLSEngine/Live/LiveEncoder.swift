@@ -65,7 +65,7 @@ final class LiveEncoder {
     private var segmenter: Segmenter?
     private var lastVideoTicks: Int64?
     /// Parts cut since the last `takeParts` (LL-HLS).
-    private var parts: [Segment] = []
+    private var parts: [Segmenter.PartPiece] = []
     /// The next video frame (the next audio block without video) starts a segment: an operator's mark,
     /// or a device that came back.
     var startsSegmentAtNextFrame = false
@@ -214,9 +214,13 @@ final class LiveEncoder {
     }
 
     private var segmenting: Segmenter.Configuration {
-        .init(tracks: tracks.map { Segmenter.Track(timescale: $0.timescale, isVideo: $0.isVideo) },
-              segmentMilliseconds: configuration.segmentMilliseconds, firstSequenceNumber: firstSequenceNumber,
-              partMilliseconds: configuration.partMilliseconds)
+        var segmenting = Segmenter.Configuration(
+            tracks: tracks.map { Segmenter.Track(timescale: $0.timescale, isVideo: $0.isVideo) },
+            segmentMilliseconds: configuration.segmentMilliseconds, firstSequenceNumber: firstSequenceNumber,
+            partMilliseconds: configuration.partMilliseconds)
+        // A part is served as its frames come: a held request for it gets the first of them at once.
+        segmenting.chunksParts = configuration.partMilliseconds != nil
+        return segmenting
     }
 
     private func makeSegmenter() -> Segmenter {
@@ -394,14 +398,14 @@ final class LiveEncoder {
         var segments = segment(samples)
         if var segmenter = self.segmenter.take() {
             segments += segmenter.finish()
-            parts += segmenter.takeParts()
+            parts += segmenter.takePieces()
             self.segmenter = segmenter
         }
         return segments
     }
 
-    /// The parts cut since the last call, in order; each comes before the segment that holds it.
-    func takeParts() -> [Segment] {
+    /// The chunks and parts cut since the last call, in order; each part comes before the segment that holds it.
+    func takeParts() -> [Segmenter.PartPiece] {
         defer { parts = [] }
         return parts
     }
@@ -412,7 +416,7 @@ final class LiveEncoder {
         var segmenter = self.segmenter.take() ?? makeSegmenter()
         var segments: [Segment] = []
         for sample in samples { segments += segmenter.append(sample) }
-        parts += segmenter.takeParts()
+        parts += segmenter.takePieces()
         self.segmenter = segmenter
         return segments
     }

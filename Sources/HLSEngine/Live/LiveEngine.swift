@@ -431,7 +431,7 @@ public final class LiveEngine: @unchecked Sendable {
 
     // MARK: Output
 
-    private func publish(_ segments: [Segment], parts: [Segment] = []) {
+    private func publish(_ segments: [Segment], parts: [Segmenter.PartPiece] = []) {
         guard let timing = encoder?.timing, let output = output.withLock({ $0 }) else { return }
         output.publish(segments, parts: parts, timing: timing)
     }

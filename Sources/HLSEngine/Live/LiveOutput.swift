@@ -63,16 +63,21 @@ final class LiveOutput: @unchecked Sendable {
     /// `endAtOnce` ended the playlists.
     var endedAtOnce: Bool { state.withLock { $0.endedAtOnce } }
 
-    /// From the writing queue: stores finished segments, hands parts to the observers, lists and
-    /// publishes them, in order.
-    func publish(_ segments: [Segment], parts: [Segment], timing: LiveTiming) {
+    /// From the writing queue: stores finished segments, hands chunks and parts to the observers, lists
+    /// and publishes them, in order.
+    func publish(_ segments: [Segment], parts: [Segmenter.PartPiece], timing: LiveTiming) {
         guard !segments.isEmpty || !parts.isEmpty, !streamStopped else { return }
         queue.async { [self] in
             // After a failed write, a later segment would leave a gap in the playlist that looks valid.
             guard !streamStopped else { return }
             if !observers.isEmpty {
-                for part in parts {
-                    for piece in writer.render(part: part) { observe { $0.part(piece) } }
+                for piece in parts {
+                    switch piece {
+                    case .chunk(let chunk):
+                        for own in writer.render(chunk: chunk) { observe { $0.chunk(own) } }
+                    case .part(let part):
+                        for own in writer.render(part: part) { observe { $0.part(own) } }
+                    }
                 }
             }
             for segment in segments {

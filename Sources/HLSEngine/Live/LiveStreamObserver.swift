@@ -10,6 +10,9 @@ public protocol LiveStreamObserver: Sendable {
     /// directories in layout order, their playlists, and the PART-TARGET of them all (the longest
     /// part any of them lists; 0 without parts).
     func started(directories: [String], playlists: [MediaPlaylist], partTargetSeconds: Double)
+    /// One rendition's piece of a chunk of a part (LL-HLS), before the part is whole: the next bytes
+    /// of that part, which `part` then gives whole.
+    func chunk(_ chunk: StreamWriter.RenditionChunk)
     /// One rendition's piece of a part (LL-HLS), before the segment that holds it is stored.
     func part(_ part: StreamWriter.RenditionPart)
     /// Every rendition's playlist, after a segment is listed and at the end.
@@ -23,6 +26,7 @@ public protocol LiveStreamObserver: Sendable {
 
 extension LiveStreamObserver {
     public func started(directories: [String], playlists: [MediaPlaylist], partTargetSeconds: Double) {}
+    public func chunk(_ chunk: StreamWriter.RenditionChunk) {}
     public func part(_ part: StreamWriter.RenditionPart) {}
     public func playlists(_ playlists: [MediaPlaylist]) {}
     public func segmentPublished(_ report: LiveSegmentReport) {}

@@ -14,6 +14,11 @@ public struct Segment: Sendable, Equatable {
     public var partIndex: Int?
     /// For a part: whether it is its segment's last, which is known once the segment is cut.
     public var endsSegment = false
+    /// For a part handed out in chunks: the chunks, in order. Its fragments are theirs one after the
+    /// other, so the bytes a client got chunk by chunk are the part's.
+    public var chunks: [Segment] = []
+    /// For a chunk: its place among its segment's chunks, from 0; it numbers the chunk's fragment.
+    public var chunkIndex: Int?
     /// When the segmenter cuts parts: every part of this segment, in order. Its file is their fragments
     /// one after the other, so a part a client fetched is byte for byte a piece of the segment.
     public var parts: [Segment] = []

@@ -20,6 +20,9 @@
 ///   track's samples that start before the part ends; `takeParts` hands them out, and the segment
 ///   lists them all (its last part, marked as such, is cut when the segment closes), so no part exceeds
 ///   the duration.
+/// - With `chunksParts`, each part is also handed out as it grows: a chunk holds the lead samples whose
+///   durations became known since the last chunk, and the other tracks' samples that start before the
+///   last of them ends, so a server can send a part's first frames before the part is whole.
 public struct Segmenter: Sendable {
     public struct Track: Sendable, Equatable {
         public var timescale: Timescale
@@ -40,6 +43,8 @@ public struct Segmenter: Sendable {
         public var partMilliseconds: Int64?
         /// Explicit cut points, in the lead track's source time (before the delta), ticks of its timescale.
         public var cutTicks: [Int64]
+        /// Hand out each part in chunks as its samples become known (`takePieces`); only with parts.
+        public var chunksParts = false
 
         /// Where the first frame is presented: late enough that AAC priming never makes a decode time negative.
         public static let defaultStartOffsetSeconds: Int64 = 10
@@ -73,6 +78,15 @@ public struct Segmenter: Sendable {
             let samples = (partTicks + sampleTicks - 1) / sampleTicks
             return max(Double(partMilliseconds) / 1000, tracks[track].timescale.seconds(samples * sampleTicks))
         }
+    }
+
+    /// What the segmenter hands out for LL-HLS, in order: a part's chunks come before the part.
+    public enum PartPiece: Sendable, Equatable {
+        /// Samples of the open part, once their durations are known.
+        case chunk(Segment)
+        /// A whole part, once its end is known; with `chunksParts`, its `chunks` are what it was handed
+        /// out as, the last of them just before it.
+        case part(Segment)
     }
 
     /// Samples the segmenter had to leave out, for the caller's summary.
@@ -127,9 +141,14 @@ public struct Segmenter: Sendable {
     /// Samples of each track already handed out in parts of the open segment: searches for the next part's
     /// samples start there, so they cover about a part's samples however long the segment.
     private var partCounts: [Int]
-    /// The open segment's parts so far, and those not yet taken.
+    /// The open segment's parts so far, and the parts and chunks not yet taken.
     private var openParts: [Segment] = []
-    private var untakenParts: [Segment] = []
+    private var untakenPieces: [PartPiece] = []
+    /// Samples of each track already handed out in chunks of the open segment (at least `partCounts`).
+    private var chunkCounts: [Int]
+    /// The open part's chunks so far, and how many chunks the open segment has had.
+    private var openChunks: [Segment] = []
+    private var segmentChunkCount = 0
 
     public init(configuration: Configuration) {
         precondition(!configuration.tracks.isEmpty, "a stream needs at least one track")
@@ -142,6 +161,7 @@ public struct Segmenter: Sendable {
         ended = Array(repeating: false, count: count)
         finished = Array(repeating: [], count: count)
         partCounts = Array(repeating: 0, count: count)
+        chunkCounts = partCounts
         nextSequenceNumber = configuration.firstSequenceNumber
         grid = SegmentGrid(segmentMilliseconds: configuration.segmentMilliseconds,
                            timescale: configuration.tracks[leadTrack].timescale)
@@ -188,9 +208,18 @@ public struct Segmenter: Sendable {
     }
 
     /// The parts cut since the last call, in order; each segment's parts come before the segment.
+    /// Chunks cut since the last call are dropped: `takePieces` hands out both.
     public mutating func takeParts() -> [Segment] {
-        defer { untakenParts = [] }
-        return untakenParts
+        takePieces().compactMap { piece in
+            guard case .part(let part) = piece else { return nil }
+            return part
+        }
+    }
+
+    /// The chunks and parts cut since the last call, in order; each segment's parts come before the segment.
+    public mutating func takePieces() -> [PartPiece] {
+        defer { untakenPieces = [] }
+        return untakenPieces
     }
 
     private mutating func drainWithParts() -> [Segment] {
@@ -363,6 +392,8 @@ public struct Segmenter: Sendable {
             parts = openParts
             openParts = []
             partCounts = partCounts.indices.map { _ in 0 }
+            chunkCounts = partCounts
+            segmentChunkCount = 0
         }
         var tracks: [FragmentTrack] = []
         for (track, count) in counts.enumerated() where count > 0 {
@@ -387,7 +418,7 @@ public struct Segmenter: Sendable {
 
     private var partTicks: Int64? { configuration.partTicks(track: leadTrack) }
 
-    /// Cuts every part of the open segment whose end is known on all tracks.
+    /// Cuts every part of the open segment whose end is known on all tracks, then a chunk of the next.
     private mutating func cutParts() {
         guard partTicks != nil, deltas != nil else { return }
         // Samples past a pending cut belong to the next segment.
@@ -396,6 +427,7 @@ public struct Segmenter: Sendable {
             return countStarting(before: cut.leadDecodeTime, track: track)
         }
         while let part = nextPart(limits: limits, needsFollower: true) { emit(part) }
+        if configuration.chunksParts { cutChunk(limits: limits) }
     }
 
     private mutating func emit(_ counts: [Int]) {
@@ -404,7 +436,49 @@ public struct Segmenter: Sendable {
 
     private mutating func emit(_ part: Segment) {
         openParts.append(part)
-        untakenParts.append(part)
+        untakenPieces.append(.part(part))
+    }
+
+    /// Hands out what the open part is known to hold and no chunk has yet: its lead samples that end
+    /// within the part duration (their durations known), and the other audio tracks' samples that
+    /// start before the last of them ends, as `nextPart` will count them. Other video tracks (a ladder's
+    /// rungs, cut at their own IDRs) wait for the part's last chunk.
+    private mutating func cutChunk(limits: [Int]) {
+        guard let partTicks else { return }
+        let lead = finished[leadTrack]
+        let first = partCounts[leadTrack]
+        guard first < limits[leadTrack] else { return }
+        let startTime = lead[first].decodeTime
+        var end = first + 1
+        while end < limits[leadTrack], lead[end].decodeTime + Int64(lead[end].durationTicks) - startTime <= partTicks {
+            end += 1
+        }
+        guard end > chunkCounts[leadTrack] else { return }
+        let edge = lead[end - 1].decodeTime + Int64(lead[end - 1].durationTicks)
+        let ends = configuration.tracks.indices.map { track in
+            if track == leadTrack { return end }
+            if configuration.tracks[track].isVideo { return chunkCounts[track] }
+            return max(chunkCounts[track],
+                       min(countStarting(before: edge, track: track), limits[track], fittingEnd(track)))
+        }
+        openChunks.append(makeChunk(ends: ends))
+        untakenPieces.append(.chunk(openChunks[openChunks.count - 1]))
+    }
+
+    /// A chunk of the open part: each track's samples from `chunkCounts` to `ends`.
+    private mutating func makeChunk(ends: [Int]) -> Segment {
+        var tracks: [FragmentTrack] = []
+        for track in ends.indices where ends[track] > chunkCounts[track] {
+            let samples = Array(finished[track][chunkCounts[track]..<ends[track]])
+            tracks.append(FragmentTrack(trackID: UInt32(track + 1),
+                                        baseDecodeTime: UInt64(samples[0].decodeTime), samples: samples))
+        }
+        chunkCounts = ends
+        var chunk = timedPiece(tracks)
+        chunk.partIndex = openParts.count
+        chunk.chunkIndex = segmentChunkCount
+        segmentChunkCount += 1
+        return chunk
     }
 
     /// The sample counts of the next full part within `limits`: lead samples that end within the part
@@ -463,7 +537,8 @@ public struct Segmenter: Sendable {
         return count
     }
 
-    /// A part of the open segment: the next `counts` unhanded samples of each track.
+    /// A part of the open segment: the next `counts` unhanded samples of each track. With `chunksParts`,
+    /// what no chunk held yet goes out as the part's last chunk first.
     private mutating func makePart(counts: [Int]) -> Segment {
         var tracks: [FragmentTrack] = []
         for (track, count) in counts.enumerated() where count > 0 {
@@ -472,15 +547,30 @@ public struct Segmenter: Sendable {
             tracks.append(FragmentTrack(trackID: UInt32(track + 1),
                                         baseDecodeTime: UInt64(samples[0].decodeTime), samples: samples))
         }
-        let timing = tracks.first { $0.trackID == UInt32(leadTrack + 1) } ?? tracks[0]
-        let timingScale = configuration.tracks[Int(timing.trackID) - 1].timescale
-        var part = Segment(sequenceNumber: nextSequenceNumber, tracks: tracks,
-                           startTicks: Int64(timing.samples[0].decodeTime) + Int64(timing.samples[0].compositionOffset),
-                           durationTicks: timing.samples.reduce(Int64(0)) { $0 + Int64($1.durationTicks) },
-                           timescale: timingScale)
+        var part = timedPiece(tracks)
         part.partIndex = openParts.count
         part.followsDiscontinuity = openSegmentFollowsDiscontinuity && openParts.isEmpty
+        if configuration.chunksParts {
+            precondition(chunkCounts.indices.allSatisfy { chunkCounts[$0] <= partCounts[$0] },
+                         "a chunk holds only samples of its part")
+            if partCounts != chunkCounts {
+                openChunks.append(makeChunk(ends: partCounts))
+                untakenPieces.append(.chunk(openChunks[openChunks.count - 1]))
+            }
+            part.chunks = openChunks
+            openChunks = []
+        }
         return part
+    }
+
+    /// A part or chunk of the open segment holding `tracks`, timed by the lead track when it has samples.
+    private func timedPiece(_ tracks: [FragmentTrack]) -> Segment {
+        let timing = tracks.first { $0.trackID == UInt32(leadTrack + 1) } ?? tracks[0]
+        let timingScale = configuration.tracks[Int(timing.trackID) - 1].timescale
+        return Segment(sequenceNumber: nextSequenceNumber, tracks: tracks,
+                       startTicks: Int64(timing.samples[0].decodeTime) + Int64(timing.samples[0].compositionOffset),
+                       durationTicks: timing.samples.reduce(Int64(0)) { $0 + Int64($1.durationTicks) },
+                       timescale: timingScale)
     }
 
     private func timed(_ sample: EncodedSample, duration: Int64) -> TimedSample {

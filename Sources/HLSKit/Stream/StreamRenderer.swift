@@ -92,6 +92,14 @@ public struct StreamRenderer: Sendable {
         public var followsDiscontinuity = false
     }
 
+    /// One rendition's piece of a chunk: the next bytes of the part a client may be fetching already.
+    public struct RenditionChunk: Sendable, Equatable {
+        public var rendition: Int
+        public var sequenceNumber: Int
+        public var partIndex: Int
+        public var bytes: [UInt8]
+    }
+
     public let layout: StreamLayout
     public let policy: PlaylistPolicy
     /// How segments are encrypted, when set before the first section. An encrypted stream has no I-frame
@@ -111,9 +119,10 @@ public struct StreamRenderer: Sendable {
     /// A resumed stream whose tracks changed lists the earlier formats too: CODECS of the master
     /// playlist's variants and I-frame streams before the resume, by URI (RFC 8216bis 4.4.6.2).
     private var earlierCodecs: [String: [String]] = [:]
-    /// The fragments `render(part:)` made for segments not rendered yet, by sequence number and part index,
-    /// one per rendition (nil where the part has no samples): the segment file is them one after the other.
-    private var renderedParts: [Int: [Int: [[UInt8]?]]] = [:]
+    /// The fragments `render(part:)` and `render(chunk:)` made for segments not rendered yet, by sequence
+    /// number and fragment number (a chunk's index, or a part's without chunks), one per rendition (nil
+    /// where it has no samples): the segment file is them one after the other.
+    private var renderedFragments: [Int: [Int: [[UInt8]?]]] = [:]
     private var sectionCount = 0
 
     /// A new stream. A live stream's master playlist is rendered from the `declared` rates once the first
@@ -198,13 +207,11 @@ public struct StreamRenderer: Sendable {
         precondition(sectionCount > 0, "a section begins before its segments")
         precondition(encryption == nil || segment.parts.isEmpty, "parts are sent clear: an encrypted stream has none")
         let timescales = tracks.map(\.timescale)
-        let rendered = renderedParts[segment.sequenceNumber] ?? [:]
-        // Dropped now, with any of earlier segments that were never written: nothing is held past this write.
-        renderedParts = renderedParts.filter { $0.key > segment.sequenceNumber }
         // Every part's fragments, one per rendition: those `render(part:)` made, the others made now.
-        let partFragments = segment.parts.map { part in
-            rendered[part.partIndex ?? 0] ?? fragments(of: layout.split(part, timescales: timescales))
-        }
+        var started = renditions.map { _ in false }
+        let fragmentsOfParts = segment.parts.map { partFragments(of: $0, started: &started) }
+        // Dropped now, with any of earlier segments that were never written: nothing is held past this write.
+        renderedFragments = renderedFragments.filter { $0.key > segment.sequenceNumber }
         var files: [File] = []
         var byteCounts: [Int] = []
         var pieces: [(rendition: Int, piece: Segment, firstFragmentSize: Int, key: MediaPlaylist.Key?)] = []
@@ -225,7 +232,7 @@ public struct StreamRenderer: Sendable {
                 try encrypt(&media)
             } else {
                 // The parts' fragments one after the other: the file is exactly what clients got in parts.
-                let own = partFragments.compactMap { $0[index] }
+                let own = fragmentsOfParts.flatMap { $0[index] }
                 media.bytes = Array(own.joined())
                 firstFragmentSize = own.first?.count
             }
@@ -244,15 +251,15 @@ public struct StreamRenderer: Sendable {
         var output = SegmentFiles(files: media.files, segmentFileCount: media.files.count,
                                   renditionByteCounts: media.renditionByteCounts)
         nextSequenceNumber = max(nextSequenceNumber, segment.sequenceNumber + 1)
-        // The I-frames lie in the first fragment: the whole file, or the first part.
-        let firstParts = segment.parts.first.map { layout.split($0, timescales: tracks.map(\.timescale)) }
+        // The I-frames lie in the first fragment: the whole file, or the first part or chunk.
+        let firstParts = firstFragments(of: segment)
         for (index, piece, firstFragmentSize, key) in media.pieces {
             let byteCount = media.renditionByteCounts[index]
             renditions[index].countMedia(bytes: byteCount)
             if segment.followsDiscontinuity { renditions[index].markDiscontinuity() }
             output.removals += renditions[index].append(piece, programDateTime: programDateTime, byteCount: byteCount,
                                                         firstFragmentSize: firstFragmentSize,
-                                                        firstFragment: firstParts?[index], key: key)
+                                                        firstFragment: firstParts[index], key: key)
             if isLive { output.files += playlistFiles(of: index) }
         }
         guard isLive else { return output }
@@ -304,31 +311,90 @@ public struct StreamRenderer: Sendable {
     }
 
     /// The fragments of a part for every rendition that has samples in it: the same bytes the segment
-    /// file will hold, kept until `write` renders that segment.
+    /// file will hold, kept until `write` renders that segment. A part handed out in chunks is its
+    /// chunks' fragments, as `render(chunk:)` made them.
     public mutating func render(part: Segment) -> [RenditionPart] {
         let split = layout.split(part, timescales: tracks.map(\.timescale))
-        let fragments = fragments(of: split)
-        renderedParts[part.sequenceNumber, default: [:]][part.partIndex ?? 0] = fragments
+        var started = startedRenditions(sequenceNumber: part.sequenceNumber)
+        let fragments = partFragments(of: part, started: &started)
+        if part.chunks.isEmpty {
+            renderedFragments[part.sequenceNumber, default: [:]][part.partIndex ?? 0] = fragments.map(\.first)
+        }
         return split.indices.compactMap { index in
-            guard let own = split[index], let bytes = fragments[index] else { return nil }
+            guard let own = split[index], !fragments[index].isEmpty else { return nil }
             return RenditionPart(rendition: index, sequenceNumber: own.sequenceNumber, partIndex: own.partIndex ?? 0,
-                                 durationSeconds: own.durationSeconds, independent: own.isIndependent, bytes: bytes,
+                                 durationSeconds: own.durationSeconds, independent: own.isIndependent,
+                                 bytes: Array(fragments[index].joined()),
                                  endsSegment: own.endsSegment, followsDiscontinuity: own.followsDiscontinuity)
         }
     }
 
-    /// A part's fragment for each rendition of its `split`, nil where the rendition has no samples in it.
-    private func fragments(of split: [Segment?]) -> [[UInt8]?] {
-        split.indices.map { index in split[index].map { fragmentBytes(of: $0, rendition: index) } }
+    /// The fragments of a chunk of a part for every rendition that has samples in it, kept until `write`
+    /// renders that segment: the part will be its chunks' fragments one after the other.
+    public mutating func render(chunk: Segment) -> [RenditionChunk] {
+        let started = startedRenditions(sequenceNumber: chunk.sequenceNumber)
+        let fragments = fragments(of: layout.split(chunk, timescales: tracks.map(\.timescale)), number: chunk.chunkIndex ?? 0,
+                                  started: started)
+        renderedFragments[chunk.sequenceNumber, default: [:]][chunk.chunkIndex ?? 0] = fragments
+        return fragments.indices.compactMap { index in
+            fragments[index].map { RenditionChunk(rendition: index, sequenceNumber: chunk.sequenceNumber,
+                                                  partIndex: chunk.partIndex ?? 0, bytes: $0) }
+        }
     }
 
-    /// A part's fragment: the first carries the segment's `styp`; fragment numbers go on from part to
-    /// part and segment to segment (segment × 1000 + part).
-    private func fragmentBytes(of part: Segment, rendition: Int) -> [UInt8] {
-        let index = part.partIndex ?? 0
-        return MediaFragment.make(sequenceNumber: UInt32(truncatingIfNeeded: part.sequenceNumber * 1000 + index),
-                                  tracks: part.tracks, descriptions: renditions[rendition].tracks,
-                                  segmentType: index == 0)
+    /// Each rendition's first part or chunk of a segment made of parts (nil for one without parts, or
+    /// where the rendition has none): the fragment that starts its file.
+    private func firstFragments(of segment: Segment) -> [Segment?] {
+        var first: [Segment?] = renditions.map { _ in nil }
+        let timescales = tracks.map(\.timescale)
+        for part in segment.parts {
+            for piece in part.chunks.isEmpty ? [part] : part.chunks {
+                for (index, own) in layout.split(piece, timescales: timescales).enumerated() where first[index] == nil {
+                    first[index] = own
+                }
+                if !first.contains(where: { $0 == nil }) { return first }
+            }
+        }
+        return first
+    }
+
+    /// Which renditions have a fragment in segment `sequenceNumber` already, among those rendered so far.
+    private func startedRenditions(sequenceNumber: Int) -> [Bool] {
+        let rendered = renderedFragments[sequenceNumber] ?? [:]
+        return renditions.indices.map { index in rendered.values.contains { $0[index] != nil } }
+    }
+
+    /// A part's fragments for each rendition (none where it has no samples): its own, or its chunks'
+    /// in order; those rendered already are taken as they were. `started` says which renditions have a
+    /// fragment in the segment before this part, and is updated.
+    private func partFragments(of part: Segment, started: inout [Bool]) -> [[[UInt8]]] {
+        let rendered = renderedFragments[part.sequenceNumber] ?? [:]
+        let timescales = tracks.map(\.timescale)
+        var own: [[[UInt8]]] = renditions.map { _ in [] }
+        for piece in part.chunks.isEmpty ? [part] : part.chunks {
+            let number = piece.chunkIndex ?? piece.partIndex ?? 0
+            let fragments = rendered[number] ?? fragments(of: layout.split(piece, timescales: timescales),
+                                                          number: number, started: started)
+            for index in fragments.indices {
+                guard let fragment = fragments[index] else { continue }
+                own[index].append(fragment)
+                started[index] = true
+            }
+        }
+        return own
+    }
+
+    /// A fragment for each rendition of a part's or chunk's `split`, nil where the rendition has no
+    /// samples in it. Fragment numbers go on from segment to segment (segment × 1000 + `number`); a
+    /// rendition's first fragment in its segment carries the segment's `styp`.
+    private func fragments(of split: [Segment?], number: Int, started: [Bool]) -> [[UInt8]?] {
+        split.indices.map { index in
+            split[index].map { piece in
+                MediaFragment.make(sequenceNumber: UInt32(truncatingIfNeeded: piece.sequenceNumber * 1000 + number),
+                                   tracks: piece.tracks, descriptions: renditions[index].tracks,
+                                   segmentType: !started[index])
+            }
+        }
     }
 
     /// Ends the stream: a live stream's playlists with EXT-X-ENDLIST; a recording's playlists, every

@@ -12,6 +12,7 @@ public struct StreamWriter {
     public typealias PlaylistPolicy = StreamRenderer.PlaylistPolicy
     public typealias Summary = StreamRenderer.Summary
     public typealias RenditionPart = StreamRenderer.RenditionPart
+    public typealias RenditionChunk = StreamRenderer.RenditionChunk
 
     /// What storing one segment did.
     public struct Written: Sendable, Equatable {
@@ -98,6 +99,11 @@ public struct StreamWriter {
     /// file will hold, kept until `write` stores that segment.
     public mutating func render(part: Segment) -> [RenditionPart] {
         renderer.render(part: part)
+    }
+
+    /// The fragments of a chunk of a part for every rendition that has samples in it: the part's next bytes.
+    public mutating func render(chunk: Segment) -> [RenditionChunk] {
+        renderer.render(chunk: chunk)
     }
 
     /// Ends the stream. A recording's media is synced once, then every playlist and the master playlist
