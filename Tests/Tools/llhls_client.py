@@ -11,7 +11,9 @@ URL is a media playlist served with EXT-X-SERVER-CONTROL:CAN-BLOCK-RELOAD=YES. T
   are answered 400;
 - delta: a delta update (_HLS_skip=YES) at a position, merged with the full playlist at the same
   position, equals the full playlist (and skips at least one segment);
-- hint: the bytes of the hinted part equal the part fetched again later by its URI;
+- hint: the bytes of the hinted part equal the part fetched again later by its URI, and they are
+  sent as the part is made: the first come at least 100 ms before the last ("firstBytesBeforeWholeMs",
+  the median over the hinted parts);
 - concatenation: the parts of a completed segment, concatenated, equal the segment file.
 Prints one JSON line with each check's result and exits 0 when all pass, 1 otherwise.
 """
@@ -40,6 +42,23 @@ def fetch(url, timeout=REQUEST_TIMEOUT):
             return reply.status, body, time.monotonic()
     except urllib.error.HTTPError as error:
         return error.code, error.read(), time.monotonic()
+
+
+def fetch_timed(url, timeout=REQUEST_TIMEOUT):
+    """(status, body bytes, monotonic time of the body's first byte, time it was complete)."""
+    request = urllib.request.Request(url, headers={"Accept-Encoding": "identity"})
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as reply:
+            first = reply.read(1)
+            first_time = time.monotonic()
+            body = first + reply.read()
+            return reply.status, body, first_time, time.monotonic()
+    except urllib.error.HTTPError as error:
+        now = time.monotonic()
+        return error.code, error.read(), now, now
+
+
+FIRST_BYTES_LEAD_MS = 100
 
 
 def with_query(url, **query):
@@ -92,11 +111,13 @@ def check_blocking(url, count):
     _, body, _ = fetch(url)
     hint = parse(body.decode())["hint"]
     hinted = {}
+    leads = []
     for _ in range(count):
         msn, part = position_of(hint)
-        part_future = pool.submit(fetch, urllib.parse.urljoin(url, hint))
+        part_future = pool.submit(fetch_timed, urllib.parse.urljoin(url, hint))
         reload_future = pool.submit(fetch, with_query(url, _HLS_msn=msn, _HLS_part=part))
-        part_status, part_body, part_time = part_future.result()
+        part_status, part_body, first_time, part_time = part_future.result()
+        leads.append((part_time - first_time) * 1000)
         reload_status, reload_body, reload_time = reload_future.result()
         if part_status != 200 or reload_status != 200:
             return {"ok": False, "error": f"part {hint} answered {part_status}, reload {reload_status}"}
@@ -113,7 +134,9 @@ def check_blocking(url, count):
     worst = max(lags)
     # The bytes a blocked GET of the hint received are the part's bytes, as fetched again now.
     mismatched = [uri for uri, body in hinted.items() if fetch(urllib.parse.urljoin(url, uri))[1] != body]
-    hint = {"ok": bool(hinted) and not mismatched, "compared": len(hinted), "mismatched": mismatched}
+    lead = sorted(leads)[len(leads) // 2]
+    hint = {"ok": bool(hinted) and not mismatched and lead >= FIRST_BYTES_LEAD_MS, "compared": len(hinted),
+            "mismatched": mismatched, "firstBytesBeforeWholeMs": round(lead, 1)}
     return {"ok": worst <= RELOAD_LAG_LIMIT_MS and len(lags) == count, "reloadAfterPartMs": round(worst, 1),
             "parts": len(lags)}, hint
 

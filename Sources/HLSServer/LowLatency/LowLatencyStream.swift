@@ -4,10 +4,11 @@ import HLSBase
 import HLSKit
 
 /// The parts and LL-HLS playlists of a live stream, kept in memory by the process that captures it,
-/// and the requests waiting for them (RFC 8216bis 6.2.5.2): a blocking playlist reload or a GET of
-/// the hinted part is answered the instant the engine hands over the part, never by polling.
+/// and the requests waiting for them (RFC 8216bis 6.2.5.2): a blocking playlist reload is answered the
+/// instant the engine hands over the part it waits for, and a GET of the hinted part the instant the
+/// part's first chunk exists, its body growing chunk by chunk until the part is whole. Never by polling.
 ///
-/// The engine calls `addPart` and `update`; the server calls `playlistReply` and `partReply`.
+/// The engine calls `addChunk`, `addPart` and `update`; the server calls `playlistReply` and `partReply`.
 public final class LowLatencyStream: Sendable {
     /// One rendition: its directory in the stream (`""`, `720p`, `audio`) and its regular playlist.
     public struct Rendition: Sendable {
@@ -24,6 +25,8 @@ public final class LowLatencyStream: Sendable {
         var directory: String
         var playlist: LowLatencyPlaylist
         var partBytes: [LowLatencyPlaylist.Position: [UInt8]] = [:]
+        /// Parts not whole yet, as the bytes of their chunks so far: every request for one reads it.
+        var growingParts: [LowLatencyPlaylist.Position: GrowingBody] = [:]
     }
 
     private enum Awaited {
@@ -111,7 +114,24 @@ public final class LowLatencyStream: Sendable {
 
     // MARK: From the engine
 
-    /// A part of the segment being written, with the bytes clients fetch.
+    /// The next bytes of a part not whole yet (a chunk of its frames): requests for the part get them now.
+    public func addChunk(rendition: Int, position: LowLatencyPlaylist.Position, bytes: [UInt8]) {
+        wake { state in
+            guard state.renditions[rendition].partBytes[position] == nil,
+                  !state.renditions[rendition].playlist.isEnded else { return }
+            // Parts come whole in order: one still growing before this one will never be whole.
+            for (earlier, body) in state.renditions[rendition].growingParts where earlier < position {
+                body.abandon()
+                state.renditions[rendition].growingParts[earlier] = nil
+            }
+            let body = state.renditions[rendition].growingParts[position] ?? GrowingBody()
+            body.append(bytes)
+            state.renditions[rendition].growingParts[position] = body
+        }
+    }
+
+    /// A part of the segment being written, whole, with the bytes clients fetch: those of its chunks, if
+    /// it had any, which the requests reading them get to the end.
     public func addPart(rendition: Int, position: LowLatencyPlaylist.Position, durationSeconds: Double,
                         independent: Bool, endsSegment: Bool = false, followsDiscontinuity: Bool = false,
                         bytes: [UInt8]) {
@@ -120,6 +140,10 @@ public final class LowLatencyStream: Sendable {
                                                          independent: independent, endsSegment: endsSegment,
                                                          followsDiscontinuity: followsDiscontinuity)
             state.renditions[rendition].partBytes[position] = bytes
+            if let body = state.renditions[rendition].growingParts.removeValue(forKey: position) {
+                // The chunks were the part's bytes so far; a part that differs would be taken for another.
+                if body.count == bytes.count { body.finish() } else { body.abandon() }
+            }
         }
         metrics.countPart()
     }
@@ -133,8 +157,14 @@ public final class LowLatencyStream: Sendable {
             state.renditions[rendition].partBytes = state.renditions[rendition].partBytes.filter {
                 $0.key.sequenceNumber >= oldest
             }
+            // A stream that ended leaves no part to finish: its readers must not take what they got for one.
+            if base.endList {
+                for body in state.renditions[rendition].growingParts.values { body.abandon() }
+                state.renditions[rendition].growingParts = [:]
+            }
         }
     }
+
 
     /// Parts are kept for the segments whose parts a playlist lists (three target durations) and one more.
     static let keptSegments = 5
@@ -235,7 +265,7 @@ public final class LowLatencyStream: Sendable {
     }
 
     /// A part's bytes; the part the playlist hints at (and the rest of the open segment) is held until
-    /// it exists.
+    /// its first chunk exists, then sent as it grows.
     public func partReply(rendition: Int, position: LowLatencyPlaylist.Position) -> HTTPReply {
         let (immediate, canWait): (Answer?, Bool) = state.withLock { state in
             if let answer = Self.answer(.part(position), rendition: rendition, in: state) { return (answer, false) }
@@ -292,9 +322,12 @@ public final class LowLatencyStream: Sendable {
         let rendition = state.renditions[index]
         switch awaited {
         case .part(let position):
+            let headers = ServerHeaders.media(contentType: StreamFileKind.segmentContentType)
             if let bytes = rendition.partBytes[position] {
-                return .response(HTTPResponse(status: 200, headers: ServerHeaders.media(contentType: StreamFileKind.segmentContentType),
-                                              body: .bytes(bytes)))
+                return .response(HTTPResponse(status: 200, headers: headers, body: .bytes(bytes)))
+            }
+            if let body = rendition.growingParts[position] {
+                return .response(HTTPResponse(status: 200, headers: headers, body: .growing(body)))
             }
             let playlist = rendition.playlist
             if playlist.isEnded || position.sequenceNumber < playlist.openSequenceNumber {

@@ -4,14 +4,19 @@ import HLSKit
 import HLSOutput
 import HLSServer
 
-/// The LL-HLS server's stream, told of each part as the engine cuts it, so that a blocking request
-/// is answered the instant its part exists.
+/// The LL-HLS server's stream, told of each chunk and part as the engine cuts them, so that a blocking
+/// request is answered the instant its part exists, and a request for the hinted part at its first chunk.
 struct LowLatencyObserver: LiveStreamObserver {
     let stream: LowLatencyStream
 
     func started(directories: [String], playlists: [MediaPlaylist], partTargetSeconds: Double) {
         stream.begin(zip(directories, playlists).map { LowLatencyStream.Rendition(directory: $0, base: $1) },
                      partTargetSeconds: partTargetSeconds)
+    }
+
+    func chunk(_ chunk: StreamWriter.RenditionChunk) {
+        stream.addChunk(rendition: chunk.rendition,
+                        position: .init(sequenceNumber: chunk.sequenceNumber, part: chunk.partIndex), bytes: chunk.bytes)
     }
 
     func part(_ part: StreamWriter.RenditionPart) {

@@ -37,6 +37,8 @@ import Testing
         #expect(flows.ok, "\(flows.text)")
         let blocking = try #require(flows.report["blocking"] as? [String: Any])
         print("LL-HLS: a blocking reload answered \(blocking["reloadAfterPartMs"] ?? "?") ms at most after its part")
+        let hint = try #require(flows.report["hint"] as? [String: Any])
+        print("LL-HLS: a hinted part's first bytes came \(hint["firstBytesBeforeWholeMs"] ?? "?") ms before its last (median)")
 
         // The served playlist is valid LL-HLS, and ffmpeg and GStreamer (which ignore parts) play it.
         let validation = try ExternalTools.validateStream(playlist, ["--sample", "2"])
