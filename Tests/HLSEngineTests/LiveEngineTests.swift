@@ -183,6 +183,24 @@ import Testing
         #expect(final.frames == 90)
     }
 
+    /// A low-latency ladder's parts are a fragment per frame; the rates the master playlist declares
+    /// before anything is measured allow for those boxes, so no rung's segments outrun them.
+    @Test func aLowLatencyLaddersDeclaredRatesHoldItsSegments() throws {
+        var run = EngineRun(seconds: 3)
+        run.configuration.size = OutputSize(width: 320, height: 180)
+        run.test.width = 320
+        run.test.height = 180
+        run.configuration.partMilliseconds = 200
+        run.configuration.ladder = [LadderRung(height: 180, bitrate: 300_000), LadderRung(height: 90, bitrate: 100_000)]
+        let outcome = try run.makeEngine().run()
+        #expect(outcome.failure == nil)
+        let report = try StreamValidator(loader: StoreLoader(store: run.store))
+            .validate(StoreLoader.url(StreamLayout.masterPlaylistName))
+        let rates = report.findings.filter { $0.rule == "apple-measured-bandwidth" || $0.severity == .error }
+        #expect(rates.isEmpty, "\(rates.map(\.message))")
+        #expect(report.segmentCount >= 6)
+    }
+
     @Test func aLadderCutsEveryRungAtTheSameInstants() throws {
         var run = EngineRun(seconds: 3)
         run.configuration.size = OutputSize(width: 320, height: 180)

@@ -92,12 +92,15 @@ final class LiveEncoder {
         var trackMeasures: [RenditionMeasure] = []
         let segmentMilliseconds = configuration.segmentMilliseconds
         let framesPerSecond = configuration.framesPerSecond
+        // Each chunk of a part is a fragment with every track's samples of one video frame.
+        let fragmentsPerSecond = configuration.partMilliseconds == nil ? 0 : framesPerSecond
         for track in copied {
             // A copied track's rate is the source's: a guess for the master playlist, from the size.
             let bitrate = track.isVideo
                 ? VideoRenditionSettings.defaultBitrate(size: configuration.size, frameRate: Rational(Int32(framesPerSecond), 1)) * 2
                 : configuration.audioBitrate
-            let measured = Self.withContainerOverhead(bitrate, framesPerSecond: track.isVideo ? framesPerSecond : 47)
+            let measured = Self.withContainerOverhead(bitrate, framesPerSecond: track.isVideo ? framesPerSecond : 47,
+                                                      fragmentsPerSecond: fragmentsPerSecond)
             var measure = RenditionMeasure(tracks: [track], peakBitrate: measured + measured / 2, averageBitrate: measured,
                                            framesPerSecond: track.isVideo ? Double(framesPerSecond) : nil,
                                            iFramePeakBitrate: track.isVideo ? measured : 0, iFrameAverageBitrate: 0)
@@ -127,10 +130,12 @@ final class LiveEncoder {
                     frameRate: renditionsEncoder.frameRate, bitrate: rendition.bitrate, zeroLatency: true,
                     keyframeIntervalFrames: 1)
                 let peak = Self.withContainerOverhead(encoderSettings.peakSegmentBitrate(
-                    segmentMilliseconds: segmentMilliseconds), framesPerSecond: framesPerSecond)
+                    segmentMilliseconds: segmentMilliseconds), framesPerSecond: framesPerSecond,
+                    fragmentsPerSecond: fragmentsPerSecond)
                 trackMeasures.append(RenditionMeasure(
                     tracks: [renditionsEncoder.tracks[index]], peakBitrate: peak,
-                    averageBitrate: Self.withContainerOverhead(rendition.bitrate, framesPerSecond: framesPerSecond),
+                    averageBitrate: Self.withContainerOverhead(rendition.bitrate, framesPerSecond: framesPerSecond,
+                                                               fragmentsPerSecond: fragmentsPerSecond),
                     framesPerSecond: Double(framesPerSecond), iFramePeakBitrate: peak, iFrameAverageBitrate: 0))
             }
             video = renditionsEncoder
@@ -149,7 +154,8 @@ final class LiveEncoder {
             let track = TrackDescription(trackID: UInt32(tracks.count + 1), timescale: Timescale(audioSettings.sampleRate),
                                          format: .aac(AACFormat(audioSpecificConfig: lane.encoder.audioSpecificConfig,
                                                                 averageBitrate: UInt32(configuration.audioBitrate))))
-            let average = Self.withContainerOverhead(configuration.audioBitrate, framesPerSecond: audioSettings.sampleRate / 1024)
+            let average = Self.withContainerOverhead(configuration.audioBitrate, framesPerSecond: audioSettings.sampleRate / 1024,
+                                                     fragmentsPerSecond: fragmentsPerSecond)
             trackMeasures.append(RenditionMeasure(tracks: [track], peakBitrate: average + average / 10,
                                                   averageBitrate: average, framesPerSecond: nil, iFramePeakBitrate: 0,
                                                   iFrameAverageBitrate: 0))
@@ -209,8 +215,10 @@ final class LiveEncoder {
     }
 
     /// fMP4 adds a `trun` entry per sample and a `moof` per segment: about 2 % and 16 bytes a sample.
-    static func withContainerOverhead(_ bitrate: Int, framesPerSecond: Int) -> Int {
-        bitrate + bitrate / 50 + framesPerSecond * 16 * 8
+    /// LL-HLS parts, made of a fragment per video frame, add its boxes to every frame: about 100 bytes
+    /// (`moof`, `mfhd`, `traf`, `tfhd`, `tfdt`, `trun`, `mdat`), counted `fragmentsPerSecond` times.
+    static func withContainerOverhead(_ bitrate: Int, framesPerSecond: Int, fragmentsPerSecond: Int = 0) -> Int {
+        bitrate + bitrate / 50 + framesPerSecond * 16 * 8 + fragmentsPerSecond * 100 * 8
     }
 
     private var segmenting: Segmenter.Configuration {
