@@ -35,6 +35,9 @@ public final class HTTPServer: @unchecked Sendable {
         /// A DER OCSP response for the certificate, stapled by the HTTPS server to handshakes that ask
         /// for status (see `OCSPStaple`).
         public var ocspResponse: [UInt8]?
+        /// The context made from `tls` and `ocspResponse` already, when the caller checked them so: the
+        /// HTTPS server uses it rather than make and check its own.
+        public var tlsContext: TLSContext?
         /// Told, in one line and once per connection, why the HTTPS server refused or closed a hostile
         /// client (`https: 127.0.0.1:53312: closed: rapid stream resets (CVE-2023-44487)`); the command
         /// decides where the line goes.

@@ -27,13 +27,17 @@ public final class HTTPSServer: HTTPServing, @unchecked Sendable {
 
     /// `configuration.tls` must hold the key and certificate.
     public init(configuration: HTTPServer.Configuration, handler: @escaping HTTPServer.Handler) throws(HTTPServer.StartError) {
-        guard let tls = configuration.tls else { throw HTTPServer.StartError(description: "HTTPS needs a certificate and key") }
         self.configuration = configuration
-        do {
-            context = Locked(try TLSContext(key: tls.key, certificate: tls.certificate,
-                                            ocspResponse: configuration.ocspResponse))
-        } catch {
-            throw HTTPServer.StartError(description: "cannot serve HTTPS: \(error)")
+        if let made = configuration.tlsContext {
+            context = Locked(made)
+        } else {
+            guard let tls = configuration.tls else { throw HTTPServer.StartError(description: "HTTPS needs a certificate and key") }
+            do {
+                context = Locked(try TLSContext(key: tls.key, certificate: tls.certificate,
+                                                ocspResponse: configuration.ocspResponse))
+            } catch {
+                throw HTTPServer.StartError(description: "cannot serve HTTPS: \(error)")
+            }
         }
         guard let mailbox = ReplyMailbox() else {
             throw HTTPServer.StartError(description: "cannot make an eventfd (\(String(cString: strerror(errno))))")
@@ -87,6 +91,11 @@ public final class HTTPSServer: HTTPServing, @unchecked Sendable {
         } catch {
             throw HTTPServer.StartError(description: "cannot use the new certificate: \(error)")
         }
+        use(replacement)
+    }
+
+    /// Takes a context made already: the next handshakes use it, connections already open keep theirs.
+    public func use(_ replacement: TLSContext) {
         context.withLock { $0 = replacement }
     }
 

@@ -5,16 +5,21 @@ import CSSL
 /// `http/1.1`, and an OCSP response stapled when one is given (`OCSPStaple`). The one owner of its
 /// `SSL_CTX` and of the staple's bytes; each connection holds the context it began with, so a replaced
 /// context lives on for them.
-final class TLSContext: @unchecked Sendable {
-    struct Invalid: Error, CustomStringConvertible {
-        var description: String
+///
+/// Making one is the one check of a pair and its response: a command makes it when it reads its
+/// options (and can refuse them before anything starts), then hands it to the server.
+public final class TLSContext: @unchecked Sendable {
+    public struct Invalid: Error, CustomStringConvertible {
+        public var description: String
+        /// Set when what is wrong is the OCSP response: why, what to do, and whether it only expired.
+        public var ocsp: OCSPStaple.Invalid?
     }
 
     let pointer: OpaquePointer
     private var staple: Staple?
 
     /// `ocspResponse`, DER, must pass `OCSPStaple`'s check for the certificate.
-    init(key: String, certificate: String, ocspResponse: [UInt8]? = nil) throws(Invalid) {
+    public init(key: String, certificate: String, ocspResponse: [UInt8]? = nil) throws(Invalid) {
         guard let context = SSL_CTX_new(TLS_server_method()) else { throw Invalid(description: Self.failure("cannot make a TLS context")) }
         pointer = context
         guard hlscap_ssl_ctx_prepare(context) == 1 else { throw Invalid(description: Self.failure("cannot ask for TLS 1.2 or later")) }
@@ -71,7 +76,7 @@ final class TLSContext: @unchecked Sendable {
         do {
             expires = try OCSPStaple.check(der, leaf: leaf, chain: intermediates, at: time(nil))
         } catch {
-            throw Invalid(description: "the OCSP response \(error)")
+            throw Invalid(description: "the OCSP response \(error)", ocsp: error)
         }
         let staple = Staple(der: der, expires: expires)
         let callbackArgument = staple.pointer

@@ -32,28 +32,33 @@ final class CertificateReload: Sendable {
         }
         let certificate = String(decoding: certificateData, as: UTF8.self)
         var ocspResponse: [UInt8]?
-        var withoutStaple = ""
         if let ocspPath {
             guard let data = FileManager.default.contents(atPath: ocspPath) else {
                 return printError("--tls-ocsp \(ocspPath) cannot be read; the certificate in use stays")
             }
-            do throws(OCSPStaple.Invalid) {
-                try OCSPStaple.check(Array(data), certificate: certificate)
-                ocspResponse = Array(data)
+            ocspResponse = Array(data)
+        }
+        var withoutStaple = ""
+        let context: TLSContext
+        do throws(TLSContext.Invalid) {
+            do throws(TLSContext.Invalid) {
+                context = try TLSContext(key: String(decoding: key, as: UTF8.self), certificate: certificate,
+                                         ocspResponse: ocspResponse)
             } catch {
-                guard error.hasExpired else {
-                    return printError("--tls-ocsp \(ocspPath) \(error); \(error.advice); the certificate in use stays")
+                guard let ocsp = error.ocsp, let ocspPath else { throw error }
+                guard ocsp.hasExpired else {
+                    return printError("--tls-ocsp \(ocspPath) \(ocsp); \(ocsp.advice); the certificate in use stays")
                 }
-                withoutStaple = ", without a staple: --tls-ocsp \(ocspPath) \(error); \(error.advice), then reload"
+                withoutStaple = ", without a staple: --tls-ocsp \(ocspPath) \(ocsp); \(ocsp.advice), then reload"
+                ocspResponse = nil
+                context = try TLSContext(key: String(decoding: key, as: UTF8.self), certificate: certificate)
             }
-        }
-        do {
-            try https.reloadCertificate(key: String(decoding: key, as: UTF8.self), certificate: certificate,
-                                        ocspResponse: ocspResponse)
-            let staple = ocspResponse == nil ? "" : " and the OCSP response \(ocspPath ?? "")"
-            printError("reloaded the certificate \(certificatePath)\(staple) for new connections\(withoutStaple)")
         } catch {
-            printError("--tls-cert \(certificatePath), --tls-key \(keyPath): \(error); the certificate in use stays")
+            return printError("--tls-cert \(certificatePath), --tls-key \(keyPath): cannot use the new certificate: \(error); "
+                + "the certificate in use stays")
         }
+        https.use(context)
+        let staple = ocspResponse == nil ? "" : " and the OCSP response \(ocspPath ?? "")"
+        printError("reloaded the certificate \(certificatePath)\(staple) for new connections\(withoutStaple)")
     }
 }

@@ -29,9 +29,8 @@ struct ServerOptions {
         """
 
     var address: ListenAddress
-    var tls: (key: String, certificate: String)?
-    /// The OCSP response stapled with the certificate, DER.
-    var ocspResponse: [UInt8]?
+    /// The certificate, key and any OCSP response, checked once as the options are read: HTTPS.
+    var tlsContext: TLSContext?
     var connectionLimit = 1024
     var idleTimeoutSeconds = 30
     var headerTimeoutSeconds = 30
@@ -72,16 +71,17 @@ struct ServerOptions {
         } catch {
             throw CommandError.usage("\(option): \(error)")
         }
-        tls = plan.tls.map { (key: $0.key, certificate: $0.certificate) }
-        ocspResponse = plan.tls?.ocspResponse
-        if let tls, let ocspResponse, let path = request.ocspPath {
-            do throws(OCSPStaple.Invalid) {
-                try OCSPStaple.check(ocspResponse, certificate: tls.certificate)
+        if let tls = plan.tls {
+            do throws(TLSContext.Invalid) {
+                tlsContext = try TLSContext(key: tls.key, certificate: tls.certificate, ocspResponse: tls.ocspResponse)
             } catch {
-                throw CommandError("--tls-ocsp \(path) \(error); \(error.advice)", exitCode: .dataError)
+                if let ocsp = error.ocsp, let path = request.ocspPath {
+                    throw CommandError("--tls-ocsp \(path) \(ocsp); \(ocsp.advice)", exitCode: .dataError)
+                }
+                throw CommandError("cannot serve HTTPS: \(error)", exitCode: .unavailable)
             }
         }
-        if tls != nil, let certificatePath = request.certificatePath, let keyPath = request.keyPath {
+        if tlsContext != nil, let certificatePath = request.certificatePath, let keyPath = request.keyPath {
             certificateReload = CertificateReload(certificatePath: certificatePath, keyPath: keyPath, ocspPath: request.ocspPath)
         }
         connectionLimit = plan.connectionLimit
@@ -148,15 +148,14 @@ struct ServerOptions {
             FileHandle.standardError.write(Data("hlscap: \(warning)\n".utf8))
         }
         var configuration = HTTPServer.Configuration(address: address)
-        configuration.tls = tls
-        configuration.ocspResponse = ocspResponse
+        configuration.tlsContext = tlsContext
         configuration.connectionLimit = connectionLimit
         configuration.idleTimeoutSeconds = idleTimeoutSeconds
         configuration.headerTimeoutSeconds = headerTimeoutSeconds
         configuration.refusalLog = { line in FileHandle.standardError.write(Data("hlscap: \(line)\n".utf8)) }
         let http: any HTTPServing
         do {
-            if tls != nil {
+            if tlsContext != nil {
                 let https = try HTTPSServer(configuration: configuration, handler: handler)
                 certificateReload?.serve(https)
                 http = https
@@ -172,7 +171,7 @@ struct ServerOptions {
 
     /// `http://HOST:PORT/`, as a viewer opens it.
     private func origin(port: Int) -> String {
-        let scheme = tls == nil ? "http" : "https"
+        let scheme = tlsContext == nil ? "http" : "https"
         let host = address.host.isEmpty ? "localhost" : (address.host.contains(":") ? "[\(address.host)]" : address.host)
         return "\(scheme)://\(host):\(port)/"
     }
