@@ -23,6 +23,13 @@ import Testing
         #expect(video.width == 160 && video.height == 120)
         #expect(video.averageFrameRate == Rational(25, 1))
         #expect(video.timeBase == Rational(1, 12800))
+        // A picture at 25 fps: 512 ticks of its own time base, 40 ms, 3600 ticks at 90 kHz.
+        #expect(video.pictureTicks(in: video.timeBase) == 512)
+        #expect(video.pictureTicks(in: Rational(1, 1_000_000)) == 40_000)
+        #expect(video.pictureTicks(in: Rational(1, 90_000)) == 3600)
+        // Under a tick, or no time base: not known.
+        #expect(video.pictureTicks(in: Rational(1, 10)) == nil)
+        #expect(video.pictureTicks(in: Rational(0, 0)) == nil)
         #expect(video.extradata.first == Self.avcConfigurationVersion)
         #expect(video.rotationDegrees == 0)
         #expect(video.displayMatrix == nil)
@@ -38,6 +45,7 @@ import Testing
         #expect(audio.sampleRate == 44100)
         #expect(audio.channelCount == 2)
         #expect(audio.timeBase == Rational(1, 44100))
+        #expect(audio.pictureTicks(in: audio.timeBase) == nil, "sound has no pictures")
         // FFmpeg's encoder follows the config with an explicit "no SBR" sync extension.
         #expect(Array(audio.extradata.prefix(2)) == Self.stereoAACLC44100Config)
         #expect(audio.width == 0 && audio.averageFrameRate == nil && audio.sampleAspectRatio == nil)

@@ -636,8 +636,7 @@ extension MediaSource {
             }
             let ticks = frame.pointer.pointee.pkt_duration
             if ticks > 0 { return stream.timeBase.microseconds(ticks) }
-            guard let rate = stream.averageFrameRate, rate.numerator > 0 else { return 33_333 }
-            return Int64(rate.denominator) * 1_000_000 / Int64(rate.numerator)
+            return stream.pictureTicks(in: Rational(1, 1_000_000)) ?? 33_333
         }
 
         /// The monotonic time of timeline time `placed`, on one anchor for the whole run (until a

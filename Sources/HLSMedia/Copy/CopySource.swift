@@ -296,18 +296,15 @@ public final class CopySource {
     private static func frameSpacing(of stream: InputStreamInfo, packet: DemuxedPacket) -> Int64? {
         if packet.duration > 0 { return packet.duration }
         let base = stream.timeBase
-        guard base.numerator > 0, base.denominator > 0 else { return nil }
-        let ticks: Int64
         switch stream.kind {
         case .video:
-            guard let rate = stream.averageFrameRate, rate.numerator > 0, rate.denominator > 0 else { return nil }
-            ticks = Int64(base.denominator) * Int64(rate.denominator) / (Int64(base.numerator) * Int64(rate.numerator))
+            return stream.pictureTicks(in: base)
         case .audio:
-            guard stream.sampleRate > 0 else { return nil }
-            ticks = Int64(AudioEncoder.frameSampleCount) * Int64(base.denominator)
+            guard base.numerator > 0, base.denominator > 0, stream.sampleRate > 0 else { return nil }
+            let ticks = Int64(AudioEncoder.frameSampleCount) * Int64(base.denominator)
                 / (Int64(base.numerator) * Int64(stream.sampleRate))
+            return ticks > 0 ? ticks : nil
         }
-        return ticks > 0 ? ticks : nil
     }
 
     private func rescale(_ value: Int64, _ timeBase: Rational, _ timescale: Timescale) -> Int64 {

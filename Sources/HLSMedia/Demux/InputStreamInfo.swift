@@ -46,6 +46,15 @@ public struct InputStreamInfo: Sendable, Equatable {
 }
 
 extension InputStreamInfo {
+    /// How long a picture lasts at the stream's average frame rate, in ticks of `timeBase` (whole ticks,
+    /// rounded down); nil when the rate or the time base is not known, or a picture is under a tick.
+    func pictureTicks(in timeBase: Rational) -> Int64? {
+        guard let rate = averageFrameRate, rate.numerator > 0, rate.denominator > 0,
+              timeBase.numerator > 0, timeBase.denominator > 0 else { return nil }
+        let ticks = Int64(timeBase.denominator) * Int64(rate.denominator) / (Int64(timeBase.numerator) * Int64(rate.numerator))
+        return ticks > 0 ? ticks : nil
+    }
+
     /// Values in a display matrix.
     static let displayMatrixCount = 9
     static let quarterTurnDegrees = 90.0
