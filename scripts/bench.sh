@@ -913,14 +913,18 @@ case_serve_segment_rps() {
             local gzip=()
             [[ "$name" == *-playlist ]] && gzip=(-H 'Accept-Encoding: gzip')
             if [[ "$name" == *-h2* ]]; then
-                # h2load can wait for ever on a request that never ends; that run then counts as failed.
-                "${client_cpu[@]}" timeout $((seconds + 30)) h2load -t 1 -c "$connections" -m 1 -D "$seconds" \
-                    "${gzip[@]}" "${urls[$index]}" > "$dir/h2load.out" 2>&1 || echo "requests: timed out" >> "$dir/h2load.out"
+                # A count of requests, about `seconds` worth, rather than -D: stopped at a duration, h2load
+                # stops reading the bodies in flight and can wait for ever on a server whose window it
+                # keeps shut (nginx, 1 MB segments). A run that still hangs counts as failed.
+                local count=$((connections * 4 * seconds))
+                [[ "$name" == *-playlist ]] && count=$((connections * 150 * seconds))
+                "${client_cpu[@]}" timeout $((seconds * 6 + 30)) h2load -t 1 -c "$connections" -m 1 -n "$count" \
+                    "${gzip[@]}" "${urls[$index]}" > "$dir/h2load-$name.out" 2>&1 || echo "requests: timed out" >> "$dir/h2load-$name.out"
                 # "finished in 10.00s, 812.30 req/s, …", then "requests: … N failed, N errored"; and
                 # the protocol h2load used, which must be h2.
                 awk '/^finished in/ { rps = $4 } /^requests:/ { bad += $10 + $12 } /^requests: timed out/ { bad += 1 }
                     /^Application protocol:/ { if ($3 != "h2") bad += 1000000 }
-                    END { print rps, bad + 0 }' "$dir/h2load.out" >> "$dir/results-$name.txt"
+                    END { print rps, bad + 0 }' "$dir/h2load-$name.out" >> "$dir/results-$name.txt"
             else
                 "${client_cpu[@]}" wrk -t 1 -c "$connections" -d "${seconds}s" --timeout 10s "${gzip[@]}" "${urls[$index]}" \
                     > "$dir/wrk.out"
