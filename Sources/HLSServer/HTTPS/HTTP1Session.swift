@@ -273,7 +273,8 @@ final class HTTP1Session: ConnectionSession {
         Self.appendField("Date", ServerHeaders.currentHTTPDate(), to: &head)
         if closeAfter { Self.appendField("Connection", "close", to: &head) }
         head.append(contentsOf: Self.lineEnd)
-        if sendsBody { body.watch(loop.bodyWakeUp(for: connection, ticket: nextTicket)) }
+        // Only a growing body wakes the loop: other answers make no wake-up.
+        if sendsBody, body.isGrowing { body.watch(loop.bodyWakeUp(for: connection, ticket: nextTicket)) }
         state = .writing(head: head, body: sendsBody ? body : nil, chunked: chunked, closeAfter: closeAfter)
         loop.countAnswer()
     }

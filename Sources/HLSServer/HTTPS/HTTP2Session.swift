@@ -305,7 +305,7 @@ final class HTTP2Session: ConnectionSession {
         let sendsBody = stream.method != "HEAD" && response.statusAllowsBody && body.length != 0
         if sendsBody {
             if !streamsWaitOnShutWindow { lastBodyProgressSeconds = TLSEventLoop.nowSeconds() }
-            body.watch(loop.bodyWakeUp(for: connection, ticket: id))
+            if body.isGrowing { body.watch(loop.bodyWakeUp(for: connection, ticket: id)) }
             stream.body = body
         }
         let result = fields.withList { fields in
