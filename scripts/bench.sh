@@ -852,7 +852,8 @@ wait_for_url() {
 # (h2load) and with a signed URL checked on every request, and from nginx serving the same folder
 # over HTTP, HTTPS and HTTP/2 (one worker, sendfile, no access log); then the playlist, gzipped,
 # over HTTPS and HTTP/2 from both. The servers share one core and wrk has the other, so a
-# server's figure is what one core gives it.
+# server's figure is what one core gives it. Each server's CPU time per request answered (from
+# /proc, over each run) is printed too: it is steadier than requests per second on a shared machine.
 case_serve_segment_rps() {
     local seconds="${BENCH_RPS_SECONDS:-10}" connections=200 dir="$OUT/rps"
     command -v wrk > /dev/null || { echo "bench: wrk is not installed; run make deps" >&2; return 1; }
@@ -905,10 +906,19 @@ case_serve_segment_rps() {
     local urls=("$hlscap_url$segment" "$hlscap_tls_url$segment" "$signed_url" "$nginx_url$segment" "$nginx_tls_url$segment"
         "$hlscap_tls_url$segment" "$nginx_tls_url$segment" "$hlscap_tls_url"playlist.m3u8 "$nginx_tls_url"playlist.m3u8
         "$hlscap_tls_url"playlist.m3u8 "$nginx_tls_url"playlist.m3u8)
+    # The process serving each run, whose CPU time is read before and after it (nginx's one worker
+    # process is the child origin_server.py starts).
+    local nginx_server
+    nginx_server=$(pgrep -P "$nginx_pid" nginx | head -n 1)
+    local servers=("$plain_pid" "$tls_pid" "$signed_pid" "$nginx_server" "$nginx_server" "$tls_pid" "$nginx_server"
+        "$tls_pid" "$nginx_server" "$tls_pid" "$nginx_server")
+    local ticks_per_second
+    ticks_per_second=$(getconf CLK_TCK)
     for name in "${names[@]}"; do rm -f "$dir/results-$name.txt"; done
     for run in $(seq "$RUNS"); do
         for index in "${!names[@]}"; do
-            local name="${names[$index]}"
+            local name="${names[$index]}" ticks_before
+            ticks_before=$(awk '{ print $14 + $15 }' "/proc/${servers[$index]}/stat" 2> /dev/null || echo 0)
             echo "bench: $name, $connections connections, ${seconds}s, run $run/$RUNS" >&2
             local gzip=()
             [[ "$name" == *-playlist ]] && gzip=(-H 'Accept-Encoding: gzip')
@@ -922,17 +932,22 @@ case_serve_segment_rps() {
                     "${gzip[@]}" "${urls[$index]}" > "$dir/h2load-$name.out" 2>&1 || echo "requests: timed out" >> "$dir/h2load-$name.out"
                 # "finished in 10.00s, 812.30 req/s, …", then "requests: … N failed, N errored"; and
                 # the protocol h2load used, which must be h2.
-                awk '/^finished in/ { rps = $4 } /^requests:/ { bad += $10 + $12 } /^requests: timed out/ { bad += 1 }
+                awk '/^finished in/ { rps = $4 } /^requests:/ { bad += $10 + $12; done = $8 } /^requests: timed out/ { bad += 1 }
                     /^Application protocol:/ { if ($3 != "h2") bad += 1000000 }
-                    END { print rps, bad + 0 }' "$dir/h2load-$name.out" >> "$dir/results-$name.txt"
+                    END { print rps, bad + 0, done + 0 }' "$dir/h2load-$name.out" > "$dir/run.txt"
             else
                 "${client_cpu[@]}" wrk -t 1 -c "$connections" -d "${seconds}s" --timeout 10s "${gzip[@]}" "${urls[$index]}" \
                     > "$dir/wrk.out"
                 # Requests per second, then responses other than 2xx/3xx and socket errors.
-                awk '/^Requests\/sec:/ { rps = $2 } /Non-2xx/ { bad += $NF }
+                awk '/^Requests\/sec:/ { rps = $2 } /Non-2xx/ { bad += $NF } / requests in / { done = $1 }
                     /Socket errors:/ { gsub(",", ""); bad += $4 + $6 + $8 + $10 }
-                    END { print rps, bad + 0 }' "$dir/wrk.out" >> "$dir/results-$name.txt"
+                    END { print rps, bad + 0, done + 0 }' "$dir/wrk.out" > "$dir/run.txt"
             fi
+            # Requests per second, failures, and the server's CPU time per request answered (µs).
+            local ticks_after
+            ticks_after=$(awk '{ print $14 + $15 }' "/proc/${servers[$index]}/stat" 2> /dev/null || echo 0)
+            awk -v ticks=$((ticks_after - ticks_before)) -v hz="$ticks_per_second" \
+                '{ print $1, $2, ($3 > 0 ? ticks * 1e6 / hz / $3 : 0) }' "$dir/run.txt" >> "$dir/results-$name.txt"
         done
     done
     local bytes
@@ -957,6 +972,13 @@ case_serve_segment_rps() {
             plain / nginx, tls / nginx_tls, h2 / nginx_h2, signed / nginx
             printf "  hlscap/nginx, gzipped playlist: HTTPS %.2f, h2 %.2f\n", tls_list / nginx_tls_list, h2_list / nginx_h2_list
             printf "  hlscap signed/plain: %.2f\n", signed / plain }'
+    # CPU time per request is steadier than requests per second on a shared machine.
+    local cpu=()
+    for index in "${!names[@]}"; do cpu[$index]=$(median "$dir/results-${names[$index]}.txt" 3); done
+    awk -v tls="${cpu[1]}" -v nginx_tls="${cpu[4]}" -v h2="${cpu[5]}" -v nginx_h2="${cpu[6]}" \
+        -v tls_list="${cpu[7]}" -v nginx_tls_list="${cpu[8]}" \
+        'BEGIN { printf "  server CPU per request (µs), hlscap/nginx: segment HTTPS %.0f/%.0f, h2 %.0f/%.0f; playlist HTTPS %.1f/%.1f\n",
+            tls, nginx_tls, h2, nginx_h2, tls_list, nginx_tls_list }'
 }
 
 # 1,000 viewers on 100 HTTP/2 connections waiting on the next part of a live LL-HLS stream (test
