@@ -444,16 +444,8 @@ public struct Segmenter: Sendable {
     /// start before the last of them ends, as `nextPart` will count them. Other video tracks (a ladder's
     /// rungs, cut at their own IDRs) wait for the part's last chunk.
     private mutating func cutChunk(limits: [Int]) {
-        guard let partTicks else { return }
+        guard let end = leadEndOfOpenPart(limit: limits[leadTrack]), end > chunkCounts[leadTrack] else { return }
         let lead = finished[leadTrack]
-        let first = partCounts[leadTrack]
-        guard first < limits[leadTrack] else { return }
-        let startTime = lead[first].decodeTime
-        var end = first + 1
-        while end < limits[leadTrack], lead[end].decodeTime + Int64(lead[end].durationTicks) - startTime <= partTicks {
-            end += 1
-        }
-        guard end > chunkCounts[leadTrack] else { return }
         let edge = lead[end - 1].decodeTime + Int64(lead[end - 1].durationTicks)
         let ends = configuration.tracks.indices.map { track in
             if track == leadTrack { return end }
@@ -461,12 +453,24 @@ public struct Segmenter: Sendable {
             return max(chunkCounts[track],
                        min(countStarting(before: edge, track: track), limits[track], fittingEnd(track)))
         }
-        openChunks.append(makeChunk(ends: ends))
-        untakenPieces.append(.chunk(openChunks[openChunks.count - 1]))
+        emitChunk(ends: ends)
     }
 
-    /// A chunk of the open part: each track's samples from `chunkCounts` to `ends`.
-    private mutating func makeChunk(ends: [Int]) -> Segment {
+    /// Where the open part's lead samples end within `limit`: after those that end within the part
+    /// duration of its first (at least that one). Nil without parts or when it has no lead sample yet.
+    private func leadEndOfOpenPart(limit: Int) -> Int? {
+        guard let partTicks else { return nil }
+        let lead = finished[leadTrack]
+        let first = partCounts[leadTrack]
+        guard first < limit else { return nil }
+        let startTime = lead[first].decodeTime
+        var end = first + 1
+        while end < limit, lead[end].decodeTime + Int64(lead[end].durationTicks) - startTime <= partTicks { end += 1 }
+        return end
+    }
+
+    /// Hands out a chunk of the open part: each track's samples from `chunkCounts` to `ends`.
+    private mutating func emitChunk(ends: [Int]) {
         var tracks: [FragmentTrack] = []
         for track in ends.indices where ends[track] > chunkCounts[track] {
             let samples = Array(finished[track][chunkCounts[track]..<ends[track]])
@@ -478,7 +482,8 @@ public struct Segmenter: Sendable {
         chunk.partIndex = openParts.count
         chunk.chunkIndex = segmentChunkCount
         segmentChunkCount += 1
-        return chunk
+        openChunks.append(chunk)
+        untakenPieces.append(.chunk(chunk))
     }
 
     /// The sample counts of the next full part within `limits`: lead samples that end within the part
@@ -489,16 +494,8 @@ public struct Segmenter: Sendable {
     /// A part is full once a lead sample within the limits is known not to fit; with `needsFollower`,
     /// also only once every other track has a sample past its end. Nil when no full part is ready.
     private func nextPart(limits: [Int], needsFollower: Bool = false) -> [Int]? {
-        guard let partTicks else { return nil }
+        guard let end = leadEndOfOpenPart(limit: limits[leadTrack]), end < limits[leadTrack] else { return nil }
         let lead = finished[leadTrack]
-        let first = partCounts[leadTrack]
-        guard first < limits[leadTrack] else { return nil }
-        let startTime = lead[first].decodeTime
-        var end = first + 1
-        while end < limits[leadTrack], lead[end].decodeTime + Int64(lead[end].durationTicks) - startTime <= partTicks {
-            end += 1
-        }
-        guard end < limits[leadTrack] else { return nil }
         let partEnd = lead[end].decodeTime
         var counts = partCounts
         counts[leadTrack] = end
@@ -553,10 +550,7 @@ public struct Segmenter: Sendable {
         if configuration.chunksParts {
             precondition(chunkCounts.indices.allSatisfy { chunkCounts[$0] <= partCounts[$0] },
                          "a chunk holds only samples of its part")
-            if partCounts != chunkCounts {
-                openChunks.append(makeChunk(ends: partCounts))
-                untakenPieces.append(.chunk(openChunks[openChunks.count - 1]))
-            }
+            if partCounts != chunkCounts { emitChunk(ends: partCounts) }
             part.chunks = openChunks
             openChunks = []
         }
