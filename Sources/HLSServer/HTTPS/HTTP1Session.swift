@@ -34,7 +34,7 @@ final class HTTP1Session: ConnectionSession {
     private var nextTicket: Int32 = 0
     /// Bytes after a whole request, parsed once it is answered (one read at most).
     private var unparsed: [UInt8] = []
-    /// Where a body's next piece is read before it joins the output.
+    /// Where a growing body's next piece is read before it joins the output as a chunk.
     private var scratch = [UInt8](repeating: 0, count: 16 * 1024)
 
     // The request being read.
@@ -85,19 +85,16 @@ final class HTTP1Session: ConnectionSession {
         return true
     }
 
-    func produce(into output: inout [UInt8], limit: Int) -> Bool {
+    func produce(into output: OutputBuffer, limit: Int) -> Bool {
         while case .writing(let head, let body, let chunked, let closeAfter) = state {
             if let head {
-                output.append(contentsOf: head)
+                output.append(head)
                 state = .writing(head: nil, body: body, chunked: chunked, closeAfter: closeAfter)
             }
             if let body {
                 guard output.count < limit else { return true }
-                switch scratch.withUnsafeMutableBytes({ body.read(into: $0) }) {
-                case .bytes(let count):
-                    if chunked { Self.appendChunkSize(count, to: &output) }
-                    output.append(contentsOf: scratch[..<count])
-                    if chunked { output.append(contentsOf: Self.lineEnd) }
+                switch chunked ? readChunk(of: body, into: output) : read(body, into: output, limit: limit) {
+                case .bytes:
                     continue
                 case .waiting:
                     // The body's wake-up brings the loop back here.
@@ -105,9 +102,9 @@ final class HTTP1Session: ConnectionSession {
                 case .failed:
                     // The length was promised, or the last chunk never comes: the connection ends, once
                     // the bytes already given are out.
-                    return !output.isEmpty
+                    return output.count > 0
                 case .end:
-                    if chunked { output.append(contentsOf: Self.lastChunk) }
+                    if chunked { output.append(Self.lastChunk) }
                 }
             }
             if closeAfter {
@@ -117,6 +114,28 @@ final class HTTP1Session: ConnectionSession {
             nextRequest()
         }
         return true
+    }
+
+    /// Reads the body's next bytes straight into the output, up to `limit` in all.
+    private func read(_ body: ResponseBody, into output: OutputBuffer, limit: Int) -> ResponseBody.Piece {
+        output.append(reading: limit - output.count) { free in
+            let piece = body.read(into: free)
+            guard case .bytes(let count) = piece else { return (0, piece) }
+            return (count, piece)
+        }
+    }
+
+    /// Reads the body's next bytes as one chunk: its size in hexadecimal, the bytes, a line end (RFC 9112 7.1).
+    private func readChunk(of body: ResponseBody, into output: OutputBuffer) -> ResponseBody.Piece {
+        scratch.withUnsafeMutableBytes { scratch in
+            let piece = body.read(into: scratch)
+            if case .bytes(let count) = piece {
+                output.append(Array(String(count, radix: 16).utf8) + Self.lineEnd)
+                output.append(UnsafeRawBufferPointer(rebasing: scratch.prefix(count)))
+                output.append(Self.lineEnd)
+            }
+            return piece
+        }
     }
 
     func deliver(_ response: HTTPResponse, ticket: Int32) {
@@ -283,12 +302,6 @@ final class HTTP1Session: ConnectionSession {
     private static let headCapacity = 512
     private static let lineEnd = Array("\r\n".utf8)
     private static let lastChunk = Array("0\r\n\r\n".utf8)
-
-    /// A chunk's size line: the size in hexadecimal (RFC 9112 7.1).
-    private static func appendChunkSize(_ count: Int, to output: inout [UInt8]) {
-        output.append(contentsOf: String(count, radix: 16).utf8)
-        output.append(contentsOf: lineEnd)
-    }
 
     private static func appendField(_ name: String, _ value: String, to head: inout [UInt8]) {
         head.append(contentsOf: name.utf8)

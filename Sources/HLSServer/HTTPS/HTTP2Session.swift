@@ -137,14 +137,14 @@ final class HTTP2Session: ConnectionSession {
         }
     }
 
-    func produce(into output: inout [UInt8], limit: Int) -> Bool {
+    func produce(into output: OutputBuffer, limit: Int) -> Bool {
         guard let session else { return false }
         while output.count < limit {
             var data: UnsafePointer<UInt8>?
             let count = nghttp2_session_mem_send(session, &data)
             guard count >= 0 else { return false }
             guard count > 0, let data else { return true }
-            output.append(contentsOf: UnsafeBufferPointer(start: data, count: count))
+            output.append(UnsafeRawBufferPointer(start: data, count: count))
         }
         return true
     }

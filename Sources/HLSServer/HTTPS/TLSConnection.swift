@@ -7,9 +7,9 @@ import Glibc
 protocol ConnectionSession: AnyObject {
     /// Takes bytes read from the client; false when the connection must close.
     func receive(_ bytes: UnsafeRawBufferPointer) -> Bool
-    /// Appends the next bytes to send to `output`, stopping near `limit`; false when the connection
-    /// must close.
-    func produce(into output: inout [UInt8], limit: Int) -> Bool
+    /// Appends the next bytes to send to `output`, stopping near `limit` bytes; false when the
+    /// connection must close.
+    func produce(into output: OutputBuffer, limit: Int) -> Bool
     /// An answer for the request `ticket` names, now or after a wait.
     func deliver(_ response: HTTPResponse, ticket: Int32)
     /// The growing body answering the request `ticket` grew or ended: send on (the loop writes next).
@@ -59,8 +59,7 @@ final class TLSConnection {
     /// A write waits for bytes from the client (TLS records can ask that), or a read to write.
     private var writeWaitsToRead = false
     private var readWaitsToWrite = false
-    private var output: [UInt8] = []
-    private var outputStart = 0
+    private let output = OutputBuffer()
     private var buffer = [UInt8](repeating: 0, count: readSize)
 
     init(id: UInt64, socket: Int32, ssl: OpaquePointer, context: TLSContext, client: String?, peer: String,
@@ -114,7 +113,7 @@ final class TLSConnection {
     }
 
     /// Whether the output is all written.
-    var isDrained: Bool { outputStart == output.count }
+    var isDrained: Bool { output.isDrained }
 
     /// Reads what the socket has (a bounded amount, so one busy client cannot hold the loop) into the
     /// session; false when the connection must close. `more`: it stopped with bytes left inside TLS.
@@ -150,19 +149,17 @@ final class TLSConnection {
         guard let session else { return true }
         while true {
             if isDrained {
-                output.removeAll(keepingCapacity: output.capacity <= Self.outputLimit * 2)
-                outputStart = 0
-                guard session.produce(into: &output, limit: Self.outputLimit) else { return false }
-                if output.isEmpty { return true }
+                output.reset(keepingCapacityUpTo: Self.outputLimit * 2)
+                guard session.produce(into: output, limit: Self.outputLimit) else { return false }
+                if output.isDrained { return true }
             }
+            let unsent = output.unsent
             ERR_clear_error()
-            let count = output.withUnsafeBytes { bytes in
-                SSL_write(ssl, bytes.baseAddress! + outputStart, Int32(bytes.count - outputStart))
-            }
+            let count = SSL_write(ssl, unsent.baseAddress, Int32(unsent.count))
             waitsToWrite = false
             writeWaitsToRead = false
             if count > 0 {
-                outputStart += Int(count)
+                output.consume(Int(count))
                 lastActivitySeconds = nowSeconds
                 continue
             }
