@@ -147,6 +147,10 @@ final class TLSConnection {
     /// Writes the session's output until the socket takes no more; false when the connection must close.
     func write(nowSeconds: Double) -> Bool {
         guard let session else { return true }
+        // Corked while more than a record waits, so that TCP sends full segments rather than one a
+        // record; uncorked (which sends what is left) whenever the writing stops.
+        var corked = false
+        defer { if corked { setCork(false) } }
         while true {
             if isDrained {
                 output.reset(keepingCapacityUpTo: Self.outputLimit * 2)
@@ -154,6 +158,10 @@ final class TLSConnection {
                 if output.isDrained { return true }
             }
             let unsent = output.unsent
+            if !corked, unsent.count > Self.readSize {
+                corked = true
+                setCork(true)
+            }
             ERR_clear_error()
             let count = SSL_write(ssl, unsent.baseAddress, Int32(unsent.count))
             waitsToWrite = false
@@ -169,6 +177,11 @@ final class TLSConnection {
             case .failed: return false
             }
         }
+    }
+
+    private func setCork(_ on: Bool) {
+        var value: Int32 = on ? 1 : 0
+        setsockopt(socket, Int32(IPPROTO_TCP), TCP_CORK, &value, socklen_t(MemoryLayout<Int32>.size))
     }
 
     private enum Outcome {
