@@ -1,3 +1,4 @@
+import CSSL
 import Foundation
 import Glibc
 import HLSBase
@@ -169,6 +170,87 @@ import Testing
         #expect(result.stdout.contains("status codes: 50 2xx"), "\(result.stdout)")
         #expect(server.waitingCount == 0)
         #expect(server.answeredCount == 50)
+    }
+
+    /// A client that stops reading a 1 MB answer leaves under 64 KB unsent in the server's socket
+    /// (TCP_NOTSENT_LOWAT): the rest waits in the answer, not in kernel memory, and nothing new on the
+    /// connection would queue behind it. Reading again brings the whole body.
+    @Test func aReaderThatStopsLeavesLittleUnsentInTheKernelAndGetsTheWholeBodyLater() throws {
+        let server = try start(segmentHandler())
+        defer { server.stop() }
+        let client = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #expect(client >= 0)
+        defer { close(client) }
+        // A small receive window, so that what the client does not read stays with the server.
+        var receiveBytes: Int32 = 16 * 1024
+        setsockopt(client, SOL_SOCKET, SO_RCVBUF, &receiveBytes, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(server.port).bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(client, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        try #require(connected == 0)
+        let context = SSL_CTX_new(TLS_client_method())
+        defer { SSL_CTX_free(context) }
+        let ssl = SSL_new(context)
+        defer { SSL_free(ssl) }
+        SSL_set_fd(ssl, client)
+        let alpn: [UInt8] = [8] + Array("http/1.1".utf8)
+        SSL_set_alpn_protos(ssl, alpn, UInt32(alpn.count))
+        try #require(SSL_connect(ssl) == 1)
+        let request = Array("GET /segment.m4s HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8)
+        try #require(SSL_write(ssl, request, Int32(request.count)) == Int32(request.count))
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+        func readOnce() -> Bool {
+            let count = buffer.withUnsafeMutableBytes { SSL_read(ssl, $0.baseAddress, Int32($0.count)) }
+            guard count > 0 else { return false }
+            received += buffer[..<Int(count)]
+            return true
+        }
+        try #require(readOnce())
+        // The client stops reading; the server writes until its socket takes no more.
+        Thread.sleep(forTimeInterval: 0.5)
+        let unsent = try #require(Self.unsentBytes(onServerSocketOf: client, port: server.port))
+        #expect(unsent < 64 * 1024, "\(unsent) bytes wait unsent in the server's socket")
+        while received.count < request.count + fileBytes.count, readOnce() {
+            if let headEnd = received.firstRange(of: Array("\r\n\r\n".utf8)),
+               received.count - headEnd.upperBound == fileBytes.count { break }
+        }
+        let headEnd = try #require(received.firstRange(of: Array("\r\n\r\n".utf8)))
+        #expect(Array(received[headEnd.upperBound...]) == fileBytes, "the whole body arrives once the client reads again")
+    }
+
+    /// SIOCOUTQNSD on the server's end of the connection `client` opened to `port` (the server runs in
+    /// this process): bytes in its socket not yet sent.
+    static func unsentBytes(onServerSocketOf client: Int32, port: Int) -> Int? {
+        var local = sockaddr_in()
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &local) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(client, $0, &length) }
+        }
+        let clientPort = UInt16(bigEndian: local.sin_port)
+        let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        for descriptor in descriptors.compactMap({ Int32($0) }) {
+            var own = sockaddr_in(), peer = sockaddr_in()
+            var ownLength = socklen_t(MemoryLayout<sockaddr_in>.size), peerLength = ownLength
+            let named = withUnsafeMutablePointer(to: &own) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &ownLength) }
+            }
+            let paired = withUnsafeMutablePointer(to: &peer) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getpeername(descriptor, $0, &peerLength) }
+            }
+            guard named == 0, paired == 0, own.sin_family == sa_family_t(AF_INET),
+                  UInt16(bigEndian: own.sin_port) == UInt16(port), UInt16(bigEndian: peer.sin_port) == clientPort
+            else { continue }
+            var unsent: Int32 = 0
+            // SIOCOUTQNSD (linux/sockios.h): not in Glibc's module.
+            guard ioctl(descriptor, 0x894B, &unsent) == 0 else { return nil }
+            return Int(unsent)
+        }
+        return nil
     }
 
     @Test func aReloadedCertificateServesNewHandshakesWhileAnOpenConnectionGoesOn() throws {

@@ -82,6 +82,8 @@ final class TLSEventLoop: @unchecked Sendable {
     private static let listenerEvent: UInt64 = 0
     private static let mailboxEvent: UInt64 = 1
     private static let sweepIntervalSeconds = 0.25
+    /// TCP_NOTSENT_LOWAT: what a socket may hold unsent before it takes no more (one TLS record).
+    private static let unsentLimitBytes: Int32 = 16 * 1024
 
     private let listener: Int32
     private let epoll: Int32
@@ -182,6 +184,12 @@ final class TLSEventLoop: @unchecked Sendable {
             SSL_set_accept_state(ssl)
             var on: Int32 = 1
             setsockopt(socket, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
+            // The socket takes more only once less than a TLS record of what it holds is still unsent:
+            // bytes wait in the answer, not in the kernel. Less memory in socket buffers, new bytes
+            // (a part, another h2 stream) queued behind less, and the bytes go out in the server's
+            // own writes rather than in the client's acknowledgements.
+            var unsentLimit = Self.unsentLimitBytes
+            setsockopt(socket, Int32(IPPROTO_TCP), TCP_NOTSENT_LOWAT, &unsentLimit, socklen_t(MemoryLayout<Int32>.size))
             let client = Self.numericHost(address)
             let peer = Self.peer(host: client, address: address)
             let connection = TLSConnection(id: nextID, socket: socket, ssl: ssl, context: context, client: client,
