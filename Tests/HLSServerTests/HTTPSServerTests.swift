@@ -172,6 +172,35 @@ import Testing
         #expect(server.answeredCount == 50)
     }
 
+    /// A file that ends before the length the answer promised: over h2 its stream is reset after the
+    /// bytes there are and the next stream on the connection is answered whole; over HTTP/1.1 the
+    /// connection closes short. Neither client takes the answer for a whole one.
+    @Test func aFileShorterThanPromisedResetsItsStreamAndTheConnectionGoesOn() throws {
+        let path = file.path, length = fileBytes.count
+        let server = try start { request in
+            let promised = request.path == "/short.m4s" ? length + 100_000 : length
+            return .now(HTTPResponse(status: 200, headers: [("Content-Type", "video/iso.segment")],
+                                     body: .file(path: path, offset: 0, length: promised)))
+        }
+        defer { server.stop() }
+        let origin = "https://127.0.0.1:\(server.port)"
+        for version in ["--http2", "--http1.1"] {
+            let result = try ExternalTools.run("curl", ["-sS", "--cacert", certificate.certificatePath, version,
+                                                        "-o", "/dev/null", "-w", "%{http_code} %{size_download} %{num_connects}\\n",
+                                                        origin + "/short.m4s", "-o", "/dev/null", origin + "/whole.m4s"],
+                                               timeoutSeconds: 20)
+            let lines = result.stdout.split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
+            try #require(lines.count == 2, "\(version): \(result.stdout) \(result.stderr)")
+            // curl's status is the last transfer's: the first one's failure is in its message.
+            let failure = version == "--http2" ? "(92) HTTP/2 stream 1 was not closed cleanly: INTERNAL_ERROR"
+                : "(18) transfer closed with 100000 bytes remaining"
+            #expect(result.stderr.contains(failure), "\(version): \(result.stderr)")
+            #expect(lines[0][0] == "200" && (Int(lines[0][1]) ?? 0) <= length, "\(version): \(lines[0])")
+            #expect(lines[1] == ["200", String(length), version == "--http2" ? "0" : "1"],
+                    "\(version): the next answer is whole, over h2 on the same connection: \(lines[1])")
+        }
+    }
+
     /// A client that stops reading a 1 MB answer leaves under 64 KB unsent in the server's socket
     /// (TCP_NOTSENT_LOWAT): the rest waits in the answer, not in kernel memory, and nothing new on the
     /// connection would queue behind it. Reading again brings the whole body.

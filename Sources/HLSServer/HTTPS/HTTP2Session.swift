@@ -52,6 +52,8 @@ final class HTTP2Session: ConnectionSession {
     private var resetsReceived: UInt64 = 0
     /// When an answer's body last sent bytes, or began waiting to.
     private var lastBodyProgressSeconds = 0.0
+    /// The output `produce` fills, while it runs: a body's DATA frames are read straight into it.
+    private var sending: OutputBuffer?
     /// The header fields of the answer being submitted, kept from one answer to the next.
     private var fields = HTTP2HeaderBlock()
 
@@ -83,6 +85,12 @@ final class HTTP2Session: ConnectionSession {
             guard let frame, let user else { return 0 }
             Unmanaged<HTTP2Session>.fromOpaque(user).takeUnretainedValue().frameReceived(frame)
             return 0
+        }
+        nghttp2_session_callbacks_set_send_data_callback(callbacks) { _, frame, header, length, _, user in
+            guard let frame, let header, let user else { return NGHTTP2_ERR_CALLBACK_FAILURE.rawValue }
+            return Unmanaged<HTTP2Session>.fromOpaque(user).takeUnretainedValue()
+                .sendData(stream: frame.pointee.hd.stream_id, header: header, length: length,
+                          padding: frame.pointee.data.padlen)
         }
         nghttp2_session_callbacks_set_on_stream_close_callback(callbacks) { _, streamID, _, user in
             guard let user else { return 0 }
@@ -139,6 +147,8 @@ final class HTTP2Session: ConnectionSession {
 
     func produce(into output: OutputBuffer, limit: Int) -> Bool {
         guard let session else { return false }
+        sending = output
+        defer { sending = nil }
         while output.count < limit {
             var data: UnsafePointer<UInt8>?
             let count = nghttp2_session_mem_send(session, &data)
@@ -322,10 +332,18 @@ final class HTTP2Session: ConnectionSession {
         loop.countAnswer()
     }
 
-    /// Fills nghttp2's buffer from the stream's body; nghttp2 calls it as the windows allow.
+    /// How much of the stream's body the next DATA frame carries; nghttp2 calls it as the windows allow.
+    /// A body whose bytes are there (a file, bytes) is not copied here: `sendData` reads it straight
+    /// into the output. A growing body is copied into nghttp2's buffer as it grows.
     fileprivate func readBody(stream id: Int32, into buffer: UnsafeMutableRawBufferPointer,
                               flags: UnsafeMutablePointer<UInt32>) -> Int {
         guard let stream = streams[id], let body = stream.body else { return Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue) }
+        if let unsent = body.unsentCount {
+            let count = min(buffer.count, unsent)
+            flags.pointee |= NGHTTP2_DATA_FLAG_NO_COPY.rawValue
+            if count == unsent { flags.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue }
+            return count
+        }
         var count = 0
         switch body.read(into: buffer) {
         case .bytes(let read):
@@ -338,8 +356,7 @@ final class HTTP2Session: ConnectionSession {
         case .end:
             break
         case .failed:
-            // The file ended early or cannot be read, or the growing body was abandoned: this stream is
-            // reset (INTERNAL_ERROR), the others go on.
+            // The growing body was abandoned: this stream is reset (INTERNAL_ERROR), the others go on.
             return Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue)
         }
         if body.isFinished {
@@ -347,6 +364,28 @@ final class HTTP2Session: ConnectionSession {
             stream.body = nil
         }
         return count
+    }
+
+    /// Writes a DATA frame whose length `readBody` chose: nghttp2's 9-byte header, then the body's next
+    /// `length` bytes read straight into the output. A file that ends early or cannot be read resets
+    /// the stream (INTERNAL_ERROR) with nothing of the frame written; the others go on.
+    fileprivate func sendData(stream id: Int32, header: UnsafePointer<UInt8>, length: Int, padding: Int) -> Int32 {
+        // No padding is asked for, so frames have none.
+        guard padding == 0, let output = sending, let stream = streams[id], let body = stream.body else {
+            return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue
+        }
+        let headerBytes = 9
+        let written = output.append(reading: headerBytes + length) { free in
+            free.copyMemory(from: UnsafeRawBufferPointer(start: header, count: headerBytes))
+            guard case .bytes(let count) = body.read(into: UnsafeMutableRawBufferPointer(rebasing: free[headerBytes...])),
+                  count == length
+            else { return (0, false) }
+            return (headerBytes + length, true)
+        }
+        guard written else { return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue }
+        lastBodyProgressSeconds = TLSEventLoop.nowSeconds()
+        if body.isFinished { stream.body = nil }
+        return 0
     }
 }
 

@@ -77,6 +77,12 @@ final class ResponseBody {
         }
     }
 
+    /// The bytes still to send of a body whose bytes are all there (a file, bytes); nil for a growing body.
+    var unsentCount: Int? {
+        if case .growing = source { return nil }
+        return (length ?? 0) - sentCount
+    }
+
     /// Whether bytes already made wait to be sent (a growing body waiting on its producer has none).
     var hasBytesToSend: Bool {
         switch source {
