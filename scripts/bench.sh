@@ -854,6 +854,7 @@ wait_for_url() {
 # over HTTPS and HTTP/2 from both. The servers share one core and wrk has the other, so a
 # server's figure is what one core gives it. Each server's CPU time per request answered (from
 # /proc, over each run) is printed too: it is steadier than requests per second on a shared machine.
+# Last, every segment of the stream over HTTPS from both, one run each.
 case_serve_segment_rps() {
     local seconds="${BENCH_RPS_SECONDS:-10}" connections=200 dir="$OUT/rps"
     command -v wrk > /dev/null || { echo "bench: wrk is not installed; run make deps" >&2; return 1; }
@@ -979,6 +980,25 @@ case_serve_segment_rps() {
         -v tls_list="${cpu[7]}" -v nginx_tls_list="${cpu[8]}" \
         'BEGIN { printf "  server CPU per request (µs), hlscap/nginx: segment HTTPS %.0f/%.0f, h2 %.0f/%.0f; playlist HTTPS %.1f/%.1f\n",
             tls, nginx_tls, h2, nginx_h2, tls_list, nginx_tls_list }'
+    # Over loopback, how TCP paces one connection's answer depends on its size (about 16 full-size
+    # segments of 64 KB fit a connection's congestion window), so one segment's figure can sit in a
+    # band where both servers do worse or better. Every segment of the stream over HTTPS, one run each,
+    # gives the spread and the median ratio.
+    rm -f "$dir/sizes.txt"
+    local each
+    for each in "$dir"/stream/seg/*.m4s; do
+        local path="seg/${each##*/}" row url
+        row="$(stat -c %s "$each")"
+        for url in "$hlscap_tls_url" "$nginx_tls_url"; do
+            echo "bench: $path over HTTPS from $url, $connections connections, ${seconds}s" >&2
+            "${client_cpu[@]}" wrk -t 1 -c "$connections" -d "${seconds}s" --timeout 10s "$url$path" > "$dir/wrk.out"
+            row="$row $(awk '/^Requests\/sec:/ { print $2 }' "$dir/wrk.out")"
+        done
+        echo "$row" | awk '{ print $0, ($3 > 0 ? $2 / $3 : 0) }' >> "$dir/sizes.txt"
+    done
+    echo "  every segment over HTTPS (bytes, hlscap req/s, nginx req/s, hlscap/nginx):"
+    awk '{ printf "    %9d  %6.0f  %6.0f  %.2f\n", $1, $2, $3, $4 }' "$dir/sizes.txt"
+    printf '  hlscap/nginx over HTTPS, median over the segments: %.2f\n' "$(median "$dir/sizes.txt" 4)"
 }
 
 # 1,000 viewers on 100 HTTP/2 connections waiting on the next part of a live LL-HLS stream (test
