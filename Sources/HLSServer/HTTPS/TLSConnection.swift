@@ -37,6 +37,8 @@ extension ConnectionSession {
 final class TLSConnection {
     static let outputLimit = 64 * 1024
     private static let readSize = 16 * 1024
+    /// The most plaintext one TLS record carries.
+    private static let recordSize = 16 * 1024
 
     let id: UInt64
     let socket: Int32
@@ -158,7 +160,7 @@ final class TLSConnection {
                 if output.isDrained { return true }
             }
             let unsent = output.unsent
-            if !corked, unsent.count > Self.readSize {
+            if !corked, unsent.count > Self.recordSize {
                 corked = true
                 setCork(true)
             }
