@@ -130,7 +130,9 @@ final class HTTP1Session: ConnectionSession {
         scratch.withUnsafeMutableBytes { scratch in
             let piece = body.read(into: scratch)
             if case .bytes(let count) = piece {
-                output.append(Array(String(count, radix: 16).utf8) + Self.lineEnd)
+                var size = String(count, radix: 16)
+                size.withUTF8 { output.append(UnsafeRawBufferPointer($0)) }
+                output.append(Self.lineEnd)
                 output.append(UnsafeRawBufferPointer(rebasing: scratch.prefix(count)))
                 output.append(Self.lineEnd)
             }

@@ -38,7 +38,7 @@ final class TLSConnection {
     static let outputLimit = 64 * 1024
     private static let readSize = 16 * 1024
     /// The most plaintext one TLS record carries.
-    private static let recordSize = 16 * 1024
+    static let recordSize = 16 * 1024
 
     let id: UInt64
     let socket: Int32

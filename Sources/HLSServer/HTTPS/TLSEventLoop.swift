@@ -82,8 +82,6 @@ final class TLSEventLoop: @unchecked Sendable {
     private static let listenerEvent: UInt64 = 0
     private static let mailboxEvent: UInt64 = 1
     private static let sweepIntervalSeconds = 0.25
-    /// TCP_NOTSENT_LOWAT: what a socket may hold unsent before it takes no more (one TLS record).
-    private static let unsentLimitBytes: Int32 = 16 * 1024
 
     private let listener: Int32
     private let epoll: Int32
@@ -188,7 +186,7 @@ final class TLSEventLoop: @unchecked Sendable {
             // bytes wait in the answer, not in the kernel. Less memory in socket buffers, new bytes
             // (a part, another h2 stream) queued behind less, and the bytes go out in the server's
             // own writes rather than in the client's acknowledgements.
-            var unsentLimit = Self.unsentLimitBytes
+            var unsentLimit = Int32(TLSConnection.recordSize)
             setsockopt(socket, Int32(IPPROTO_TCP), TCP_NOTSENT_LOWAT, &unsentLimit, socklen_t(MemoryLayout<Int32>.size))
             let client = Self.numericHost(address)
             let peer = Self.peer(host: client, address: address)
